@@ -1,0 +1,52 @@
+# agentforge — developer entry points.  `make test` is what CI runs (.ci/run).
+#
+# The virtualenv is built once, behind a stamp file that depends on pyproject.toml:
+# running `make test` twice does not reinstall; editing pyproject.toml does.
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Prefer the oldest supported interpreter so CI exercises the floor of requires-python.
+PYTHON ?= $(shell command -v python3.11 >/dev/null 2>&1 && echo python3.11 || echo python3)
+
+LINT_PATHS := agentforge_cli tests sample_tools
+CRM := sample_tools.crm:CrmTools
+
+.DEFAULT_GOAL := test
+.PHONY: install test lint demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[dev,mcp]'
+	touch $@
+
+install: $(STAMP)
+
+# Lint and tests both run, so one CI log shows both; the target fails if either failed.
+test: $(STAMP)
+	@status=0; \
+	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
+	$(PY) -m pytest || status=1; \
+	exit $$status
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+
+demo: $(STAMP)
+	$(VENV)/bin/agentforge tools list $(CRM)
+	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":"5"}' -t $(CRM)
+	@echo '--- a call the model gets wrong (non-integer limit): exits 1, shown on purpose'
+	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":5.5}' -t $(CRM) || true
+	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm.jsonl -t $(CRM)
+
+bench: $(STAMP)
+	@if [ -f benchmarks/run.py ]; then \
+		$(PY) benchmarks/run.py; \
+	else \
+		echo "benchmarks: not yet"; \
+	fi
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

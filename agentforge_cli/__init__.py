@@ -1,0 +1,77 @@
+"""agentforge: turn Python functions into tools a language model can call.
+
+The public door. ``from agentforge_cli import tool, P`` loads two small modules and
+nothing else; every other name is imported on first use (PEP 562), so code that only
+declares tools pays next to nothing. Importing the package has no side effects.
+"""
+
+from __future__ import annotations
+
+from agentforge_cli.decorator import tool
+from agentforge_cli.params import P
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentForgeError",
+    "ArgumentError",
+    "Float32",
+    "Int8",
+    "Int16",
+    "Int32",
+    "Int64",
+    "LocalToolExecutor",
+    "LoggingToolExecutor",
+    "P",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "ToolExecutionRequest",
+    "ToolExecutionResult",
+    "ToolExecutor",
+    "ToolService",
+    "ToolSpecification",
+    "ToolTimeoutError",
+    "__version__",
+    "build_local_tools",
+    "tool",
+    "tool_specification_from",
+]
+
+_LAZY = {
+    "AgentForgeError": "agentforge_cli.errors",
+    "ArgumentError": "agentforge_cli.errors",
+    "ToolArgumentsError": "agentforge_cli.errors",
+    "ToolDefinitionError": "agentforge_cli.errors",
+    "ToolExecutionError": "agentforge_cli.errors",
+    "ToolTimeoutError": "agentforge_cli.errors",
+    "Float32": "agentforge_cli.aliases",
+    "Int8": "agentforge_cli.aliases",
+    "Int16": "agentforge_cli.aliases",
+    "Int32": "agentforge_cli.aliases",
+    "Int64": "agentforge_cli.aliases",
+    "LocalToolExecutor": "agentforge_cli.executor",
+    "LoggingToolExecutor": "agentforge_cli.calllog",
+    "ToolExecutionRequest": "agentforge_cli.spec",
+    "ToolExecutionResult": "agentforge_cli.spec",
+    "ToolExecutor": "agentforge_cli.spec",
+    "ToolSpecification": "agentforge_cli.spec",
+    "ToolService": "agentforge_cli.service",
+    "build_local_tools": "agentforge_cli.factory",
+    "tool_specification_from": "agentforge_cli.definition",
+}
+
+
+def __getattr__(name: str):
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'agentforge_cli' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

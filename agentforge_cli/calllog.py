@@ -1,0 +1,122 @@
+"""``LoggingToolExecutor``: log every execution of any executor (SPEC 4.6, seed 3.6).
+
+Before the call: tool name, arguments (secrets masked) and memory id. After: the result or
+the error, and the duration in milliseconds. Records go to the ``agentforge.tools`` logger
+at INFO (failures at WARNING) and carry the same facts as ``extra`` attributes
+(``tool_event``, ``tool_name``, ``tool_arguments``, ``memory_id``, ``tool_result``,
+``tool_is_error``, ``duration_ms``) so a front end can render them. Handlers are never
+configured here; when the logger is not enabled for INFO the wrapper costs one check.
+
+Masking: values of parameters marked ``P(sensitive=True)`` and of keys named like a secret
+(``password``, ``secret``, ``token``, ``api_key``, ``authorization``, any case, at any
+depth) are shown as ``***``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from agentforge_cli.definition import is_sensitive_name
+from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
+
+__all__ = ["LOGGER_NAME", "MASK", "LoggingToolExecutor", "mask_arguments", "mask_value"]
+
+LOGGER_NAME = "agentforge.tools"
+MASK = "***"
+
+
+def mask_value(value: Any, sensitive_keys: frozenset[str] = frozenset()) -> Any:
+    """Return ``value`` with secrets replaced by ``***`` (at any depth)."""
+    if isinstance(value, dict):
+        return {
+            key: MASK if (key in sensitive_keys or (isinstance(key, str)
+                                                    and is_sensitive_name(key)))
+            else mask_value(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [mask_value(item) for item in value]
+    return value
+
+
+def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = frozenset()) -> str:
+    """The argument string with secrets masked; unparseable text is shown as is only
+    when it names no secret."""
+    if isinstance(arguments, dict):
+        parsed = arguments
+    else:
+        try:
+            parsed = json.loads(arguments) if arguments else {}
+        except (ValueError, RecursionError):
+            text = str(arguments)
+            lowered = text.lower()
+            if sensitive_keys or any(w in lowered for w in ("password", "secret", "token",
+                                                           "api_key", "apikey", "authorization")):
+                return f"<{len(text)} characters, not shown: unparseable and may hold a secret>"
+            return text
+    try:
+        return json.dumps(mask_value(parsed, sensitive_keys), ensure_ascii=False,
+                          separators=(",", ":"))
+    except (ValueError, TypeError, RecursionError):
+        return "<arguments not shown>"
+
+
+class LoggingToolExecutor:
+    """Wraps any executor and logs each execution.
+
+    Args:
+        delegate: The executor to wrap.
+        logger: Logger to use; defaults to ``logging.getLogger("agentforge.tools")``.
+
+    Attributes of the delegate (``definition``, ``explain``, ...) are reachable through
+    this wrapper.
+    """
+
+    def __init__(self, delegate: ToolExecutor, logger: logging.Logger | None = None) -> None:
+        self.delegate = delegate
+        self.logger = logger or logging.getLogger(LOGGER_NAME)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "delegate":
+            raise AttributeError(name)
+        return getattr(self.delegate, name)
+
+    def __repr__(self) -> str:
+        return f"LoggingToolExecutor({self.delegate!r})"
+
+    def execute(self, request: ToolExecutionRequest, memory_id: object = None
+                ) -> ToolExecutionResult:
+        """Log the request, execute it through the delegate, log the outcome."""
+        logger = self.logger
+        if not logger.isEnabledFor(logging.INFO):
+            return self.delegate.execute(request, memory_id)
+        sensitive = getattr(self.delegate, "sensitive_keys", frozenset())
+        shown = mask_arguments(request.arguments, sensitive)
+        logger.info(
+            "Tool request: %s arguments=%s memory_id=%s", request.name, shown, memory_id,
+            extra={"tool_event": "request", "tool_name": request.name,
+                   "tool_arguments": shown, "memory_id": memory_id, "tool_call_id": request.id})
+        started = time.perf_counter()
+        try:
+            result = self.delegate.execute(request, memory_id)
+        except BaseException as exc:
+            elapsed = (time.perf_counter() - started) * 1000
+            logger.warning(
+                "Tool failed: %s error=%s: %s duration_ms=%.1f", request.name,
+                type(exc).__name__, exc, elapsed,
+                extra={"tool_event": "error", "tool_name": request.name,
+                       "tool_result": str(exc), "tool_is_error": True, "duration_ms": elapsed,
+                       "memory_id": memory_id, "tool_call_id": request.id})
+            raise
+        elapsed = (time.perf_counter() - started) * 1000
+        level = logging.WARNING if result.is_error else logging.INFO
+        logger.log(
+            level, "Tool response: %s result=%s is_error=%s duration_ms=%.1f", request.name,
+            result.text, result.is_error, elapsed,
+            extra={"tool_event": "response", "tool_name": request.name,
+                   "tool_result": result.text, "tool_is_error": result.is_error,
+                   "duration_ms": elapsed, "memory_id": memory_id, "tool_call_id": request.id})
+        return result

@@ -1,0 +1,1 @@
+"""The ``agentforge`` command line: a thin typer + rich face over the core library."""

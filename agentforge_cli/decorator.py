@@ -1,0 +1,80 @@
+"""``@tool``: mark a function or method as a tool the model can call.
+
+The decorator returns the very function it was given, with frozen metadata attached as
+``__agentforge_tool__``; decorated functions stay normal, testable functions. Nothing is
+inspected here: signatures are read when a factory registers the tool.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TOOL_ATTRIBUTE", "ToolMeta", "tool", "tool_meta"]
+
+TOOL_ATTRIBUTE = "__agentforge_tool__"
+
+
+class ToolMeta:
+    """What ``@tool`` recorded about a function.
+
+    Attributes:
+        name: The tool name the model calls, or ``None`` for the function's ``__name__``.
+        description: The description, or ``None`` for the docstring's summary.
+    """
+
+    __slots__ = ("description", "name")
+
+    def __init__(self, name: str | None, description: str | None) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("ToolMeta is immutable")
+
+    def __repr__(self) -> str:
+        return f"ToolMeta(name={self.name!r}, description={self.description!r})"
+
+
+def tool(func=None, /, *, name: str | None = None, description: str | None = None):
+    """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
+
+    Works on module-level functions, methods (the tool is bound to its instance when the
+    instance is registered), ``staticmethod``/``classmethod`` objects and ``async def``
+    functions.
+
+    Args:
+        func: The function, when used bare as ``@tool``.
+        name: Tool name shown to the model; defaults to the function's name.
+        description: Tool description; defaults to the docstring's summary.
+
+    Returns:
+        The function itself (or a decorator, when called with options).
+
+    Raises:
+        TypeError: When ``name``/``description`` are not strings or the target is not
+            callable.
+    """
+    if name is not None and (not isinstance(name, str) or not name):
+        raise TypeError(f"@tool(name=...) must be a non-empty string, got {name!r}")
+    if description is not None and not isinstance(description, str):
+        raise TypeError(f"@tool(description=...) must be a string, got {description!r}")
+    meta = ToolMeta(name, description)
+
+    def mark(target):
+        inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target
+        if not callable(inner):
+            raise TypeError(f"@tool can only decorate a function, got {target!r}")
+        setattr(inner, TOOL_ATTRIBUTE, meta)
+        return target
+
+    if func is not None:
+        if isinstance(func, str):
+            raise TypeError("use @tool(name=...) to name a tool, not @tool('...')")
+        return mark(func)
+    return mark
+
+
+def tool_meta(obj: object) -> ToolMeta | None:
+    """Return the ``@tool`` metadata of a function (or static/class method), else ``None``."""
+    if isinstance(obj, staticmethod | classmethod):
+        obj = obj.__func__
+    meta = getattr(obj, TOOL_ATTRIBUTE, None)
+    return meta if isinstance(meta, ToolMeta) else None

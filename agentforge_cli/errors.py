@@ -1,0 +1,111 @@
+"""The one exception tree of agentforge.
+
+Every error the library raises on purpose derives from :class:`AgentForgeError`::
+
+    AgentForgeError
+     ├── ToolDefinitionError      a tool cannot be declared or registered (bad signature,
+     │                            unsupported type, duplicated name, a class given as target)
+     ├── ArgumentError            the model's arguments cannot be bound (also a ValueError);
+     │                            raised as is when argument errors are not wrapped
+     ├── ToolArgumentsError       an ArgumentError wrapped by the executor's
+     │                            ``wrap_argument_errors`` switch (also a ValueError)
+     └── ToolExecutionError       the tool itself failed and the executor propagates
+          └── ToolTimeoutError    the tool did not return within the executor's timeout
+
+Messages name the tool, the parameter path, the expected type and the value received, so
+the model (or a person) can correct the call.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgentForgeError",
+    "ArgumentError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "ToolTimeoutError",
+]
+
+
+class AgentForgeError(Exception):
+    """Root of every error agentforge raises on purpose."""
+
+
+class ToolDefinitionError(AgentForgeError, TypeError):
+    """A tool cannot be declared or registered.
+
+    Raised at scan time, never per call. The message lists every problem found in the
+    definition, each naming the function's ``__qualname__`` and the parameter.
+    """
+
+    def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems: list[str] = problems if problems is not None else [message]
+        """Each problem of the definition, one line each."""
+
+
+class ArgumentError(AgentForgeError, ValueError):
+    """The arguments a model sent cannot be bound to the tool's parameters.
+
+    The message is built from typed attributes so that containers can prepend their part of
+    the path while the error travels up (``items`` -> ``items[2]`` -> ``items[2].qty``).
+
+    Attributes:
+        problem: What is wrong, e.g. ``has non-integer value for int: <5.5>``.
+        path: Path segments from the parameter down, e.g. ``["items", "[2]", ".qty"]``.
+        tool: Name of the tool, once known.
+        expected: Label of the expected type (``int``, ``Int32``, ``list[int]``), if any.
+        received: The offending value (``None`` when not applicable).
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: list[str] | None = None,
+        tool: str | None = None,
+        expected: str | None = None,
+        received: object = None,
+    ) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.path: list[str] = path if path is not None else []
+        self.tool = tool
+        self.expected = expected
+        self.received = received
+
+    def at(self, segment: str) -> ArgumentError:
+        """Prepend a path segment (``"name"``, ``"[2]"`` or ``".qty"``) and return self."""
+        self.path.insert(0, segment)
+        return self
+
+    @property
+    def parameter_path(self) -> str:
+        """The dotted/indexed path of the offending value, e.g. ``items[2].qty``."""
+        return "".join(self.path).lstrip(".")
+
+    def __str__(self) -> str:
+        path = self.parameter_path
+        text = f'Argument "{path}" {self.problem}' if path else self.problem
+        if self.tool is not None and f'tool "{self.tool}"' not in text:
+            text += f' (tool "{self.tool}")'
+        return text
+
+
+class ToolArgumentsError(AgentForgeError, ValueError):
+    """An :class:`ArgumentError` re-raised under the executor's wrapping switch.
+
+    The original error is the ``__cause__``.
+    """
+
+
+class ToolExecutionError(AgentForgeError):
+    """The tool raised (or timed out) and the executor propagates execution errors.
+
+    The tool's own exception is the ``__cause__``.
+    """
+
+
+class ToolTimeoutError(ToolExecutionError):
+    """The tool did not return within the executor's timeout."""

@@ -1,0 +1,259 @@
+"""``LocalToolExecutor``: bind a model's arguments to a Python callable and call it.
+
+Built once per tool: the definition (signature, handlers, schema) and a generated binder.
+Per call: parse the argument string, bind, call (awaiting ``async def`` tools), normalise
+the return value, and apply the error policy of SPEC 4.5:
+
+* argument errors are raised as :class:`~agentforge_cli.errors.ArgumentError` (a
+  ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
+  when ``wrap_argument_errors`` is on;
+* an exception from the tool becomes an error result (its message, or its class name when
+  the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
+  chained to it when ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and
+  ``SystemExit`` always propagate.
+"""
+
+from __future__ import annotations
+
+import threading
+import typing
+from typing import Any
+
+from agentforge_cli.arguments import DEFAULT_MAX_ARGUMENT_CHARS, parse_arguments
+from agentforge_cli.binder import make_binder, make_invoker
+from agentforge_cli.coroutines import run_coroutine
+from agentforge_cli.definition import ToolDefinition, define_tool
+from agentforge_cli.errors import (
+    ArgumentError,
+    ToolArgumentsError,
+    ToolExecutionError,
+    ToolTimeoutError,
+)
+from agentforge_cli.jsonvalues import describe, json_type
+from agentforge_cli.returns import UnserializableResult, result_text
+from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult
+
+__all__ = ["LocalToolExecutor", "ParamTrace", "error_message"]
+
+
+def error_message(exc: BaseException) -> str:
+    """The text a model sees for a tool's exception: its message, else its class name."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return text if text.strip() else type(exc).__name__
+
+
+class ParamTrace:
+    """How one parameter was bound (for ``--explain``).
+
+    Attributes:
+        name: The JSON key.
+        raw: The parsed JSON value received (``None`` when missing).
+        present: Whether the key was present and not null.
+        value: The Python value the tool receives.
+        rule: The rule that produced it.
+        sensitive: Mask ``raw`` and ``value`` when showing them.
+    """
+
+    __slots__ = ("name", "present", "raw", "rule", "sensitive", "value")
+
+    def __init__(self, name: str, raw: Any, present: bool, value: Any, rule: str,
+                 sensitive: bool) -> None:
+        self.name = name
+        self.raw = raw
+        self.present = present
+        self.value = value
+        self.rule = rule
+        self.sensitive = sensitive
+
+
+class LocalToolExecutor:
+    """Executes requests against one Python callable (the seed's ``LocalToolExecutor``).
+
+    Args:
+        func: What to call: a function, a bound method, or a wrapper/proxy of one. Names
+            and types are read from the unwrapped function (``__wrapped__``); the call goes
+            to ``func`` itself.
+        original: Read names and types from this function instead (the seed's
+            ``(object, originalMethod, methodToInvoke)`` form, for proxies without
+            ``__wrapped__``).
+        name: Tool name override.
+        description: Tool description override.
+        strict: Missing required parameters and unknown keys are argument errors.
+        wrap_argument_errors: Raise argument errors as ``ToolArgumentsError``.
+        propagate_execution_errors: Raise tool failures as ``ToolExecutionError``.
+        timeout: Seconds a call may run; a call still running after that is an execution
+            error (the tool's thread cannot be stopped and finishes in the background).
+        max_argument_chars: Longest argument string accepted.
+        definition: A definition already built for ``func`` (skips reading it again).
+    """
+
+    def __init__(
+        self,
+        func: Any,
+        *,
+        original: Any = None,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool = False,
+        wrap_argument_errors: bool = False,
+        propagate_execution_errors: bool = False,
+        timeout: float | None = None,
+        max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+        definition: ToolDefinition | None = None,
+    ) -> None:
+        if definition is None:
+            definition = define_tool(func, name=name, description=description,
+                                     original=original)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.definition = definition
+        self.name = definition.name
+        self.strict = strict
+        self.wrap_argument_errors = wrap_argument_errors
+        self.propagate_execution_errors = propagate_execution_errors
+        self.timeout = timeout
+        self.max_argument_chars = max_argument_chars
+        self.sensitive_keys = frozenset(p.key for p in definition.params if p.sensitive)
+        self._bind = make_binder(definition, strict=strict)
+        self._invoke = make_invoker(definition)
+
+    @property
+    def specification(self):
+        """The :class:`~agentforge_cli.spec.ToolSpecification` of this tool."""
+        return self.definition.spec
+
+    def __repr__(self) -> str:
+        return f"LocalToolExecutor({self.definition.qualname}, name={self.name!r})"
+
+    # -- the call ------------------------------------------------------------------------
+
+    def execute(self, request: ToolExecutionRequest, memory_id: object = None
+                ) -> ToolExecutionResult:
+        """Execute one request.
+
+        Args:
+            request: The model's call; ``request.arguments`` is the raw JSON string.
+            memory_id: The conversation's memory id (passed through to logging).
+
+        Returns:
+            The result: the text for the model and whether it reports an error.
+
+        Raises:
+            ArgumentError: The arguments cannot be bound (default policy).
+            ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
+            ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
+        """
+        try:
+            values = self._bind(parse_arguments(request.arguments,
+                                                max_chars=self.max_argument_chars))
+        except ArgumentError as error:
+            self._raise_argument_error(error)
+        return self.call_bound(values)
+
+    def bind_arguments(self, arguments: str | dict | None) -> dict[str, Any]:
+        """Parse and bind ``arguments`` without calling the tool.
+
+        Returns:
+            Python parameter name -> the value the tool would receive.
+
+        Raises:
+            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        """
+        try:
+            values = self._bind(parse_arguments(arguments, max_chars=self.max_argument_chars))
+        except ArgumentError as error:
+            self._raise_argument_error(error)
+        return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
+
+    def explain(self, arguments: str | dict | None) -> list[ParamTrace]:
+        """Describe, per parameter, the raw value, the bound value and the rule used.
+
+        Raises:
+            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        """
+        parsed = self._parse_or_raise(arguments)
+        bound = self.bind_arguments(parsed)
+        traces = []
+        for param in self.definition.params:
+            raw = parsed.get(param.key)
+            value = bound[param.name]
+            if raw is None:
+                rule = param.missing_rule()
+            elif param.handler.fast_type is not None and type(raw) is param.handler.fast_type:
+                rule = f"JSON {json_type(raw)} taken as is for {param.handler.label}"
+            else:
+                rule = f"JSON {json_type(raw)} {describe(raw)} coerced to {param.handler.label}"
+            traces.append(ParamTrace(param.key, raw, raw is not None, value, rule,
+                                     param.sensitive))
+        return traces
+
+    def _parse_or_raise(self, arguments: str | dict | None) -> dict:
+        try:
+            return parse_arguments(arguments, max_chars=self.max_argument_chars)
+        except ArgumentError as error:
+            self._raise_argument_error(error)
+
+    def call_bound(self, values: tuple) -> ToolExecutionResult:
+        """Call the tool with bound values and normalise the outcome (no argument errors)."""
+        try:
+            if self.timeout is not None:
+                outcome = self._invoke_with_timeout(values)
+            else:
+                outcome = self._invoke(values)
+                if self.definition.is_async:
+                    outcome = run_coroutine(outcome)
+            text = result_text(outcome)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:
+            return self._execution_failure(exc)
+        return ToolExecutionResult(text, False)
+
+    def _invoke_with_timeout(self, values: tuple) -> Any:
+        box: list[Any] = []
+        failure: list[BaseException] = []
+
+        def worker() -> None:
+            try:
+                outcome = self._invoke(values)
+                if self.definition.is_async:
+                    import asyncio
+
+                    outcome = asyncio.run(outcome)
+                box.append(outcome)
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=worker, name=f"agentforge-tool-{self.name}",
+                                  daemon=True)
+        thread.start()
+        thread.join(self.timeout)
+        if thread.is_alive():
+            raise ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
+        if failure:
+            raise failure[0]
+        return box[0]
+
+    # -- error policy ----------------------------------------------------------------------
+
+    def _raise_argument_error(self, error: ArgumentError) -> typing.NoReturn:
+        error.tool = self.name
+        if self.wrap_argument_errors:
+            raise ToolArgumentsError(str(error)) from error
+        raise error
+
+    def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
+        if isinstance(exc, UnserializableResult):
+            message = f'Tool "{self.name}" returned {exc}'
+        elif isinstance(exc, ToolTimeoutError):
+            message = str(exc)
+        else:
+            message = error_message(exc)
+        if self.propagate_execution_errors:
+            if isinstance(exc, ToolExecutionError):
+                raise exc
+            raise ToolExecutionError(message) from exc
+        return ToolExecutionResult(message, True)

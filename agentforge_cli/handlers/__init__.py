@@ -1,0 +1,1 @@
+"""Type handlers: the schema and the coercer of every supported type, in one registry."""

@@ -1,0 +1,111 @@
+"""``P(...)``: per-parameter metadata used inside ``Annotated[...]``.
+
+``Annotated[int, P("how many", minimum=1)]`` describes a parameter (or a field of a nested
+dataclass/TypedDict/NamedTuple). This module imports nothing heavy: it is loaded by
+``from agentforge_cli import tool, P``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FixedWidth", "P"]
+
+_UNSET = object()
+
+
+class P:
+    """Metadata for one tool parameter (the seed's ``@P``).
+
+    Args:
+        description: What the parameter means; shown to the model. ``P("text")`` sets it.
+        name: The JSON key the model uses, when it differs from the Python name.
+        required: ``True`` forces the parameter into ``required`` even when it has a default
+            or an ``Optional`` type; ``False`` keeps it out; ``None`` (default) decides from
+            the signature.
+        minimum: Inclusive lower bound for numbers, shown in the schema and enforced.
+        maximum: Inclusive upper bound for numbers, shown in the schema and enforced.
+        sensitive: Mask the value as ``***`` in logs and explanations.
+
+    Instances are immutable and hashable, so they can live inside ``Annotated``.
+    """
+
+    __slots__ = ("description", "maximum", "minimum", "name", "required", "sensitive")
+
+    description: str | None
+    name: str | None
+    required: bool | None
+    minimum: int | float | None
+    maximum: int | float | None
+    sensitive: bool
+
+    def __init__(
+        self,
+        description: str | None = None,
+        *,
+        name: str | None = None,
+        required: bool | None = None,
+        minimum: int | float | None = None,
+        maximum: int | float | None = None,
+        sensitive: bool = False,
+    ) -> None:
+        if description is not None and not isinstance(description, str):
+            raise TypeError(f"P(description=...) must be a string, got {description!r}")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise TypeError(f"P(name=...) must be a non-empty string, got {name!r}")
+        for label, bound in (("minimum", minimum), ("maximum", maximum)):
+            if bound is not None and (
+                isinstance(bound, bool) or not isinstance(bound, int | float)
+            ):
+                raise TypeError(f"P({label}=...) must be a number, got {bound!r}")
+        set_ = object.__setattr__
+        set_(self, "description", description)
+        set_(self, "name", name)
+        set_(self, "required", required)
+        set_(self, "minimum", minimum)
+        set_(self, "maximum", maximum)
+        set_(self, "sensitive", bool(sensitive))
+
+    def _key(self) -> tuple:
+        return (self.description, self.name, self.required, self.minimum, self.maximum,
+                self.sensitive)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("P is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, P) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = ("description", "name", "required", "minimum", "maximum", "sensitive")
+        defaults = (None, None, None, None, None, False)
+        shown = [
+            f"{f}={getattr(self, f)!r}"
+            for f, d in zip(fields, defaults, strict=True)
+            if getattr(self, f) != d
+        ]
+        return f"P({', '.join(shown)})"
+
+
+class FixedWidth:
+    """Marks a fixed-width numeric alias (``Int32``, ``Float32``) inside ``Annotated``.
+
+    Attributes:
+        label: The alias name used in error messages (``out of range for Int32``).
+        minimum: Smallest accepted value.
+        maximum: Largest accepted value.
+    """
+
+    __slots__ = ("label", "maximum", "minimum")
+
+    def __init__(self, label: str, minimum: int | float, maximum: int | float) -> None:
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "minimum", minimum)
+        object.__setattr__(self, "maximum", maximum)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("FixedWidth is immutable")
+
+    def __repr__(self) -> str:
+        return f"FixedWidth({self.label!r}, {self.minimum!r}, {self.maximum!r})"

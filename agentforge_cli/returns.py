@@ -1,0 +1,147 @@
+"""Return values -> the text the model receives (SPEC 4.4, seed 2.4).
+
+``None`` -> ``Success``; a ``str`` as is; anything else compact JSON with
+``ensure_ascii=False``. Beyond what ``json`` knows, dataclasses, enums (by name),
+``Decimal`` (exact digits), ``UUID``, dates and times, sets, tuples, ``NamedTuple`` and
+pydantic models are serialised. Anything else raises :class:`UnserializableResult`.
+
+Values ``json`` already encodes take its fast path, so an enum that is also a ``str`` or
+``int`` (``class Color(str, Enum)``) nested in a plain dict or list is written by value,
+as ``json`` writes it; every other enum is written by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import enum
+import json
+import math
+import uuid
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["SUCCESS", "UnserializableResult", "result_text"]
+
+SUCCESS = "Success"
+"""What a tool that returns ``None`` (a "void" tool) answers."""
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_string = json.encoder.py_encode_basestring  # ensure_ascii=False
+
+
+class UnserializableResult(TypeError):
+    """The tool returned a value that cannot be turned into JSON; names its type."""
+
+
+def result_text(value: Any) -> str:
+    """Normalise a tool's return value into the text the model receives.
+
+    Raises:
+        UnserializableResult: For a value (or part of one) with no JSON form.
+    """
+    if value is None:
+        return SUCCESS
+    if type(value) is str:
+        return value
+    try:
+        return _dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    parts: list[str] = []
+    _encode(value, parts, set())
+    return "".join(parts)
+
+
+def _encode(value: Any, out: list[str], active: set[int]) -> None:
+    kind = type(value)
+    if value is None:
+        out.append("null")
+    elif kind is bool:
+        out.append("true" if value else "false")
+    elif isinstance(value, enum.Enum):
+        out.append(_encode_string(value.name))
+    elif isinstance(value, str):
+        out.append(_encode_string(str(value)))
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise UnserializableResult(f"a non-finite float ({value!r}) has no JSON form")
+        out.append(float.__repr__(value))
+    elif isinstance(value, Decimal):
+        if not value.is_finite():
+            raise UnserializableResult(f"Decimal {value} has no JSON form")
+        out.append(str(value))
+    elif isinstance(value, uuid.UUID):
+        out.append(_encode_string(str(value)))
+    elif isinstance(value, _dt.date | _dt.time):  # datetime is a date
+        out.append(_encode_string(value.isoformat()))
+    else:
+        _encode_container(value, out, active)
+
+
+def _encode_container(value: Any, out: list[str], active: set[int]) -> None:
+    marker = id(value)
+    if marker in active:
+        raise UnserializableResult(f"circular reference through a {type(value).__name__}")
+    active.add(marker)
+    try:
+        if isinstance(value, dict):
+            _encode_object(value.items(), out, active)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            _encode_object(((f.name, getattr(value, f.name)) for f in dataclasses.fields(value)),
+                           out, active)
+        elif hasattr(value, "model_dump") and hasattr(type(value), "model_fields"):
+            _encode(value.model_dump(mode="json"), out, active)
+        elif isinstance(value, list | tuple):
+            _encode_array(value, out, active)
+        elif isinstance(value, set | frozenset):
+            items = list(value)
+            with contextlib.suppress(TypeError):
+                items.sort()
+            _encode_array(items, out, active)
+        else:
+            raise UnserializableResult(
+                f"a value of type {type(value).__qualname__} cannot be serialised to JSON")
+    finally:
+        active.discard(marker)
+
+
+def _encode_array(items: Any, out: list[str], active: set[int]) -> None:
+    out.append("[")
+    first = True
+    for item in items:
+        if not first:
+            out.append(",")
+        first = False
+        _encode(item, out, active)
+    out.append("]")
+
+
+def _encode_object(pairs: Any, out: list[str], active: set[int]) -> None:
+    out.append("{")
+    first = True
+    for key, item in pairs:
+        if not first:
+            out.append(",")
+        first = False
+        out.append(_encode_string(_key_text(key)))
+        out.append(":")
+        _encode(item, out, active)
+    out.append("}")
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, enum.Enum):
+        return key.name
+    if isinstance(key, str):
+        return str(key)
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, int | float | Decimal | uuid.UUID):
+        return str(key)
+    if isinstance(key, _dt.date | _dt.time):
+        return key.isoformat()
+    raise UnserializableResult(f"a dict key of type {type(key).__qualname__} has no JSON form")

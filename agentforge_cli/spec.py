@@ -1,0 +1,94 @@
+"""The values that travel through the pipeline: specification, request, result, executor.
+
+``ToolSpecification`` is what the model sees, ``ToolExecutionRequest`` is what it sends
+back, ``ToolExecutionResult`` is what goes back to it, and ``ToolExecutor`` is anything
+that turns the second into the third.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["ToolExecutionRequest", "ToolExecutionResult", "ToolExecutor", "ToolSpecification"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpecification:
+    """A tool as the model sees it.
+
+    Hashable (it is the key of the table ``build_local_tools`` returns) although
+    ``parameters`` is a dict: the hash is computed from its canonical JSON text. Treat
+    ``parameters`` as read-only.
+    """
+
+    name: str
+    """The name the model calls."""
+    description: str = ""
+    """What the tool does, for the model."""
+    parameters: dict[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}, "required": []}
+    )
+    """A JSON Schema (2020-12) object describing the arguments."""
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.description,
+                     json.dumps(self.parameters, sort_keys=True, default=repr)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row)."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.parameters}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolExecutionRequest:
+    """One function call from the model."""
+
+    id: str | None = None
+    """The call id the model chose (``call_1``), echoed back with the result."""
+    name: str
+    """The tool to call."""
+    arguments: str | None = "{}"
+    """The raw JSON argument string, exactly as the model wrote it."""
+
+
+class ToolExecutionResult(tuple):
+    """What goes back to the model: ``text`` and whether it reports an error.
+
+    A tuple underneath (cheap to build on every call); compare, hash and unpack it freely:
+    ``text, is_error = result``.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, text: str, is_error: bool = False) -> ToolExecutionResult:
+        return tuple.__new__(cls, (text, is_error))
+
+    @property
+    def text(self) -> str:
+        """The text the model receives (the result, or the error message)."""
+        return self[0]
+
+    @property
+    def is_error(self) -> bool:
+        """True when ``text`` describes an argument or execution error."""
+        return self[1]
+
+    def __getnewargs__(self) -> tuple[str, bool]:
+        return (self[0], self[1])
+
+    def __repr__(self) -> str:
+        return f"ToolExecutionResult(text={self[0]!r}, is_error={self[1]!r})"
+
+
+@runtime_checkable
+class ToolExecutor(Protocol):
+    """Anything that executes a request (the seed's ``ToolExecutor``)."""
+
+    def execute(
+        self, request: ToolExecutionRequest, memory_id: object = None
+    ) -> ToolExecutionResult:
+        """Execute one request and return what the model should see."""
+        ...
