@@ -22,10 +22,20 @@ import re
 from agentforge_cli.errors import ArgumentError
 from agentforge_cli.jsonvalues import describe, json_type, make_json_float
 
-__all__ = ["DEFAULT_MAX_ARGUMENT_CHARS", "loads_exact", "parse_arguments", "strip_one_layer"]
+__all__ = [
+    "DEFAULT_MAX_ARGUMENT_CHARS",
+    "DEFAULT_MAX_DEPTH",
+    "loads_exact",
+    "parse_arguments",
+    "scan_object",
+    "strip_one_layer",
+]
 
 DEFAULT_MAX_ARGUMENT_CHARS = 1_048_576
 """Default limit on the length of an argument string (characters)."""
+
+DEFAULT_MAX_DEPTH = 100
+"""Default limit on how deeply arrays and objects may nest in the arguments."""
 
 
 def _refuse_constant(name: str) -> float:
@@ -40,7 +50,9 @@ _STRICT = json.JSONDecoder(parse_float=make_json_float, parse_constant=_refuse_c
 _LENIENT = json.JSONDecoder(
     parse_float=make_json_float, parse_constant=_refuse_constant, strict=False
 )
-_scan = _STRICT.scan_once
+scan_object = _STRICT.scan_once
+"""``scan_object(text, index) -> (value, end)``: the strict scanner with exact numbers."""
+_scan = scan_object
 
 _STRING_OR_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])', re.DOTALL)
 _ONE_ESCAPE = re.compile(r'\\(["\\/])')
@@ -67,9 +79,7 @@ def loads_exact(text: str, *, lenient: bool = False) -> object:
             received=text,
         ) from None
     except RecursionError:
-        raise ArgumentError(
-            "are nested too deeply to parse", received=None
-        ) from None
+        raise ArgumentError("are nested too deeply to parse", received=None) from None
     except ValueError as exc:  # int() refusing a huge literal (sys.get_int_max_str_digits)
         raise ArgumentError(
             f"contain a number that cannot be converted ({exc})", received=None
@@ -96,7 +106,10 @@ def _repair(text: str) -> str:
 
 
 def parse_arguments(
-    arguments: str | dict | None, *, max_chars: int = DEFAULT_MAX_ARGUMENT_CHARS
+    arguments: str | dict | None,
+    *,
+    max_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> dict:
     """Parse a model's argument string into a dict (SPEC 4.1).
 
@@ -104,6 +117,7 @@ def parse_arguments(
         arguments: The raw JSON string (a dict is accepted as already parsed, ``None`` as
             no arguments).
         max_chars: Longest argument string accepted.
+        max_depth: Deepest nesting of arrays and objects accepted.
 
     Returns:
         The arguments object; numbers with a fraction or exponent are ``JsonFloat``.
@@ -120,8 +134,13 @@ def parse_arguments(
                 pass
             else:
                 if end == len(arguments) and type(value) is dict:
+                    if arguments.count("{") + arguments.count("[") > max_depth:
+                        _check_depth(value, max_depth)
                     return value
-        return _parse_slow(arguments, max_chars)
+        value = _parse_slow(arguments, max_chars)
+        if arguments.count("{") + arguments.count("[") > max_depth:
+            _check_depth(value, max_depth)
+        return value
     if arguments is None:
         return {}
     if isinstance(arguments, dict):
@@ -130,6 +149,22 @@ def parse_arguments(
         f"must be a JSON string, received a Python {type(arguments).__name__}",
         received=arguments,
     )
+
+
+def _check_depth(value: object, max_depth: int) -> None:
+    """Refuse arrays/objects nested deeper than ``max_depth`` (iterative: no recursion)."""
+    level = [value]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            raise ArgumentError(
+                f"Arguments are nested more than {max_depth} levels deep", received=None)
+        nested = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            nested.extend(c for c in children if type(c) is dict or type(c) is list)
+        level = nested
 
 
 def _parse_slow(text: str, max_chars: int) -> dict:

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agentforge_cli.coroutines import never_suspends, run_never_suspending
 from agentforge_cli.definition import ParamDef, ToolDefinition
 from agentforge_cli.errors import ArgumentError
 
-__all__ = ["Binder", "make_binder", "make_invoker"]
+__all__ = ["Binder", "make_binder", "make_execute", "make_invoker"]
 
 Binder = Callable[[dict], tuple]
 
@@ -75,32 +76,106 @@ def _unknown_keys_check(tool: str, keys: frozenset[str]) -> Callable[[dict], Non
     return check
 
 
-def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
-    """Generate ``bind(args: dict) -> tuple`` of the values for each parameter, in order."""
-    namespace: dict[str, Any] = {}
-    lines = ["def bind(args):"]
-    get = "args.get"
+def _bind_lines(definition: ToolDefinition, strict: bool, namespace: dict[str, Any],
+                indent: str) -> list[str]:
+    """Source lines binding ``args`` (a dict) to ``a0, a1, ...``; fills ``namespace``."""
+    lines = []
     for index, param in enumerate(definition.params):
         namespace[f"slow_{index}"] = _slow_path(definition.name, param, strict)
-        lines.append(f"    v = {get}({param.key!r})")
+        lines.append(f"{indent}v = args.get({param.key!r})")
         fast = param.handler.fast_type
         if fast is not None:
             namespace[f"fast_{index}"] = fast
-            lines.append(f"    if v.__class__ is not fast_{index}:")
-            lines.append(f"        v = slow_{index}(v)")
+            lines.append(f"{indent}if v.__class__ is not fast_{index}:")
+            lines.append(f"{indent}    v = slow_{index}(v)")
         else:
-            lines.append(f"    v = slow_{index}(v)")
-        lines.append(f"    a{index} = v")
+            lines.append(f"{indent}v = slow_{index}(v)")
+        lines.append(f"{indent}a{index} = v")
     if strict:
-        namespace["check_unknown"] = _unknown_keys_check(
-            definition.name, frozenset(p.key for p in definition.params))
-        lines.append("    if not KEYS.issuperset(args):")
-        lines.append("        check_unknown(args)")
-        namespace["KEYS"] = frozenset(p.key for p in definition.params)
-    values = ", ".join(f"a{i}" for i in range(len(definition.params)))
-    lines.append(f"    return ({values}{',' if len(definition.params) == 1 else ''})")
-    exec("\n".join(lines), namespace)
+        keys = frozenset(p.key for p in definition.params)
+        namespace["check_unknown"] = _unknown_keys_check(definition.name, keys)
+        namespace["KEYS"] = keys
+        lines.append(f"{indent}if not KEYS.issuperset(args):")
+        lines.append(f"{indent}    check_unknown(args)")
+    return lines
+
+
+def _values(definition: ToolDefinition) -> str:
+    names = ", ".join(f"a{i}" for i in range(len(definition.params)))
+    return f"({names}{',' if len(definition.params) == 1 else ''})"
+
+
+def _call_expression(definition: ToolDefinition) -> str:
+    parts = [f"{p.name}=a{i}" if p.keyword_only else f"a{i}"
+             for i, p in enumerate(definition.params)]
+    return f"call({', '.join(parts)})"
+
+
+def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
+    """Generate ``bind(args: dict) -> tuple`` of the values for each parameter, in order."""
+    namespace: dict[str, Any] = {}
+    lines = ["def bind(args):", *_bind_lines(definition, strict, namespace, "    "),
+             f"    return {_values(definition)}"]
+    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
     return namespace["bind"]
+
+
+def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[Any], dict],
+                 scan: Callable[[str, int], tuple], max_chars: int, max_depth: int,
+                 max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
+                 on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
+                 run_coroutine: Callable[[Any], Any], result_type: type) -> Callable:
+    """Generate the whole per-call path ``execute(request, memory_id=None) -> result``.
+
+    Fast path: a well-formed argument object is scanned directly (no ``json.loads``
+    wrapper), each value whose JSON type already is its parameter's type is taken as is,
+    and a ``str`` result is returned without normalisation. Anything else falls back to
+    the same functions the general path uses (``parse``, the per-parameter slow paths,
+    ``finish``), so both paths behave identically.
+    """
+    namespace: dict[str, Any] = {
+        "parse": parse, "scan": scan, "on_argument_error": on_argument_error,
+        "on_failure": on_failure, "finish": finish, "run_coroutine": run_coroutine,
+        "call": definition.call, "new": tuple.__new__, "Result": result_type,
+        "ArgumentError": ArgumentError, "MAX_CHARS": max_chars, "MAX_DEPTH": max_depth,
+        "MAX_RESULT": max_result_chars if max_result_chars is not None else float("inf"),
+    }
+    call = _call_expression(definition)
+    if definition.is_async:
+        if never_suspends(definition.call):
+            namespace["run_coroutine"] = run_never_suspending
+        call = f"run_coroutine({call})"
+    lines = [
+        "def execute(request, memory_id=None):",
+        "    s = request.arguments",
+        "    try:",
+        "        args = None",
+        "        if s.__class__ is str and s[:1] == '{' and len(s) <= MAX_CHARS:",
+        "            try:",
+        "                args, end = scan(s, 0)",
+        "            except (StopIteration, ValueError, RecursionError):",
+        "                args = None",
+        "            else:",
+        "                if end != len(s) or args.__class__ is not dict or (",
+        "                        len(s) > MAX_DEPTH and s.count('{') + s.count('[') > MAX_DEPTH):",
+        "                    args = None",
+        "        if args is None:",
+        "            args = parse(s)",
+        *_bind_lines(definition, strict, namespace, "        "),
+        "    except ArgumentError as error:",
+        "        on_argument_error(error)",
+        "    try:",
+        f"        r = {call}",
+        "    except (KeyboardInterrupt, SystemExit):",
+        "        raise",
+        "    except BaseException as exc:",
+        "        return on_failure(exc)",
+        "    if r.__class__ is str and len(r) <= MAX_RESULT:",
+        "        return new(Result, (r, False))",
+        "    return finish(r)",
+    ]
+    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
+    return namespace["execute"]
 
 
 def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:

@@ -53,4 +53,7 @@ def parse_docstring(obj: object) -> Docstring:
     text = inspect.getdoc(obj) if not isinstance(obj, str) else obj
     if not text:
         return _EMPTY
-    return _parse(inspect.cleandoc(text))
+    text = inspect.cleandoc(text)
+    if "\n" not in text and ":" not in text:  # a one-line summary: nothing to parse
+        return Docstring(" ".join(text.split()), {})
+    return _parse(text)

@@ -19,8 +19,13 @@ import threading
 import typing
 from typing import Any
 
-from agentforge_cli.arguments import DEFAULT_MAX_ARGUMENT_CHARS, parse_arguments
-from agentforge_cli.binder import make_binder, make_invoker
+from agentforge_cli.arguments import (
+    DEFAULT_MAX_ARGUMENT_CHARS,
+    DEFAULT_MAX_DEPTH,
+    parse_arguments,
+    scan_object,
+)
+from agentforge_cli.binder import make_binder, make_execute, make_invoker
 from agentforge_cli.coroutines import run_coroutine
 from agentforge_cli.definition import ToolDefinition, define_tool
 from agentforge_cli.errors import (
@@ -33,7 +38,14 @@ from agentforge_cli.jsonvalues import describe, json_type
 from agentforge_cli.returns import UnserializableResult, result_text
 from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult
 
-__all__ = ["LocalToolExecutor", "ParamTrace", "error_message"]
+__all__ = ["DEFAULT_MAX_RESULT_CHARS", "LocalToolExecutor", "ParamTrace", "error_message"]
+
+DEFAULT_MAX_RESULT_CHARS = 4_194_304
+"""Default limit on the length of a result text (characters)."""
+
+
+class ResultTooLarge(Exception):
+    """The tool's result text is longer than the executor's limit."""
 
 
 def error_message(exc: BaseException) -> str:
@@ -87,6 +99,9 @@ class LocalToolExecutor:
         timeout: Seconds a call may run; a call still running after that is an execution
             error (the tool's thread cannot be stopped and finishes in the background).
         max_argument_chars: Longest argument string accepted.
+        max_depth: Deepest nesting of arrays/objects accepted in the arguments.
+        max_result_chars: Longest result text returned; a longer one is an execution
+            error (``None``: no limit).
         definition: A definition already built for ``func`` (skips reading it again).
     """
 
@@ -102,6 +117,8 @@ class LocalToolExecutor:
         propagate_execution_errors: bool = False,
         timeout: float | None = None,
         max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
         definition: ToolDefinition | None = None,
     ) -> None:
         if definition is None:
@@ -116,9 +133,39 @@ class LocalToolExecutor:
         self.propagate_execution_errors = propagate_execution_errors
         self.timeout = timeout
         self.max_argument_chars = max_argument_chars
+        self.max_depth = max_depth
+        self.max_result_chars = max_result_chars
         self.sensitive_keys = frozenset(p.key for p in definition.params if p.sensitive)
-        self._bind = make_binder(definition, strict=strict)
-        self._invoke = make_invoker(definition)
+        self._generated: dict[str, Any] = {}
+        if timeout is None:
+            # The first call compiles the per-tool fast path (binder.make_execute) and
+            # installs it as this instance's ``execute``; registration compiles nothing.
+            self.execute = self._compile_and_execute
+
+    def _compile_and_execute(self, request: ToolExecutionRequest, memory_id: object = None
+                             ) -> ToolExecutionResult:
+        fast = make_execute(
+            self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
+            max_chars=self.max_argument_chars, max_depth=self.max_depth,
+            max_result_chars=self.max_result_chars,
+            on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
+            finish=self._finish, run_coroutine=run_coroutine, result_type=ToolExecutionResult)
+        self.execute = fast
+        return fast(request, memory_id)
+
+    @property
+    def _bind(self):
+        bind = self._generated.get("bind")
+        if bind is None:
+            bind = self._generated["bind"] = make_binder(self.definition, strict=self.strict)
+        return bind
+
+    @property
+    def _invoke(self):
+        invoke = self._generated.get("invoke")
+        if invoke is None:
+            invoke = self._generated["invoke"] = make_invoker(self.definition)
+        return invoke
 
     @property
     def specification(self):
@@ -147,11 +194,23 @@ class LocalToolExecutor:
             ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
         """
         try:
-            values = self._bind(parse_arguments(request.arguments,
-                                                max_chars=self.max_argument_chars))
+            values = self._bind(parse_arguments(
+                request.arguments, max_chars=self.max_argument_chars, max_depth=self.max_depth))
         except ArgumentError as error:
             self._raise_argument_error(error)
         return self.call_bound(values)
+
+    def parse(self, arguments: str | dict | None) -> dict:
+        """Parse an argument string under this executor's limits (SPEC 4.1).
+
+        Raises:
+            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        """
+        try:
+            return parse_arguments(arguments, max_chars=self.max_argument_chars,
+                                   max_depth=self.max_depth)
+        except ArgumentError as error:
+            self._raise_argument_error(error)
 
     def bind_arguments(self, arguments: str | dict | None) -> dict[str, Any]:
         """Parse and bind ``arguments`` without calling the tool.
@@ -162,8 +221,9 @@ class LocalToolExecutor:
         Raises:
             ArgumentError: As :meth:`execute` would (wrapped when configured).
         """
+        parsed = self.parse(arguments)
         try:
-            values = self._bind(parse_arguments(arguments, max_chars=self.max_argument_chars))
+            values = self._bind(parsed)
         except ArgumentError as error:
             self._raise_argument_error(error)
         return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
@@ -174,7 +234,7 @@ class LocalToolExecutor:
         Raises:
             ArgumentError: As :meth:`execute` would (wrapped when configured).
         """
-        parsed = self._parse_or_raise(arguments)
+        parsed = self.parse(arguments)
         bound = self.bind_arguments(parsed)
         traces = []
         for param in self.definition.params:
@@ -190,12 +250,6 @@ class LocalToolExecutor:
                                      param.sensitive))
         return traces
 
-    def _parse_or_raise(self, arguments: str | dict | None) -> dict:
-        try:
-            return parse_arguments(arguments, max_chars=self.max_argument_chars)
-        except ArgumentError as error:
-            self._raise_argument_error(error)
-
     def call_bound(self, values: tuple) -> ToolExecutionResult:
         """Call the tool with bound values and normalise the outcome (no argument errors)."""
         try:
@@ -205,10 +259,23 @@ class LocalToolExecutor:
                 outcome = self._invoke(values)
                 if self.definition.is_async:
                     outcome = run_coroutine(outcome)
-            text = result_text(outcome)
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException as exc:
+        except BaseException as exc:  # the tool's failure is the result
+            return self._execution_failure(exc)
+        return self._finish(outcome)
+
+    def _finish(self, outcome: Any) -> ToolExecutionResult:
+        """Normalise a return value (SPEC 4.4) under the result size limit."""
+        try:
+            text = result_text(outcome)
+            if self.max_result_chars is not None and len(text) > self.max_result_chars:
+                raise ResultTooLarge(
+                    f'Tool "{self.name}" returned {len(text)} characters, more than the limit'
+                    f" of {self.max_result_chars}")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # an unserialisable or oversized result
             return self._execution_failure(exc)
         return ToolExecutionResult(text, False)
 
@@ -248,7 +315,7 @@ class LocalToolExecutor:
     def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
         if isinstance(exc, UnserializableResult):
             message = f'Tool "{self.name}" returned {exc}'
-        elif isinstance(exc, ToolTimeoutError):
+        elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
             message = str(exc)
         else:
             message = error_message(exc)

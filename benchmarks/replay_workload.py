@@ -1,0 +1,67 @@
+"""The replay row: a 1 000 000-call JSONL transcript through ``agentforge replay --json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CALLS = int(os.environ.get("AGENTFORGE_BENCH_REPLAY_CALLS", "1000000"))
+
+
+def _write_transcript(path: Path, calls: int) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "user", "content": "查一下客户"}, ensure_ascii=False) + "\n")
+        for i in range(calls):
+            arguments = json.dumps({"name": "长路", "limit": i % 100}, ensure_ascii=False)
+            out.write(json.dumps({"type": "tool_call", "id": f"call_{i}",
+                                  "name": "queryCustomer", "arguments": arguments},
+                                 ensure_ascii=False) + "\n")
+            out.write(json.dumps({"type": "tool_result", "id": f"call_{i}",
+                                  "content": f"customer:长路,limit:{i % 100}",
+                                  "is_error": False}, ensure_ascii=False) + "\n")
+
+
+def _library_rate(calls: int) -> float:
+    sys.path.insert(0, str(ROOT))
+    from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools
+    from sample_tools.crm import CrmTools
+
+    service = ToolService()
+    service.tools(build_local_tools([CrmTools()]))
+    requests = [ToolExecutionRequest(id=f"call_{i}", name="queryCustomer",
+                                     arguments=json.dumps({"name": "长路", "limit": i % 100},
+                                                          ensure_ascii=False))
+                for i in range(min(calls, 200_000))]
+    started = time.perf_counter()
+    for request in requests:
+        service.execute(request)
+    return len(requests) / (time.perf_counter() - started)
+
+
+def replay_row(row) -> None:
+    agentforge = str(Path(sys.executable).parent / "agentforge")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "long.jsonl"
+        _write_transcript(path, CALLS)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        started = time.perf_counter()
+        done = subprocess.run(
+            [agentforge, "replay", str(path), "-t", "sample_tools.crm:CrmTools", "--json"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "NO_COLOR": "1"})
+        elapsed = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    if done.returncode != 0:
+        raise RuntimeError(f"replay exited {done.returncode}: {done.stderr[-300:]}")
+    rate = CALLS / elapsed
+    library = _library_rate(CALLS)
+    row(f"replay --json, {CALLS:,} calls", f"{rate:,.0f} calls/s, peak RSS {peak_mb:.0f} MB",
+        f"library {library:,.0f} calls/s", rate / library, "peak RSS <= 150 MB",
+        peak_mb <= 150 and before <= peak_mb * 1024)

@@ -1,0 +1,151 @@
+"""agentforge benchmarks: every row is a ratio against a baseline measured in the same run.
+
+Run with ``make bench``. Each row prints the figure, the baseline measured beside it, the
+ratio and the target. Timings take the best of several repeats (the least disturbed run).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from workloads import (  # noqa: E402
+    async_service,
+    generated_tools_module,
+    six_param_pydantic,
+    six_param_service,
+    two_param_floor,
+    two_param_service,
+)
+
+ROWS: list[tuple[str, str, str, str, str]] = []
+
+
+def per_call(func: Callable[[], object], number: int, repeat: int = 7) -> float:
+    """Best seconds per call of ``func`` over ``repeat`` runs of ``number`` calls."""
+    return min(timeit.repeat(func, number=number, repeat=repeat)) / number
+
+
+def row(measure: str, figure: str, baseline: str, ratio: float | None, target: str,
+        ok: bool) -> None:
+    ratio_text = f"{ratio:.2f}x" if ratio is not None else "-"
+    ROWS.append((measure, figure, baseline, ratio_text, f"{target} {'ok' if ok else 'MISSED'}"))
+    print(f"  {measure}: {figure} vs {baseline} -> {ratio_text} ({target})", file=sys.stderr)
+
+
+def bench_two_param() -> None:
+    floor = two_param_floor()
+    ours = two_param_service()
+    number = 200_000
+    for _ in range(2):  # warm up both
+        per_call(floor, number // 10, 1)
+        per_call(ours, number // 10, 1)
+    f, o = per_call(floor, number), per_call(ours, number)
+    row("execute, 2-param sync tool", f"{o * 1e9:.0f} ns", f"floor {f * 1e9:.0f} ns",
+        o / f, "<= 1.0x", o / f <= 1.0)
+    a = per_call(async_service(), number // 2)
+    row("execute, 2-param async tool", f"{a * 1e9:.0f} ns", f"floor {f * 1e9:.0f} ns",
+        a / f, "<= 2.0x", a / f <= 2.0)
+
+
+def bench_six_param() -> None:
+    pyd = six_param_pydantic()
+    ours = six_param_service()
+    number = 50_000
+    p, o = per_call(pyd, number), per_call(ours, number)
+    row("execute, 6-param tool", f"{o * 1e6:.2f} us", f"pydantic validate_call {p * 1e6:.2f} us",
+        o / p, "< 1.0x", o / p < 1.0)
+
+
+def _import_seconds(code: str, runs: int = 15) -> float:
+    script = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
+    best = float("inf")
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             check=True, cwd=ROOT)
+        best = min(best, float(out.stdout))
+    return best
+
+
+def bench_import() -> None:
+    ours = _import_seconds("from agentforge_cli import tool, P")
+    bare = _import_seconds("pass")
+    extra = (ours - bare) * 1000
+    row("import tool, P", f"{extra:.2f} ms beyond bare", f"bare {bare * 1000:.2f} ms", None,
+        "<= 5 ms", extra <= 5.0)
+
+
+def _command_seconds(argv: list[str], runs: int = 7) -> float:
+    best = float("inf")
+    env = {**os.environ, "NO_COLOR": "1"}
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, capture_output=True, check=True, cwd=ROOT, env=env)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def bench_cli() -> None:
+    agentforge = str(Path(sys.executable).parent / "agentforge")
+    ours = _command_seconds([agentforge, "tools", "list", "sample_tools.crm:CrmTools",
+                             "--format", "json"])
+    base = _command_seconds([sys.executable, "-c", "import typer, rich.console"])
+    row("CLI tools list --format json (cold)", f"{ours * 1000:.0f} ms",
+        f"import typer, rich.console {base * 1000:.0f} ms", ours / base, "<= 1.5x",
+        ours / base <= 1.5)
+
+
+def bench_specs() -> None:
+    from agentforge_cli import build_local_tools
+
+    timings = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in (1_000, 5_000, 20_000):
+            module = generated_tools_module(Path(tmp), count)
+            started = time.perf_counter()
+            table = build_local_tools([module])
+            timings[count] = time.perf_counter() - started
+            assert len(table) == count
+    per_tool = {n: t / n * 1e6 for n, t in timings.items()}
+    linear = per_tool[20_000] / per_tool[1_000]
+    row("build specs, 5 000 tools", f"{timings[5_000]:.2f} s",
+        f"1 000: {timings[1_000]:.2f} s, 20 000: {timings[20_000]:.2f} s",
+        linear, "<= 1 s, per-tool ratio 20k/1k ~1 (linear)",
+        timings[5_000] <= 1.0 and linear < 1.5)
+
+
+def bench_replay() -> None:
+    from replay_workload import replay_row
+
+    replay_row(row)
+
+
+def main() -> int:
+    print("agentforge benchmarks (each row measured against its baseline in this run)",
+          file=sys.stderr)
+    for bench in (bench_two_param, bench_six_param, bench_import, bench_cli, bench_specs,
+                  bench_replay):
+        try:
+            bench()
+        except Exception as exc:  # a row that cannot run is reported, not hidden
+            row(bench.__name__, f"could not run: {exc}", "-", None, "-", False)
+    widths = [max(len(r[i]) for r in [*ROWS, HEADER]) for i in range(5)]
+    for line in (HEADER, tuple("-" * w for w in widths), *ROWS):
+        print(" | ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
+    return 0 if all(r[4].endswith("ok") for r in ROWS) else 1
+
+
+HEADER = ("measure", "figure", "baseline", "ratio", "target")
+
+if __name__ == "__main__":
+    sys.exit(main())
