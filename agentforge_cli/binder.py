@@ -44,12 +44,9 @@ def _slow_path(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]
             raise ArgumentError(missing_message, tool=tool, expected=param.handler.label)
     else:
         value = param.missing_value()
-        if isinstance(value, list | dict | set):  # never share a mutable default's copy
-            def missing() -> Any:
-                return param.missing_value()
-        else:
-            def missing() -> Any:
-                return value
+
+        def missing() -> Any:
+            return value
 
     def slow(raw: Any) -> Any:
         if raw is None:

@@ -90,33 +90,64 @@ class LoggingToolExecutor:
     def execute(self, request: ToolExecutionRequest, memory_id: object = None
                 ) -> ToolExecutionResult:
         """Log the request, execute it through the delegate, log the outcome."""
-        logger = self.logger
-        if not logger.isEnabledFor(logging.INFO):
+        if not self.logger.isEnabledFor(logging.INFO):
             return self.delegate.execute(request, memory_id)
-        sensitive = getattr(self.delegate, "sensitive_keys", frozenset())
-        shown = mask_arguments(request.arguments, sensitive)
-        logger.info(
-            "Tool request: %s arguments=%s memory_id=%s", request.name, shown, memory_id,
-            extra={"tool_event": "request", "tool_name": request.name,
-                   "tool_arguments": shown, "memory_id": memory_id, "tool_call_id": request.id})
-        started = time.perf_counter()
+        started = self._log_request(request, memory_id)
         try:
             result = self.delegate.execute(request, memory_id)
         except BaseException as exc:
-            elapsed = (time.perf_counter() - started) * 1000
-            logger.warning(
-                "Tool failed: %s error=%s: %s duration_ms=%.1f", request.name,
-                type(exc).__name__, exc, elapsed,
-                extra={"tool_event": "error", "tool_name": request.name,
-                       "tool_result": str(exc), "tool_is_error": True, "duration_ms": elapsed,
-                       "memory_id": memory_id, "tool_call_id": request.id})
+            self._log_failure(request, memory_id, started, exc)
             raise
+        self._log_response(request, memory_id, started, result)
+        return result
+
+    async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
+                       ) -> ToolExecutionResult:
+        """:meth:`execute` for async callers (awaits the delegate's ``aexecute``, or runs
+        its ``execute`` in a worker thread)."""
+        if hasattr(self.delegate, "aexecute"):
+            run = self.delegate.aexecute(request, memory_id)
+        else:
+            import asyncio
+
+            run = asyncio.to_thread(self.delegate.execute, request, memory_id)
+        if not self.logger.isEnabledFor(logging.INFO):
+            return await run
+        started = self._log_request(request, memory_id)
+        try:
+            result = await run
+        except BaseException as exc:
+            self._log_failure(request, memory_id, started, exc)
+            raise
+        self._log_response(request, memory_id, started, result)
+        return result
+
+    def _log_request(self, request: ToolExecutionRequest, memory_id: object) -> float:
+        shown = mask_arguments(request.arguments,
+                               getattr(self.delegate, "sensitive_keys", frozenset()))
+        self.logger.info(
+            "Tool request: %s arguments=%s memory_id=%s", request.name, shown, memory_id,
+            extra={"tool_event": "request", "tool_name": request.name,
+                   "tool_arguments": shown, "memory_id": memory_id, "tool_call_id": request.id})
+        return time.perf_counter()
+
+    def _log_failure(self, request: ToolExecutionRequest, memory_id: object, started: float,
+                     exc: BaseException) -> None:
+        elapsed = (time.perf_counter() - started) * 1000
+        self.logger.warning(
+            "Tool failed: %s error=%s: %s duration_ms=%.1f", request.name,
+            type(exc).__name__, exc, elapsed,
+            extra={"tool_event": "error", "tool_name": request.name, "tool_result": str(exc),
+                   "tool_is_error": True, "duration_ms": elapsed, "memory_id": memory_id,
+                   "tool_call_id": request.id})
+
+    def _log_response(self, request: ToolExecutionRequest, memory_id: object, started: float,
+                      result: ToolExecutionResult) -> None:
         elapsed = (time.perf_counter() - started) * 1000
         level = logging.WARNING if result.is_error else logging.INFO
-        logger.log(
+        self.logger.log(
             level, "Tool response: %s result=%s is_error=%s duration_ms=%.1f", request.name,
             result.text, result.is_error, elapsed,
             extra={"tool_event": "response", "tool_name": request.name,
                    "tool_result": result.text, "tool_is_error": result.is_error,
                    "duration_ms": elapsed, "memory_id": memory_id, "tool_call_id": request.id})
-        return result

@@ -193,12 +193,47 @@ class LocalToolExecutor:
             ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
             ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
         """
+        return self.call_bound(self._bind_request(request.arguments))
+
+    async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
+                       ) -> ToolExecutionResult:
+        """Execute one request from async code, without blocking the event loop.
+
+        An ``async def`` tool is awaited on the running loop (``timeout`` cancels it); a
+        sync tool runs in a worker thread. Outcomes and errors are those of
+        :meth:`execute`.
+        """
+        import asyncio
+
+        if not self.definition.is_async:
+            return await asyncio.to_thread(self.execute, request, memory_id)
+        values = self._bind_request(request.arguments)
         try:
-            values = self._bind(parse_arguments(
-                request.arguments, max_chars=self.max_argument_chars, max_depth=self.max_depth))
+            coro = self._invoke(values)
+            if self.timeout is None:
+                outcome = await coro
+            else:
+                async with asyncio.timeout(self.timeout) as scope:
+                    outcome = await coro
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # our caller is being cancelled: not the tool's failure
+            return self._execution_failure(asyncio.CancelledError("CancelledError"))
+        except BaseException as exc:  # the tool's failure is the result
+            if self.timeout is not None and isinstance(exc, TimeoutError) and scope.expired():
+                exc = ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
+            return self._execution_failure(exc)
+        return self._finish(outcome)
+
+    def _bind_request(self, arguments: str | dict | None) -> tuple:
+        parsed = self.parse(arguments)
+        try:
+            return self._bind(parsed)
         except ArgumentError as error:
             self._raise_argument_error(error)
-        return self.call_bound(values)
 
     def parse(self, arguments: str | dict | None) -> dict:
         """Parse an argument string under this executor's limits (SPEC 4.1).
@@ -221,11 +256,7 @@ class LocalToolExecutor:
         Raises:
             ArgumentError: As :meth:`execute` would (wrapped when configured).
         """
-        parsed = self.parse(arguments)
-        try:
-            values = self._bind(parsed)
-        except ArgumentError as error:
-            self._raise_argument_error(error)
+        values = self._bind_request(arguments)
         return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
 
     def explain(self, arguments: str | dict | None) -> list[ParamTrace]:

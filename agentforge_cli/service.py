@@ -90,3 +90,19 @@ class ToolService:
             return executor.execute(request, memory_id)
         except (ArgumentError, ToolArgumentsError) as error:
             return ToolExecutionResult(str(error), True)
+
+    async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
+                       ) -> ToolExecutionResult:
+        """:meth:`execute` for async callers: ``async def`` tools are awaited on the
+        running loop, sync tools run in a worker thread."""
+        executor = self._executors.get(request.name)
+        if executor is None:
+            return ToolExecutionResult(unknown_tool_message(request.name, self.names), True)
+        try:
+            if hasattr(executor, "aexecute"):
+                return await executor.aexecute(request, memory_id)
+            import asyncio
+
+            return await asyncio.to_thread(executor.execute, request, memory_id)
+        except (ArgumentError, ToolArgumentsError) as error:
+            return ToolExecutionResult(str(error), True)

@@ -60,12 +60,11 @@ def _tag(value: Any) -> str:
 
 def literal_handler(values: tuple) -> TypeHandler:
     """``Literal[...]``: one of the values, matched with its JSON type (``True`` is not 1)."""
-    allowed = {}
+    allowed = {}  # (JSON tag, JSON value) -> the Python value the tool receives
     for literal in values:
-        if isinstance(literal, enum.Enum):
-            literal = literal.name
-        allowed[(_tag(literal), literal)] = literal
-    literals = list(allowed.values())
+        shown = literal.name if isinstance(literal, enum.Enum) else literal
+        allowed[(_tag(shown), shown)] = literal
+    literals = [shown for _, shown in allowed]
     kinds = {json_type(v) for v in literals}
     if kinds == {"integer", "number"}:
         kinds = {"number"}

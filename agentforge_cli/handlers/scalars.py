@@ -109,6 +109,8 @@ def _exact_integer(text: str, label: str, received: Any) -> int:
         number = Decimal(text)
     except InvalidOperation:
         raise mismatch("integer", label, received) from None
+    if number.is_zero():
+        return 0
     if number.adjusted() > _MAX_INT_DIGITS:
         raise ArgumentError(f"is too large for {label}: {describe(received)}",
                             expected=label, received=received)

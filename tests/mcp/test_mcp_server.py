@@ -1,0 +1,368 @@
+"""``agentforge serve``: the MCP server, driven end to end by the SDK's own stdio client.
+
+One server subprocess (``serve_launcher.py``: ``sample_tools.shop`` plus
+``mcp_sample_tools``, call log on) serves the whole module. The client session lives in an
+anyio blocking portal (an event loop in a background thread), so the tests themselves are
+plain synchronous functions and need no async pytest plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio
+import mcp_sample_tools  # tests/mcp is on sys.path (pytest's rootdir-relative import)
+from anyio.from_thread import start_blocking_portal
+from mcp import ClientSession, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from agentforge_cli import ToolService, __version__, build_local_tools
+from agentforge_cli.mcp_server import (
+    MCPUnavailableError,
+    build_server,
+    execute_tool,
+    require_mcp,
+)
+from agentforge_cli.spec import ToolExecutionRequest
+from sample_tools.shop import ShopTools
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+LAUNCHER = HERE / "serve_launcher.py"
+TIMEOUT = 20.0
+
+
+class Remote:
+    """A connected client session, called synchronously through the portal."""
+
+    def __init__(self, portal: Any, session: ClientSession, init: types.InitializeResult,
+                 stderr: Path, problems: list[Exception]) -> None:
+        self.portal = portal
+        self.session = session
+        self.init = init
+        self.stderr = stderr
+        self.problems = problems
+
+    def run(self, func: Any, *args: Any) -> Any:
+        return self.portal.call(_bounded, func, *args)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        return self.run(self.session.call_tool, name, arguments)
+
+    def text(self, result: types.CallToolResult) -> str:
+        assert len(result.content) == 1
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text
+
+
+async def _bounded(func: Any, *args: Any) -> Any:
+    with anyio.fail_after(TIMEOUT):
+        return await func(*args)
+
+
+@asynccontextmanager
+async def _connect(params: StdioServerParameters, errlog: Any, problems: list[Exception]
+                   ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
+    async def on_message(message: Any) -> None:
+        # A line on stdout that is not a JSON-RPC message arrives here as an exception.
+        if isinstance(message, Exception):
+            problems.append(message)
+
+    async with stdio_client(params, errlog=errlog) as (read, write), \
+            ClientSession(read, write, read_timeout_seconds=TIMEOUT,
+                          message_handler=on_message) as session:
+        with anyio.fail_after(TIMEOUT):
+            init = await session.initialize()
+            await session.list_tools()  # the client learns the tools (output schemas)
+        yield session, init
+
+
+def _serve(args: list[str], tmp_path: Path):
+    """Start a server subprocess and yield a :class:`Remote` connected to it."""
+    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT),
+                                   env={"PYTHONWARNINGS": "error"})
+    stderr_path = tmp_path / "server-stderr.txt"
+    problems: list[Exception] = []
+    with stderr_path.open("w", encoding="utf-8") as errlog, \
+            start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(_connect(params, errlog, problems)) as (session,
+                                                                                      init):
+        yield Remote(portal, session, init, stderr_path, problems)
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory: pytest.TempPathFactory):
+    yield from _serve([str(LAUNCHER), "--log"], tmp_path_factory.mktemp("mcp-serve"))
+
+
+# ---------------------------------------------------------------- initialize, tools/list
+
+
+def test_initialize_reports_name_and_version(remote: Remote) -> None:
+    assert remote.init.server_info.name == "agentforge"
+    assert remote.init.server_info.version == __version__
+    assert remote.init.capabilities.tools is not None
+
+
+def test_tools_list_is_the_specification_table(remote: Remote) -> None:
+    listed = remote.run(remote.session.list_tools).tools
+    table = build_local_tools([ShopTools(), mcp_sample_tools])
+    expected = [spec.to_dict() for spec in table]
+    got = [{"name": t.name, "description": t.description, "parameters": t.input_schema}
+           for t in listed]
+    assert got == expected
+    add = next(t for t in listed if t.name == "add")
+    assert add.input_schema["properties"]["a"]["type"] == "integer"
+    assert add.description == "Add two integers."
+
+
+# ---------------------------------------------------------------- tools/call
+
+
+def test_call_coerces_a_string_for_an_int(remote: Remote) -> None:
+    # "3" violates inputSchema; it must reach the coercion table, not a schema check.
+    result = remote.call("add", {"a": "3", "b": 4})
+    assert result.is_error is False
+    assert remote.text(result) == "7"
+    assert result.structured_content is None
+
+    price = remote.call("getPrice", {"sku": "TEA-001", "quantity": "3"})
+    assert (price.is_error, remote.text(price)) == (False, "384.00")
+
+
+def test_call_with_exact_decimal_and_default(remote: Remote) -> None:
+    price = remote.call("getPrice", {"sku": "TEA-001", "quantity": 2, "discount": 0.9})
+    assert (price.is_error, remote.text(price)) == (False, "230.40")
+
+
+def test_argument_error_is_an_error_result_with_the_cli_message(remote: Remote) -> None:
+    result = remote.call("add", {"a": "three", "b": 4})
+    assert result.is_error is True
+    service = ToolService().tools(build_local_tools([mcp_sample_tools]))
+    expected = service.execute(ToolExecutionRequest(name="add", arguments='{"a":"three","b":4}'))
+    assert expected.is_error
+    assert remote.text(result) == expected.text
+    assert 'Argument "a"' in remote.text(result)
+    assert result.structured_content is None
+
+
+def test_missing_arguments_object_goes_through_the_pipeline(remote: Remote) -> None:
+    # No `arguments` at all: bound as {} (the seed's defaults), as `tools call` would.
+    result = remote.call("add", None)
+    assert (result.is_error, remote.text(result)) == (False, "0")
+
+
+def test_tool_exception_is_an_error_result(remote: Remote) -> None:
+    result = remote.call("explode", {"reason": "on purpose"})
+    assert result.is_error is True
+    assert remote.text(result) == "boom: on purpose"
+
+    shop = remote.call("getPrice", {"sku": "NOPE"})
+    assert shop.is_error is True
+    assert remote.text(shop).startswith("unknown sku: NOPE")
+
+
+def test_unknown_tool_is_a_protocol_error(remote: Remote) -> None:
+    with pytest.raises(MCPError) as info:
+        remote.call("ad", {"a": 1, "b": 2})
+    assert info.value.code == types.INVALID_PARAMS
+    assert info.value.message == 'Unknown tool "ad". Did you mean: add?'
+
+
+def test_async_tool_runs_on_the_server_loop(remote: Remote) -> None:
+    result = remote.call("countdown", {"start": "3"})
+    assert result.is_error is False
+    assert json.loads(remote.text(result)) == {"values": [3, 2, 1], "on_main_thread": True}
+    # ...while a sync tool runs in a worker thread.
+    assert remote.call("where").structured_content == {"on_main_thread": False}
+
+
+def test_async_tool_errors(remote: Remote) -> None:
+    raised = remote.call("countdown", {"start": 0})
+    assert (raised.is_error, remote.text(raised)) == (True, "start must be at least 1, got 0")
+    bad = remote.call("countdown", {"start": 2, "delay_ms": "soon"})
+    assert bad.is_error is True
+    assert 'Argument "delay_ms"' in remote.text(bad)
+
+
+def test_object_result_is_also_structured_content(remote: Remote) -> None:
+    stock = remote.call("check_stock", {"skus": ["TEA-001", "SNK-001"]})  # an async tool
+    assert stock.is_error is False
+    assert remote.text(stock) == '{"SNK-001":40,"TEA-001":12}'
+    assert stock.structured_content == {"SNK-001": 40, "TEA-001": 12}
+
+    listing = remote.call("listProducts", {"category": "gift"})  # a JSON array: text only
+    assert listing.is_error is False
+    assert json.loads(remote.text(listing))[0]["sku"] == "GFT-001"
+    assert listing.structured_content is None
+
+
+def test_a_blocked_sync_tool_does_not_block_the_loop(remote: Remote) -> None:
+    outcome: dict[str, str] = {}
+
+    async def both() -> None:
+        async def waiter() -> None:
+            result = await remote.session.call_tool("wait_for_signal", {"seconds": 10})
+            outcome["wait"] = remote.text(result)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(waiter)
+            await anyio.sleep(0.2)  # let the sync tool start blocking its thread
+            result = await remote.session.call_tool("send_signal", {})
+            outcome["send"] = remote.text(result)
+
+    remote.run(both)
+    assert outcome == {"send": "sent", "wait": "signalled"}
+
+
+def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr(remote: Remote) -> None:
+    result = remote.call("noisy", {"message": "stray print from a tool"})
+    assert (result.is_error, remote.text(result)) == (False, "printed")
+    # The session still works and never saw a line it could not parse.
+    assert remote.text(remote.call("add", {"a": 1, "b": 1})) == "2"
+    remote.call("syncInventory", {"api_token": "wh-secret-1", "warehouse_id": "2"})
+    assert remote.problems == []
+    stderr = remote.stderr.read_text(encoding="utf-8")
+    assert "stray print from a tool" in stderr
+    assert "Tool request: add" in stderr
+    assert "Tool request: countdown" in stderr  # async tools are logged too
+    assert "Tool response: explode result=boom: on purpose is_error=True" in stderr
+    assert "wh-secret-1" not in stderr  # a sensitive argument is masked
+    assert "Traceback" not in stderr
+
+
+def test_modern_protocol_era() -> None:
+    """The 2026-07-28 per-request era (``Client``'s default ``auto`` mode) serves the same."""
+    from mcp.client import Client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(LAUNCHER)], cwd=str(ROOT),
+                                   env={"PYTHONWARNINGS": "error"})
+
+    async def main() -> None:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(params) as client:
+                assert "add" in [t.name for t in (await client.list_tools()).tools]
+                added = await client.call_tool("add", {"a": "3", "b": 4})
+                assert (added.is_error, added.content[0].text) == (False, "7")
+                stock = await client.call_tool("check_stock", {"skus": ["GFT-001"]})
+                assert stock.structured_content == {"GFT-001": 3}
+                failed = await client.call_tool("explode", {"reason": "x"})
+                assert (failed.is_error, failed.content[0].text) == (True, "boom: x")
+                with pytest.raises(MCPError) as info:
+                    await client.call_tool("nope", {})
+                assert info.value.code == types.INVALID_PARAMS
+
+    anyio.run(main)
+
+
+# ---------------------------------------------------------------- the CLI, once it has `serve`
+
+
+def _cli_has_serve() -> bool:
+    agentforge = Path(sys.executable).with_name("agentforge")
+    if not agentforge.exists():
+        return False
+    done = subprocess.run([str(agentforge), "serve", "--help"], capture_output=True,
+                          cwd=ROOT, timeout=TIMEOUT, check=False)
+    return done.returncode == 0
+
+
+def test_agentforge_serve_command(tmp_path: Path) -> None:
+    if not _cli_has_serve():
+        pytest.skip("`agentforge serve` is not wired into the CLI yet")
+    agentforge = str(Path(sys.executable).with_name("agentforge"))
+    params_args = ["serve", "sample_tools.shop"]
+    for remote in _serve_command(agentforge, params_args, tmp_path):
+        names = [t.name for t in remote.run(remote.session.list_tools).tools]
+        assert "getPrice" in names
+        price = remote.call("getPrice", {"sku": "TEA-001", "quantity": "3"})
+        assert (price.is_error, remote.text(price)) == (False, "384.00")
+        assert remote.init.server_info.version == __version__
+
+
+def _serve_command(command: str, args: list[str], tmp_path: Path):
+    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT))
+    stderr_path = tmp_path / "cli-stderr.txt"
+    problems: list[Exception] = []
+    with stderr_path.open("w", encoding="utf-8") as errlog, \
+            start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(_connect(params, errlog, problems)) as (session,
+                                                                                      init):
+        yield Remote(portal, session, init, stderr_path, problems)
+    assert problems == []
+
+
+# ---------------------------------------------------------------- in process
+
+
+def test_core_never_imports_the_sdk() -> None:
+    code = ("import sys, agentforge_cli; from agentforge_cli import *; "
+            "import agentforge_cli.mcp_server; "
+            "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'anyio')));"
+            "print(bad)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=TIMEOUT, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_require_mcp_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    def missing(name: str) -> str:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    with pytest.raises(MCPUnavailableError, match=r"pip install 'agentforge-cli\[mcp\]'"):
+        require_mcp()
+    monkeypatch.setattr(metadata, "version", lambda name: "1.26.0")
+    with pytest.raises(MCPUnavailableError, match=r"mcp>=2\.3; mcp 1\.26\.0 is installed"):
+        build_server(ToolService())
+
+
+def test_in_process_policies() -> None:
+    """Timeouts and propagated execution errors still become error results."""
+    import asyncio
+
+    from agentforge_cli import tool
+
+    @tool
+    async def sleepy(seconds: float) -> str:
+        """Sleep."""
+        await asyncio.sleep(seconds)
+        return "awake"
+
+    @tool
+    def failing() -> str:
+        """Fail."""
+        raise LookupError("nothing here")
+
+    slow = ToolService().tools(build_local_tools([sleepy], timeout=0.05))
+    strict = ToolService().tools(build_local_tools([failing], propagate_execution_errors=True))
+
+    async def main() -> list[Any]:
+        return [
+            await execute_tool(slow, ToolExecutionRequest(name="sleepy",
+                                                          arguments={"seconds": 5})),
+            await execute_tool(slow, ToolExecutionRequest(name="sleepy",
+                                                          arguments={"seconds": "0"})),
+            await execute_tool(strict, ToolExecutionRequest(name="failing", arguments=None)),
+            await execute_tool(strict, ToolExecutionRequest(name="nope", arguments=None)),
+        ]
+
+    timed_out, quick, failed, unknown = anyio.run(main)
+    assert tuple(timed_out) == ('Tool "sleepy" timed out after 0.05 s', True)
+    assert tuple(quick) == ("awake", False)
+    assert tuple(failed) == ("nothing here", True)
+    assert unknown.is_error and unknown.text.startswith('Unknown tool "nope".')
