@@ -146,7 +146,7 @@ def parse_arguments(
     if isinstance(arguments, dict):
         return arguments
     raise ArgumentError(
-        f"must be a JSON string, received a Python {type(arguments).__name__}",
+        f"Arguments must be a JSON string, received a Python {type(arguments).__name__}",
         received=arguments,
     )
 
@@ -170,30 +170,16 @@ def _check_depth(value: object, max_depth: int) -> None:
 def _parse_slow(text: str, max_chars: int) -> dict:
     if len(text) > max_chars:
         raise ArgumentError(
-            f"are too long: {len(text)} characters, the limit is {max_chars}", received=None
-        )
+            f"Arguments are too long: {len(text)} characters, the limit is {max_chars}",
+            received=None)
     stripped = text.strip()
     if not stripped or stripped == "null":
         return {}
-    try:
-        value = loads_exact(stripped)
-    except ArgumentError as first:
-        if not first.problem.startswith("could not be parsed"):
-            raise _arguments_error(first) from None
-        repaired = _repair(stripped)
-        if repaired == stripped:
-            raise _arguments_error(first) from None
-        try:
-            value = loads_exact(repaired, lenient=True)
-        except ArgumentError:
-            raise _arguments_error(first) from None
-    if type(value) is str:
+    value = _decode_or_repair(stripped)
+    if type(value) is str:  # the whole object encoded twice
         inner = value.strip()
         if inner[:1] == "{":
-            try:
-                value = loads_exact(inner)
-            except ArgumentError as inner_error:
-                raise _arguments_error(inner_error) from None
+            value = _decode_or_repair(inner)
         elif not inner or inner == "null":
             return {}
     if type(value) is dict:
@@ -203,6 +189,22 @@ def _parse_slow(text: str, max_chars: int) -> dict:
         f"{describe(value)}",
         received=value,
     )
+
+
+def _decode_or_repair(text: str) -> object:
+    """Strict JSON first; only if that fails, the string-aware repair (SPEC 4.1 step 3)."""
+    try:
+        return loads_exact(text)
+    except ArgumentError as first:
+        if not first.problem.startswith("could not be parsed"):
+            raise _arguments_error(first) from None
+        repaired = _repair(text)
+        if repaired == text:
+            raise _arguments_error(first) from None
+        try:
+            return loads_exact(repaired, lenient=True)
+        except ArgumentError:
+            raise _arguments_error(first) from None
 
 
 def _arguments_error(cause: ArgumentError) -> ArgumentError:

@@ -27,6 +27,7 @@ from typing import Any
 from agentforge_cli.coroutines import never_suspends, run_never_suspending
 from agentforge_cli.definition import ParamDef, ToolDefinition
 from agentforge_cli.errors import ArgumentError
+from agentforge_cli.masking import is_sensitive_name
 
 __all__ = ["Binder", "make_binder", "make_execute", "make_invoker"]
 
@@ -48,6 +49,8 @@ def _slow_path(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]
         def missing() -> Any:
             return value
 
+    sensitive = param.sensitive
+
     def slow(raw: Any) -> Any:
         if raw is None:
             return missing()
@@ -55,9 +58,15 @@ def _slow_path(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]
             return coerce(raw)
         except ArgumentError as error:
             error.at(key)
+            if sensitive or _names_a_secret(error.path):
+                error.mask_received()
             raise
 
     return slow
+
+
+def _names_a_secret(path: list[str]) -> bool:
+    return any(is_sensitive_name(segment.strip('.[]"')) for segment in path)
 
 
 def _unknown_keys_check(tool: str, keys: frozenset[str]) -> Callable[[dict], None]:

@@ -14,54 +14,34 @@ depth) are shown as ``***``.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any
 
-from agentforge_cli.definition import is_sensitive_name
+from agentforge_cli.masking import MASK, mask_text, mask_value
 from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
 __all__ = ["LOGGER_NAME", "MASK", "LoggingToolExecutor", "mask_arguments", "mask_value"]
 
 LOGGER_NAME = "agentforge.tools"
-MASK = "***"
-
-
-def mask_value(value: Any, sensitive_keys: frozenset[str] = frozenset()) -> Any:
-    """Return ``value`` with secrets replaced by ``***`` (at any depth)."""
-    if isinstance(value, dict):
-        return {
-            key: MASK if (key in sensitive_keys or (isinstance(key, str)
-                                                    and is_sensitive_name(key)))
-            else mask_value(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [mask_value(item) for item in value]
-    return value
 
 
 def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = frozenset()) -> str:
-    """The argument string with secrets masked; unparseable text is shown as is only
-    when it names no secret."""
-    if isinstance(arguments, dict):
-        parsed = arguments
-    else:
-        try:
-            parsed = json.loads(arguments) if arguments else {}
-        except (ValueError, RecursionError):
-            text = str(arguments)
-            lowered = text.lower()
-            if sensitive_keys or any(w in lowered for w in ("password", "secret", "token",
-                                                           "api_key", "apikey", "authorization")):
-                return f"<{len(text)} characters, not shown: unparseable and may hold a secret>"
-            return text
+    """The arguments as compact JSON with secrets masked.
+
+    The text is parsed the way the executor parses it (repairs included), so a secret in
+    a double-encoded or sloppy argument string is masked too; text that cannot be parsed
+    is not shown.
+    """
+    from agentforge_cli.arguments import parse_arguments
+    from agentforge_cli.errors import ArgumentError
+    from agentforge_cli.jsonvalues import to_json_text
+
     try:
-        return json.dumps(mask_value(parsed, sensitive_keys), ensure_ascii=False,
-                          separators=(",", ":"))
-    except (ValueError, TypeError, RecursionError):
-        return "<arguments not shown>"
+        parsed = parse_arguments(arguments)
+    except ArgumentError:
+        return mask_text(str(arguments), sensitive_keys)
+    return to_json_text(mask_value(parsed, sensitive_keys))
 
 
 class LoggingToolExecutor:

@@ -29,22 +29,13 @@ from agentforge_cli.handlers.registry import (
     finalize_schema,
     param_metadata,
 )
+from agentforge_cli.masking import is_sensitive_name
 from agentforge_cli.spec import ToolSpecification
 
 __all__ = ["NO_DEFAULT", "ParamDef", "ToolDefinition", "define_tool", "tool_specification_from"]
 
 NO_DEFAULT = inspect.Parameter.empty
 """Marks a parameter without a Python default."""
-
-_SENSITIVE_WORDS = ("password", "passwd", "secret", "token", "apikey", "authorization",
-                    "privatekey", "credential")
-
-
-def is_sensitive_name(name: str) -> bool:
-    """True for keys named like a secret (``password``, ``api_key``, ``access_token``...)."""
-    key = name.lower().replace("_", "").replace("-", "")
-    return any(key.endswith(word) for word in _SENSITIVE_WORDS)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParamDef:

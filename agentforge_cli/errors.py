@@ -80,6 +80,15 @@ class ArgumentError(AgentForgeError, ValueError):
         self.path.insert(0, segment)
         return self
 
+    def mask_received(self) -> ArgumentError:
+        """Replace the received value in the message by ``<***>`` (a secret); return self."""
+        if self.received is not None:
+            from agentforge_cli.jsonvalues import describe
+
+            self.problem = self.problem.replace(describe(self.received), "<***>")
+            self.received = "***"
+        return self
+
     @property
     def parameter_path(self) -> str:
         """The dotted/indexed path of the offending value, e.g. ``items[2].qty``."""

@@ -35,6 +35,7 @@ from agentforge_cli.errors import (
     ToolTimeoutError,
 )
 from agentforge_cli.jsonvalues import describe, json_type
+from agentforge_cli.masking import mask_text
 from agentforge_cli.returns import UnserializableResult, result_text
 from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult
 
@@ -339,6 +340,8 @@ class LocalToolExecutor:
 
     def _raise_argument_error(self, error: ArgumentError) -> typing.NoReturn:
         error.tool = self.name
+        if not error.path:  # a parse error echoes the text: mask secrets in it
+            error.problem = mask_text(error.problem, self.sensitive_keys)
         if self.wrap_argument_errors:
             raise ToolArgumentsError(str(error)) from error
         raise error

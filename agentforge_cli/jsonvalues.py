@@ -87,9 +87,49 @@ def plain(value: object) -> object:
     return value
 
 
+_encode_string = json.encoder.py_encode_basestring  # ensure_ascii=False
+
+
 def to_json_text(value: object) -> str:
-    """Compact JSON text of a parsed value (``ensure_ascii=False``)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
+    """Compact JSON text of a parsed value (``ensure_ascii=False``), numbers exactly as
+    the model wrote them."""
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def _write(value: object, out: list[str]) -> None:
+    kind = type(value)
+    if kind is str:
+        out.append(_encode_string(value))
+    elif kind is dict:
+        out.append("{")
+        for index, (key, item) in enumerate(value.items()):
+            if index:
+                out.append(",")
+            out.append(_encode_string(str(key)))
+            out.append(":")
+            _write(item, out)
+        out.append("}")
+    elif kind is list:
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    elif kind is JsonFloat:
+        out.append(value.text)
+    elif value is None:
+        out.append("null")
+    elif kind is bool:
+        out.append("true" if value else "false")
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif kind is float and math.isfinite(value):
+        out.append(float.__repr__(value))
+    else:
+        out.append(_encode_string(repr(value)))
 
 
 _LITERAL_LOOKING = re.compile(r"\s*(?:true|false|null|" + NUMBER_TEXT.pattern + r")?\s*",

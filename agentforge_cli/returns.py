@@ -5,9 +5,7 @@
 ``Decimal`` (exact digits), ``UUID``, dates and times, sets, tuples, ``NamedTuple`` and
 pydantic models are serialised. Anything else raises :class:`UnserializableResult`.
 
-Values ``json`` already encodes take its fast path, so an enum that is also a ``str`` or
-``int`` (``class Color(str, Enum)``) nested in a plain dict or list is written by value,
-as ``json`` writes it; every other enum is written by name.
+Every enum is written by name, including those that are also a ``str`` or ``int``.
 """
 
 from __future__ import annotations
@@ -45,13 +43,33 @@ def result_text(value: Any) -> str:
         return SUCCESS
     if type(value) is str:
         return value
-    try:
-        return _dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        pass
+    if _is_plain(value, 0):
+        try:
+            return _dumps(value)
+        except (TypeError, ValueError, RecursionError):
+            pass
     parts: list[str] = []
     _encode(value, parts, set())
     return "".join(parts)
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _is_plain(value: Any, depth: int) -> bool:
+    """True when ``value`` holds only exact JSON types (no enums or other subclasses), so
+    the C encoder writes exactly what this module would."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if depth > 64:
+        return False
+    if kind is list:
+        return all(_is_plain(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(type(key) is str and _is_plain(item, depth + 1)
+                   for key, item in value.items())
+    return False
 
 
 def _encode(value: Any, out: list[str], active: set[int]) -> None:
