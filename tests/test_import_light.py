@@ -1,0 +1,117 @@
+"""SPEC 1: the core imports the standard library only, and lazily."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("typer", "rich", "click", "pydantic")
+
+
+def loaded_after(code: str) -> list[str]:
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               cwd=ROOT, check=False, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def heavy_in(modules: list[str]) -> list[str]:
+    return [m for m in modules if m.split(".")[0] in HEAVY]
+
+
+@pytest.mark.parametrize("code", [
+    "from agentforge_cli import tool, P",
+    "import agentforge_cli",
+])
+def test_declaring_tools_imports_nothing_heavy(code):
+    modules = loaded_after(code)
+    assert heavy_in(modules) == []
+    ours = {m for m in modules if m.startswith("agentforge_cli")}
+    # the rest of the core is loaded lazily
+    for lazy in ("agentforge_cli.executor", "agentforge_cli.factory", "agentforge_cli.service",
+                 "agentforge_cli.definition", "agentforge_cli.handlers",
+                 "agentforge_cli.handlers.registry", "agentforge_cli.arguments",
+                 "agentforge_cli.calllog", "agentforge_cli.cli"):
+        assert lazy not in ours, f"{lazy} imported eagerly"
+    assert "docstring_parser" not in modules
+    assert "asyncio" not in modules
+
+
+def test_decorating_a_tool_stays_light():
+    code = (
+        "from typing import Annotated\n"
+        "from agentforge_cli import tool, P\n"
+        "class Crm:\n"
+        "    @tool(name='q')\n"
+        "    def q(self, name: Annotated[str, P('who')]) -> str:\n"
+        "        return name\n"
+    )
+    modules = loaded_after(code)
+    assert heavy_in(modules) == []
+    assert "agentforge_cli.executor" not in modules
+
+
+def test_whole_core_at_work_imports_no_heavy_dependency():
+    code = (
+        "import pkgutil, importlib, agentforge_cli\n"
+        "for info in pkgutil.walk_packages(agentforge_cli.__path__, 'agentforge_cli.'):\n"
+        "    if info.name.startswith('agentforge_cli.cli'):\n"
+        "        continue\n"
+        "    importlib.import_module(info.name)\n"
+        "from agentforge_cli import ToolService, ToolExecutionRequest, build_local_tools, "
+        "tool, P\n"
+        "@tool\n"
+        "def f(a: int, b: str = 'x') -> dict:\n"
+        "    '''Doc.\n\n    Args:\n        a: An int.\n    '''\n"
+        "    return {'a': a, 'b': b}\n"
+        "s = ToolService().tools(build_local_tools([f], logging=True))\n"
+        "assert s.execute(ToolExecutionRequest(name='f', arguments='{\"a\":1}')).text"
+        " == '{\"a\":1,\"b\":\"x\"}'\n"
+    )
+    assert heavy_in(loaded_after(code)) == []
+
+
+def test_pyproject_bans_heavy_imports_in_the_core():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    lint = config["tool"]["ruff"]["lint"]
+    assert "TID251" in lint["select"] or "TID" in lint["select"]
+    banned = lint["flake8-tidy-imports"]["banned-api"]
+    for name in HEAVY:
+        assert name in banned
+    ignores = lint.get("per-file-ignores", {})
+    exempt = [pattern for pattern, rules in ignores.items() if "TID251" in rules]
+    assert any(pattern.startswith("agentforge_cli/cli") for pattern in exempt)
+    assert not any(pattern.rstrip("*/") == "agentforge_cli" for pattern in exempt)
+
+
+def ruff(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *args],
+                          input=stdin, capture_output=True, text=True, cwd=ROOT, check=False,
+                          timeout=120)
+
+
+def test_core_passes_the_banned_import_check():
+    completed = ruff("--select", "TID251", "agentforge_cli")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+@pytest.mark.parametrize("line", ["import rich", "from typer import Typer", "import click",
+                                  "from pydantic import BaseModel"])
+def test_banned_import_in_a_core_file_is_reported(line):
+    completed = ruff("--select", "TID251", "--stdin-filename", "agentforge_cli/fake_core.py",
+                     "-", stdin=line + "\n")
+    assert completed.returncode != 0
+    assert "TID251" in completed.stdout
+
+
+def test_cli_may_import_typer_and_rich():
+    completed = ruff("--select", "TID251", "--stdin-filename", "agentforge_cli/cli/fake.py",
+                     "-", stdin="import rich\nimport typer\n")
+    assert completed.returncode == 0, completed.stdout

@@ -1,0 +1,195 @@
+"""SPEC 4.2: missing or null arguments, defaults, strict mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated, Optional
+
+import pytest
+
+from agentforge_cli import P, ToolExecutionRequest, ToolService, build_local_tools, tool
+from agentforge_cli.errors import ArgumentError, ToolArgumentsError
+from agentforge_cli.executor import LocalToolExecutor
+from sample_tools.crm import CrmTools
+
+
+class Mode(Enum):
+    FAST = 1
+    SLOW = 2
+
+
+@dataclass
+class Box:
+    label: str
+    weight: int = 1
+    fragile: bool | None = None
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+
+    @tool
+    def defaults(self, count: int = 3, ratio: float = 0.5, flag: bool = True,
+                 name: str = "anon", mode: Mode = Mode.SLOW) -> None:
+        self.calls.append(dict(count=count, ratio=ratio, flag=flag, name=name, mode=mode))
+
+    @tool
+    def optionals(self, a: int | None, b: Optional[str], c: Box | None,  # noqa: UP045
+                  d: list[int] | None) -> None:
+        self.calls.append(dict(a=a, b=b, c=c, d=d))
+
+    @tool
+    def seed_defaults(self, i: int, f: float, b: bool, s: str, d: Decimal, m: Mode,
+                      items: list[int], box: Box) -> None:
+        self.calls.append(dict(i=i, f=f, b=b, s=s, d=d, m=m, items=items, box=box))
+
+    @tool
+    def optional_with_default(self, limit: int | None = 10) -> None:
+        self.calls.append(dict(limit=limit))
+
+    @tool
+    def boxed(self, box: Box) -> None:
+        self.calls.append(dict(box=box))
+
+
+def run(method_name: str, arguments: str, **options) -> tuple[Seen, object]:
+    seen = Seen()
+    executor = LocalToolExecutor(getattr(seen, method_name), **options)
+    result = executor.execute(ToolExecutionRequest(name=method_name, arguments=arguments))
+    return seen, result
+
+
+@pytest.mark.parametrize("arguments", ["{}", '{"count":null,"ratio":null,"flag":null,'
+                                             '"name":null,"mode":null}', "", "null"])
+def test_python_default_wins_over_missing_and_null(arguments):
+    seen, result = run("defaults", arguments)
+    assert result == ("Success", False)
+    assert seen.calls == [dict(count=3, ratio=0.5, flag=True, name="anon", mode=Mode.SLOW)]
+
+
+def test_given_values_override_defaults():
+    seen, _ = run("defaults", '{"count":1,"ratio":2,"flag":false,"name":"x","mode":"fast"}')
+    assert seen.calls == [dict(count=1, ratio=2.0, flag=False, name="x", mode=Mode.FAST)]
+
+
+@pytest.mark.parametrize("arguments", ["{}", '{"a":null,"b":null,"c":null,"d":null}'])
+def test_optional_parameters_become_none(arguments):
+    seen, result = run("optionals", arguments)
+    assert result.is_error is False
+    assert seen.calls == [dict(a=None, b=None, c=None, d=None)]
+
+
+def test_optional_default_wins_over_null():
+    seen, _ = run("optional_with_default", '{"limit":null}')
+    assert seen.calls == [dict(limit=10)]
+    seen, _ = run("optional_with_default", '{"limit":"4"}')
+    assert seen.calls == [dict(limit=4)]
+
+
+def test_seed_defaults_for_missing_required_parameters():
+    seen, result = run("seed_defaults", "{}")
+    assert result.is_error is False
+    (call,) = seen.calls
+    assert call == dict(i=0, f=0.0, b=False, s=None, d=None, m=None, items=None, box=None)
+    assert type(call["i"]) is int
+    assert type(call["f"]) is float
+    assert type(call["b"]) is bool
+
+
+def test_null_is_the_same_as_missing_for_seed_defaults():
+    seen, _ = run("seed_defaults", '{"i":null,"f":null,"b":null,"s":null,"d":null,"m":null,'
+                                   '"items":null,"box":null}')
+    assert seen.calls == [dict(i=0, f=0.0, b=False, s=None, d=None, m=None, items=None,
+                               box=None)]
+
+
+def test_null_field_of_object_is_missing():
+    seen, _ = run("boxed", '{"box":{"label":"a","weight":null,"fragile":null}}')
+    assert seen.calls == [dict(box=Box("a", 1, None))]
+    with pytest.raises(ArgumentError, match=r'Argument "box\.label"'):
+        run("boxed", '{"box":{"label":null}}')
+
+
+def test_unknown_keys_are_ignored_by_default():
+    seen, result = run("defaults", '{"count":2,"colour":"red","extra":{"a":1}}')
+    assert result.is_error is False
+    assert seen.calls[0]["count"] == 2
+
+
+# --- strict mode ---------------------------------------------------------------------------
+
+def test_strict_missing_required_parameter_message():
+    executor = LocalToolExecutor(CrmTools().queryCustomer, strict=True)
+    with pytest.raises(ArgumentError) as info:
+        executor.execute(ToolExecutionRequest(name="queryCustomer",
+                                              arguments='{"name":"长路"}'))
+    assert str(info.value) == 'Required parameter "limit" of tool "queryCustomer" is missing'
+
+
+def test_strict_null_for_required_parameter_is_missing():
+    executor = LocalToolExecutor(CrmTools().queryCustomer, strict=True)
+    with pytest.raises(ArgumentError) as info:
+        executor.execute(ToolExecutionRequest(name="queryCustomer",
+                                              arguments='{"name":"长路","limit":null}'))
+    assert str(info.value) == 'Required parameter "limit" of tool "queryCustomer" is missing'
+
+
+def test_strict_still_applies_defaults_and_optional():
+    seen, result = run("defaults", "{}", strict=True)
+    assert result.is_error is False
+    assert seen.calls[0]["count"] == 3
+    seen, result = run("optionals", "{}", strict=True)
+    assert result.is_error is False
+    assert seen.calls == [dict(a=None, b=None, c=None, d=None)]
+
+
+def test_strict_forced_required_parameter_with_default():
+    class Forced:
+        @tool
+        def forced(self, page: Annotated[int, P(required=True)] = 1) -> int:
+            return page
+
+    executor = LocalToolExecutor(Forced().forced, strict=True)
+    with pytest.raises(ArgumentError, match=r'Required parameter "page" of tool "forced"'):
+        executor.execute(ToolExecutionRequest(name="forced", arguments="{}"))
+    lenient = LocalToolExecutor(Forced().forced)
+    assert lenient.execute(ToolExecutionRequest(name="forced", arguments="{}")).text == "1"
+
+
+def test_strict_unknown_keys_are_listed():
+    executor = LocalToolExecutor(CrmTools().queryCustomer, strict=True)
+    with pytest.raises(ArgumentError) as info:
+        executor.execute(ToolExecutionRequest(
+            name="queryCustomer", arguments='{"name":"长路","limit":5,"colour":"red","zz":1}'))
+    message = str(info.value)
+    assert '"colour"' in message and '"zz"' in message
+    assert "queryCustomer" in message
+
+
+def test_strict_through_factory_and_service():
+    service = ToolService().tools(build_local_tools([CrmTools()], strict=True))
+    result = service.execute(ToolExecutionRequest(name="queryCustomer",
+                                                  arguments='{"name":"长路"}'))
+    assert result == ('Required parameter "limit" of tool "queryCustomer" is missing', True)
+    ok = service.execute(ToolExecutionRequest(name="queryCustomer",
+                                              arguments='{"name":"长路","limit":5}'))
+    assert ok == ("customer:长路,limit:5", False)
+
+
+def test_strict_error_is_wrapped_when_configured():
+    executor = LocalToolExecutor(CrmTools().queryCustomer, strict=True,
+                                 wrap_argument_errors=True)
+    with pytest.raises(ToolArgumentsError) as info:
+        executor.execute(ToolExecutionRequest(name="queryCustomer", arguments="{}"))
+    assert 'Required parameter "name" of tool "queryCustomer" is missing' in str(info.value)
+    assert isinstance(info.value.__cause__, ArgumentError)
+
+
+def test_non_strict_missing_crm_limit_is_zero():
+    executor = LocalToolExecutor(CrmTools().queryCustomer)
+    result = executor.execute(ToolExecutionRequest(name="queryCustomer",
+                                                   arguments='{"name":"长路"}'))
+    assert result.text == "customer:长路,limit:0"
