@@ -9,11 +9,11 @@ STAMP := $(VENV)/.installed
 # Prefer the oldest supported interpreter so CI exercises the floor of requires-python.
 PYTHON ?= $(shell command -v python3.11 >/dev/null 2>&1 && echo python3.11 || echo python3)
 
-LINT_PATHS := agentforge_cli tests sample_tools
+LINT_PATHS := agentforge_cli tests sample_tools benchmarks
 CRM := sample_tools.crm:CrmTools
 
 .DEFAULT_GOAL := test
-.PHONY: install test lint demo bench clean
+.PHONY: install test lint demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench: $(STAMP)
 	else \
 		echo "benchmarks: not yet"; \
 	fi
+
+# Fuzz the argument pipeline (library and `agentforge replay`); N defaults to 100 000.
+fuzz: $(STAMP)
+	$(PY) benchmarks/fuzz.py $(N)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -198,10 +198,8 @@ def _decode_or_repair(text: str) -> object:
     except ArgumentError as first:
         if not first.problem.startswith("could not be parsed"):
             raise _arguments_error(first) from None
-        repaired = _repair(text)
-        if repaired == text:
-            raise _arguments_error(first) from None
-        try:
+        repaired = _repair(text)  # may be unchanged: lenient parsing still admits raw
+        try:                      # control characters (a NUL, a newline) inside strings
             return loads_exact(repaired, lenient=True)
         except ArgumentError:
             raise _arguments_error(first) from None
