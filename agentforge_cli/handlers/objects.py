@@ -149,6 +149,10 @@ def pydantic_handler_parts(cls: type) -> tuple[dict[str, Any], dict[str, Any],
     """Schema, nested ``$defs`` and coercer of a pydantic model (validated by pydantic)."""
     schema = cls.model_json_schema(ref_template="#/$defs/{model}")
     nested = schema.pop("$defs", {})
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        # a recursive model: pydantic puts the model itself under $defs and points to it
+        schema = nested.pop(ref[len("#/$defs/"):], schema)
     label = cls.__name__
 
     def coerce(value: Any) -> Any:
