@@ -1,13 +1,26 @@
-"""The typer application behind the ``agentforge`` command."""
+"""The typer application behind the ``agentforge`` command (kept thin).
+
+Command groups live in their own modules (``tools_cmd``, ``replay_cmd``); rich rendering
+lives in ``render``; errors become exit codes in ``guard``.
+"""
 
 from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Annotated
 
 import typer
 
 from agentforge_cli import __version__
+from agentforge_cli.cli import replay_cmd, tools_cmd
+from agentforge_cli.cli.guard import set_debug
 
 app = typer.Typer(help="Check, call and replay LLM tools written in Python.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False)
+app.add_typer(tools_cmd.app, name="tools")
+app.command("replay")(replay_cmd.replay)
 
 
 def _version(value: bool) -> None:
@@ -16,12 +29,27 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _safe_streams() -> None:
+    """Unencodable output (lone surrogates, or any text on a narrow encoding) is written
+    with backslash escapes instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 @app.callback()
 def main_callback(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Show the version and exit."),
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show Python tracebacks for errors.")] = False,
 ) -> None:
     """Check, call and replay LLM tools written in Python."""
+    set_debug(debug)
+    _safe_streams()
 
 
 def main() -> None:

@@ -1,0 +1,44 @@
+"""Errors the command line reports as one message and an exit code (SPEC 5).
+
+``1`` the call failed or a replayed result differs · ``2`` usage error · ``3`` a target or
+transcript cannot be loaded. Anything raised as one of these is shown without a
+traceback (``--debug`` shows it).
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXIT_FAILED", "EXIT_LOAD", "EXIT_OK", "EXIT_USAGE", "CliError", "LoadError",
+           "UsageError"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_LOAD = 3
+
+
+class CliError(Exception):
+    """A failure reported as ``error: <message>`` (and a hint) on standard error.
+
+    Attributes:
+        message: What went wrong, one or two lines.
+        hint: How to fix it, or ``None``.
+    """
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(CliError):
+    """The command line is wrong: unknown tool, bad option value, no target given."""
+
+    exit_code = EXIT_USAGE
+
+
+class LoadError(CliError):
+    """A target or transcript cannot be loaded."""
+
+    exit_code = EXIT_LOAD

@@ -1,0 +1,70 @@
+"""Turning failures into one message and an exit code; ``--debug`` shows tracebacks.
+
+Every command body runs inside :func:`guarded`. Expected failures (bad input, a target
+or transcript that cannot be loaded) print ``error: ...`` and exit with their code;
+anything unexpected prints a one-line message pointing at ``--debug`` (exit 1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import typer
+
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, CliError
+
+__all__ = ["debug_enabled", "guarded", "set_debug"]
+
+_DEBUG_ENV = "AGENTFORGE_DEBUG"
+_state = {"debug": False}
+
+
+def set_debug(enabled: bool) -> None:
+    """Record the global ``--debug`` flag for this invocation."""
+    _state["debug"] = enabled
+
+
+def debug_enabled() -> bool:
+    """``--debug`` was given (or ``AGENTFORGE_DEBUG`` is set to a true value)."""
+    return _state["debug"] or os.environ.get(_DEBUG_ENV, "").lower() in ("1", "true", "yes")
+
+
+def _fail(message: str, hint: str | None, code: int, exc: BaseException) -> typer.Exit:
+    from agentforge_cli.cli import render
+
+    if debug_enabled():
+        render.debug_traceback(exc)
+    render.error(message, hint)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def guarded() -> Iterator[None]:
+    """Run a command body: map errors to messages and exit codes (SPEC 5)."""
+    from agentforge_cli.errors import AgentForgeError, ToolDefinitionError
+    from agentforge_cli.transcripts import TranscriptError
+
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except CliError as exc:
+        raise _fail(exc.message, exc.hint, exc.exit_code, exc) from None
+    except TranscriptError as exc:
+        raise _fail(f"cannot read transcript {exc}", None, EXIT_LOAD, exc) from None
+    except ToolDefinitionError as exc:
+        raise _fail(str(exc), None, EXIT_LOAD, exc) from None
+    except AgentForgeError as exc:
+        raise _fail(f"{type(exc).__name__}: {exc}", None, EXIT_FAILED, exc) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        raise typer.Exit(EXIT_FAILED) from None
+    except Exception as exc:
+        if debug_enabled():
+            raise
+        raise _fail(f"unexpected {type(exc).__name__}: {exc}",
+                    "run again with --debug to see the traceback", EXIT_FAILED,
+                    exc) from None

@@ -1,0 +1,496 @@
+"""Everything the command line draws with rich, in one place.
+
+Consoles are created on first use, bound to the current ``sys.stdout``/``sys.stderr``
+(so a test runner that swaps the streams gets fresh ones). Markup and highlighting are
+off: user text such as ``[user]`` or ``[red]`` is printed as written. ``NO_COLOR`` and
+``COLUMNS`` are honoured by rich. Text that cannot be encoded (lone surrogates) is
+written with backslash escapes instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay import CallReport, ReplayReport
+    from agentforge_cli.spec import ToolSpecification
+
+__all__ = [
+    "ToolLogHandler",
+    "TracePrinter",
+    "error",
+    "explain",
+    "progress",
+    "replay_summary",
+    "replay_trace",
+    "safe_text",
+    "stderr_console",
+    "stdout_console",
+    "tool_list",
+    "tool_logging",
+    "write",
+]
+
+_consoles: dict[bool, Console] = {}
+LONG_TRANSCRIPT = 200
+"""Records from which a transcript counts as long (a progress bar on a terminal)."""
+
+
+def _console(stderr: bool) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    console = _consoles.get(stderr)
+    if console is None or console.file is not stream:
+        console = Console(file=stream, markup=False, emoji=False, highlight=False,
+                          soft_wrap=False)
+        _consoles[stderr] = console
+    return console
+
+
+def stdout_console() -> Console:
+    """The console on standard output."""
+    return _console(False)
+
+
+def stderr_console() -> Console:
+    """The console on standard error."""
+    return _console(True)
+
+
+def safe_text(text: str) -> str:
+    """``text`` with lone surrogates (unencodable anywhere) written as ``\\udcxx``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def write(text: str, *, stderr: bool = False, end: str = "\n") -> None:
+    """Write ``text`` exactly, plus ``end``, bypassing rich (for machine output)."""
+    stream = sys.stderr if stderr else sys.stdout
+    data = text + end
+    try:
+        stream.write(data)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(data.encode(encoding, "backslashreplace").decode(encoding))
+    if end:
+        stream.flush()
+
+
+def error(message: str, hint: str | None = None) -> None:
+    """``error: <message>`` (and an indented hint) on standard error."""
+    console = stderr_console()
+    lines = safe_text(message).splitlines() or [""]
+    text = Text()
+    text.append("error: ", style="bold red")
+    text.append(lines[0])
+    for line in lines[1:]:
+        text.append("\n" + line)
+    console.print(text, soft_wrap=True)
+    if hint:
+        for line in safe_text(hint).splitlines():
+            console.print(Text("  " + line, style="dim"), soft_wrap=True)
+
+
+def print_trimmed(console: Console, renderable: Any) -> None:
+    """Print a table or grid without the trailing spaces rich pads its cells with."""
+    for segments in console.render_lines(renderable, console.options, pad=False):
+        line = Text()
+        for segment in segments:
+            if not segment.control:
+                line.append(segment.text, segment.style)
+        line.rstrip()
+        console.print(line, no_wrap=True, overflow="ignore", crop=False)
+
+
+def debug_traceback(exc: BaseException) -> None:
+    """The full traceback of ``exc`` (and its causes) on standard error (``--debug``)."""
+    import traceback
+
+    write(safe_text("".join(traceback.format_exception(exc)).rstrip()), stderr=True)
+
+
+# -- tools list --------------------------------------------------------------------------------
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def type_label(schema: Any) -> str:
+    """A short type name for a JSON Schema: ``integer``, ``array<string>``, ``enum(a, b)``."""
+    if not isinstance(schema, dict) or not schema:
+        return "any"
+    if "$ref" in schema:
+        return _ref_name(str(schema["$ref"]))
+    if "enum" in schema:
+        values = [v if isinstance(v, str) else json.dumps(v) for v in schema["enum"]]
+        shown = ", ".join(values[:6]) + (", …" if len(values) > 6 else "")
+        return f"enum({shown})"
+    if "const" in schema:
+        return json.dumps(schema["const"], ensure_ascii=False)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            return " | ".join(type_label(s) for s in schema[key])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array":
+        if isinstance(schema.get("prefixItems"), list):
+            return "[" + ", ".join(type_label(s) for s in schema["prefixItems"]) + "]"
+        items = schema.get("items")
+        return f"array<{type_label(items)}>" if isinstance(items, dict) else "array"
+    if kind == "object":
+        if schema.get("title"):
+            return str(schema["title"])
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            return f"object<string, {type_label(extra)}>"
+        return "object"
+    if kind == "string" and schema.get("format"):
+        return f"string({schema['format']})"
+    return str(kind) if kind else "any"
+
+
+def _param_item(name: str, schema: Any, required: bool) -> Text:
+    item = Text()
+    item.append(name, style="green")
+    item.append(": " + type_label(schema))
+    if required:
+        item.append(" (required)", style="yellow")
+    elif isinstance(schema, dict) and schema.get("default") is not None:
+        item.append(" = " + json.dumps(schema["default"], ensure_ascii=False), style="dim")
+    else:
+        item.append(" (optional)", style="dim")
+    return item
+
+
+def _flow(prefix: Text, items: Sequence[Text], close: str, width: int) -> list[Text]:
+    """``prefix item, item, ... close`` wrapped at ``width``, continuation lines aligned
+    under the first item."""
+    indent = " " * prefix.cell_len
+    lines: list[Text] = []
+    line = prefix.copy()
+    empty = True
+    for i, item in enumerate(items):
+        piece = item.copy()
+        piece.append("," if i < len(items) - 1 else close)
+        gap = 0 if empty else 1
+        if not empty and line.cell_len + gap + piece.cell_len > width:
+            lines.append(line)
+            line = Text(indent)
+            gap = 0
+        if gap:
+            line.append(" ")
+        line.append_text(piece)
+        empty = False
+    if empty:
+        line.append(close.strip())
+    lines.append(line)
+    return lines
+
+
+def tool_list(specs: Sequence[ToolSpecification]) -> None:
+    """The seed's view: ``[name] description`` and ``  parameters: { a: string (required) }``."""
+    console = stdout_console()
+    width = max(console.width, 40)
+    for spec in specs:
+        head = Text()
+        head.append(f"[{safe_text(spec.name)}]", style="bold cyan")
+        if spec.description:
+            head.append(" " + safe_text(" ".join(spec.description.split())))
+        console.print(head, overflow="fold")
+        parameters = spec.parameters if isinstance(spec.parameters, dict) else {}
+        properties = parameters.get("properties") or {}
+        required = set(parameters.get("required") or ())
+        items = [_param_item(safe_text(name), schema, name in required)
+                 for name, schema in properties.items()]
+        prefix = Text("  parameters: {" + (" " if items else ""))
+        for line in _flow(prefix, items, " }", width):
+            console.print(line, overflow="fold")
+
+
+# -- tools call --explain ------------------------------------------------------------------------
+
+
+def explain(rows: Sequence[dict[str, str]], *, error_text: str | None = None) -> None:
+    """Per parameter: the raw value, the coerced value and the rule (standard error)."""
+    console = stderr_console()
+    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False,
+                  header_style="bold")
+    table.add_column("parameter", style="green", no_wrap=True)
+    table.add_column("raw", overflow="fold")
+    table.add_column("coerced", overflow="fold")
+    table.add_column("rule", overflow="fold", style="dim")
+    for row in rows:
+        table.add_row(*(safe_text(row[key]) for key in ("parameter", "raw", "coerced", "rule")))
+    console.print(Text("how the arguments were bound:", style="bold"))
+    print_trimmed(console, table)
+    if error_text:
+        console.print(Text("binding failed: " + safe_text(error_text), style="red"))
+
+
+# -- --log ---------------------------------------------------------------------------------------
+
+
+class ToolLogHandler(logging.Handler):
+    """Renders the logging decorator's records (logger ``agentforge.tools``) on stderr,
+    in the seed's request/response blocks."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            console = stderr_console()
+            event = getattr(record, "tool_event", None)
+            if event == "request":
+                rows = [("tool", record.tool_name), ("arguments", record.tool_arguments),
+                        ("memory id", str(record.memory_id))]
+                call_id = getattr(record, "tool_call_id", None)
+                if call_id is not None:
+                    rows.append(("call id", str(call_id)))
+                self._block(console, "tool request", rows, "cyan")
+            elif event in ("response", "error"):
+                failed = bool(getattr(record, "tool_is_error", False))
+                rows = [("tool", record.tool_name),
+                        ("error" if failed else "result", str(record.tool_result)),
+                        ("duration", f"{record.duration_ms:.1f} ms")]
+                self._block(console, "tool response", rows, "red" if failed else "green",
+                            close=True)
+            else:
+                console.print(Text(safe_text(record.getMessage()), style="dim"))
+        except Exception:
+            self.handleError(record)
+
+    @staticmethod
+    def _block(console: Console, title: str, rows: list[tuple[str, str]], style: str,
+               close: bool = False) -> None:
+        console.print(Text(f"=== {title} ===", style=f"bold {style}"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, style="dim")
+        grid.add_column(overflow="fold")
+        for key, value in rows:
+            grid.add_row(key + ":", safe_text(value))
+        print_trimmed(console, grid)
+        if close:
+            console.print(Text("=" * (len(title) + 8), style=f"bold {style}"))
+
+
+@contextlib.contextmanager
+def tool_logging(enabled: bool) -> Iterator[None]:
+    """While active, the ``agentforge.tools`` logger renders on stderr (when enabled)."""
+    if not enabled:
+        yield
+        return
+    from agentforge_cli.calllog import LOGGER_NAME
+
+    logger = logging.getLogger(LOGGER_NAME)
+    handler = ToolLogHandler(logging.INFO)
+    saved = (logger.level, logger.propagate)
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+
+
+# -- replay --------------------------------------------------------------------------------------
+
+
+_STATUS = {"matched": ("✓ matched", "green"), "mismatched": ("✗ mismatched", "bold red"),
+           "unrecorded": ("• unrecorded", "yellow")}
+_SHOWN_RESULT = 160
+
+
+def _one_line(text: str, limit: int = _SHOWN_RESULT) -> str:
+    flat = safe_text(text).replace("\r", "").replace("\n", "⏎")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _label(tag: str, style: str) -> Text:
+    return Text(f"[{tag}]", style=style)
+
+
+def _call_rows(call: CallReport) -> list[tuple[Text, Text, Text | None]]:
+    from agentforge_cli.calllog import mask_arguments
+
+    act = Text(safe_text(call.name), style="bold")
+    act.append(" " + _one_line(mask_arguments(call.arguments)))
+    reflect = Text(safe_text(call.invocation or call.name))
+    reflect.append(" → ")
+    reflect.append(_one_line(call.actual), style="red" if call.is_error else "")
+    badge, style = _STATUS[call.status]
+    rows: list[tuple[Text, Text, Text | None]] = [
+        (_label("act", "magenta"), act, None),
+        (_label("reflect", "blue"), reflect, Text(badge, style=style)),
+    ]
+    for line in call.diff:
+        line_style = ("red" if line.startswith("-") else "green" if line.startswith("+")
+                      else "dim")
+        rows.append((Text(""), Text(_one_line(line, 400), style=line_style), None))
+    return rows
+
+
+class TracePrinter:
+    """Prints the seed's trace (``[user] [think] [act] [reflect] [final]``) as entries
+    arrive, each call marked matched / mismatched (with its diff) / unrecorded.
+
+    Messages after the latest call are held until the next call or :meth:`finish`, which
+    is when the last assistant text is known to be the ``[final]`` answer.
+    """
+
+    def __init__(self) -> None:
+        self.console = stdout_console()
+        self.width = max(self.console.width, 40)
+        self._held: list[Any] = []
+        self._previous: Any = None
+
+    def add(self, entry: Any) -> None:
+        """Print (or hold) one settled entry."""
+        from agentforge_cli.replay import CallReport
+
+        if not isinstance(entry, CallReport):
+            self._held.append(entry)
+            return
+        self._flush(final=False)
+        if not self._previous_is("assistant", "call"):
+            self._row(_label("think", "yellow"), Text(f"call {safe_text(entry.name)}"))
+        for label, body, badge in _call_rows(entry):
+            self._row(label, body, badge)
+        self._previous = entry
+
+    def finish(self) -> None:
+        """Print what is held; the last assistant text is the ``[final]`` answer."""
+        self._flush(final=True)
+
+    def _previous_is(self, *kinds: str) -> bool:
+        from agentforge_cli.replay import CallReport
+        from agentforge_cli.transcripts import AssistantMessage
+
+        previous = self._previous
+        return (("assistant" in kinds and isinstance(previous, AssistantMessage))
+                or ("call" in kinds and isinstance(previous, CallReport)))
+
+    def _flush(self, *, final: bool) -> None:
+        from agentforge_cli.transcripts import AssistantMessage, UserMessage
+
+        held, self._held = self._held, []
+        last = -1
+        if final:
+            last = max((i for i, e in enumerate(held) if isinstance(e, AssistantMessage)
+                        and not e.thinking and e.content.strip()), default=-1)
+        for i, entry in enumerate(held):
+            if isinstance(entry, UserMessage):
+                self._row(_label("user", "cyan"), Text(safe_text(entry.content)))
+            elif isinstance(entry, AssistantMessage):
+                if not entry.content.strip():
+                    continue
+                tag = "final" if i == last else "think"
+                self._row(_label(tag, "bold green" if tag == "final" else "yellow"),
+                          Text(safe_text(entry.content), style="dim" if entry.thinking else ""))
+            else:
+                continue
+            self._previous = entry
+
+    def _row(self, label: Text, body: Text, badge: Text | None = None) -> None:
+        for line in _hanging(self.console, label, body, self.width, badge):
+            self.console.print(line, no_wrap=True, overflow="ignore", crop=False)
+
+
+def replay_trace(report: ReplayReport) -> None:
+    """Print a collected report's whole trace (see :class:`TracePrinter`)."""
+    printer = TracePrinter()
+    for entry in report.entries:
+        printer.add(entry)
+    printer.finish()
+
+
+_LABEL_WIDTH = 10
+
+
+def _hanging(console: Console, label: Text, body: Text, width: int,
+             badge: Text | None = None) -> list[Text]:
+    """``label body [badge]`` wrapped at ``width``, continuation lines indented under the
+    body; the badge is never split (it moves to a line of its own when it does not fit)."""
+    room = max(width - _LABEL_WIDTH, 20)
+    parts = list(body.wrap(console, room, justify="default", overflow="fold"))
+    for part in parts:
+        part.rstrip()
+    if badge is not None:
+        if parts and parts[-1].cell_len + 2 + badge.cell_len <= room:
+            parts[-1].append("  ")
+            parts[-1].append_text(badge)
+        else:
+            parts.append(badge)
+    lines = []
+    for i, part in enumerate(parts):
+        prefix = label.copy() if i == 0 else Text("")
+        prefix.pad_right(_LABEL_WIDTH - prefix.cell_len)
+        lines.append(prefix + part)
+    return lines
+
+
+def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
+                   updated: int | None = None) -> None:
+    """The summary table (calls per status) and a one-line verdict."""
+    console = stdout_console()
+    total = sum(summary.values())
+    table = Table(show_edge=False, box=None, padding=(0, 2), pad_edge=False,
+                  header_style="bold")
+    table.add_column("status")
+    table.add_column("calls", justify="right")
+    for status, count in summary.items():
+        style = _STATUS[status][1] if count else "dim"
+        table.add_row(Text(status, style=style), Text(str(count), style=style))
+    table.add_row(Text("total", style="bold"), Text(str(total), style="bold"))
+    console.print()
+    console.print(Text(safe_text(title), style="bold"), overflow="fold")
+    print_trimmed(console, table)
+    noun = "call" if total == 1 else "calls"
+    if updated is not None:
+        console.print(Text(f"updated {updated} recorded result"
+                           f"{'' if updated == 1 else 's'} in the transcript", style="bold"))
+    elif failed:
+        console.print(Text(f"✗ {summary['mismatched']} of {total} {noun} differ from the "
+                           "recording", style="bold red"))
+    else:
+        console.print(Text(f"✓ {total} {noun} replayed, no result differs", style="bold green"))
+
+
+_POSITION = re.compile(r"(?:line (\d+)|messages\[(\d+)\])")
+
+
+@contextlib.contextmanager
+def progress(total: int, enabled: bool) -> Iterator[Callable[[Any], None]]:
+    """A transient progress bar on stderr; yields a callback taking each event."""
+    if not enabled:
+        yield lambda event: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(),
+                   console=stderr_console(), transient=True)
+    with bar:
+        task = bar.add_task("replay", total=total)
+
+        def advance(event: Any) -> None:
+            match = _POSITION.match(getattr(event, "where", ""))
+            if match is None:
+                return
+            done = int(match.group(1)) if match.group(1) else int(match.group(2)) + 1
+            bar.update(task, completed=min(done, total))
+
+        yield advance

@@ -1,0 +1,116 @@
+"""``agentforge replay``: re-run a recorded conversation's tool calls against today's code.
+
+Prints the seed's trace with each call marked ``matched`` / ``mismatched`` (with a diff) /
+``unrecorded``, then a summary. Exit 1 when a result differs (unless ``--update`` wrote
+today's results into the transcript), 3 when the transcript cannot be read.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
+from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.tools_cmd import ToolsOption
+
+
+class TranscriptFormat(StrEnum):
+    """``--format`` of ``replay``."""
+
+    auto = "auto"
+    agentforge = "agentforge"
+    openai = "openai"
+    anthropic = "anthropic"
+
+
+def replay(
+    transcript: Annotated[str, typer.Argument(
+        metavar="TRANSCRIPT", help="The recorded conversation: agentforge JSONL, OpenAI "
+                                   "chat messages or Anthropic messages.",
+        show_default=False)],
+    tools: ToolsOption = None,
+    transcript_format: Annotated[TranscriptFormat, typer.Option(
+        "--format", "-f", help="The transcript's format; auto detects it.",
+        case_sensitive=False)] = TranscriptFormat.auto,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
+    junit: Annotated[Path | None, typer.Option(
+        "--junit", metavar="FILE", help="Also write a JUnit XML report (one testcase per "
+                                        "call).", dir_okay=False)] = None,
+    update: Annotated[bool, typer.Option(
+        "--update", help="Write today's results into the transcript (atomically): "
+                         "differing results are replaced, missing ones added.")] = False,
+    log: Annotated[bool, typer.Option(
+        "--log", help="Show each execution's request/response on stderr.")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Replay with strict argument binding.")] = False,
+) -> None:
+    """Replay a transcript's tool calls and compare each result with the recorded one."""
+    with guarded():
+        from agentforge_cli.cli import render
+        from agentforge_cli.cli.reports import JsonReport, JUnitReport
+        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.replay import MATCHED, CallReport, Replayer
+        from agentforge_cli.transcripts import open_transcript
+
+        if junit is not None and not junit.parent.is_dir():
+            raise UsageError(f"cannot write the JUnit report: no directory "
+                             f"{str(junit.parent)!r}")
+        opened = open_transcript(transcript, transcript_format.value)
+        service = load_service(tools, logging=log, strict=strict)
+        total = _long_transcript_size(opened, log)
+
+        replayer = Replayer(service, describe=not json_output)
+        trace = None if json_output else render.TracePrinter()
+        json_report = JsonReport() if json_output else None
+        junit_report = JUnitReport(str(opened.path)) if junit is not None else None
+        updates: dict[int, tuple[str, bool]] = {}
+        with render.tool_logging(log), render.progress(total, total > 0) as tick:
+            for entry in replayer.run(opened.events(), tick):
+                if trace is not None:
+                    trace.add(entry)
+                if not isinstance(entry, CallReport):
+                    continue
+                if json_report is not None:
+                    json_report.add(entry)
+                if junit_report is not None:
+                    junit_report.add(entry)
+                if update and entry.status != MATCHED:
+                    updates[entry.index] = (entry.actual, entry.is_error)
+        updated = opened.write_results(updates) if update else None
+        if junit_report is not None:
+            _write_junit(junit, junit_report)
+        if json_report is not None:
+            extra = {"transcript": str(opened.path), "format": opened.format}
+            if updated is not None:
+                extra["updated"] = updated
+            json_report.write(lambda text: render.write(text, end=""), replayer.summary,
+                              extra)
+        if trace is not None:
+            trace.finish()
+            render.replay_summary(replayer.summary, f"{opened.path} ({opened.format})",
+                                  failed=replayer.failed, updated=updated)
+        raise typer.Exit(EXIT_FAILED if replayer.failed and not update else EXIT_OK)
+
+
+def _long_transcript_size(opened: object, log: bool) -> int:
+    """Records to show progress over: 0 (no bar) unless stderr is a terminal, the
+    transcript is long and no log is being printed there."""
+    from agentforge_cli.cli import render
+
+    if log or not render.stderr_console().is_terminal:
+        return 0
+    size = opened.count_records()
+    return size if size >= render.LONG_TRANSCRIPT else 0
+
+
+def _write_junit(path: Path, report: object) -> None:
+    try:
+        report.write(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write the JUnit report {str(path)!r}: "
+                         f"{exc.strerror or exc}") from exc

@@ -1,0 +1,119 @@
+"""Machine-readable replay reports, written as calls settle: ``--json`` and ``--junit``.
+
+Both keep each settled call in a spooled temporary file (memory for small reports, disk
+for long ones) so a million-call replay needs no more memory than a short one, then
+write the whole document with its summary first. Standard library only.
+
+JUnit: one ``testcase`` per call; ``matched`` passes, ``mismatched`` is a ``failure``
+carrying the diff, ``unrecorded`` is ``skipped`` (there is nothing to compare).
+Characters XML 1.0 cannot hold (control characters, lone surrogates) are written as
+``\\uXXXX``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+__all__ = ["JUnitReport", "JsonReport"]
+
+_SPOOL_BYTES = 8 << 20
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _spool() -> Any:
+    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8",
+                                         errors="surrogatepass")
+
+
+class JsonReport:
+    """``{"summary": {...}, "calls": [{...}, ...], ...}`` — one call a line."""
+
+    def __init__(self) -> None:
+        self._calls = _spool()
+        self._count = 0
+
+    def add(self, call: Any) -> None:
+        """Record one settled call."""
+        prefix = ",\n    " if self._count else "    "
+        self._calls.write(prefix + _encode(call.to_dict()))
+        self._count += 1
+
+    def write(self, emit: Callable[[str], None], summary: dict[str, int],
+              extra: dict[str, Any]) -> None:
+        """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys."""
+        emit('{\n  "summary": ' + json.dumps(summary) + ',\n  "calls": [')
+        if self._count:
+            emit("\n")
+            self._calls.seek(0)
+            for chunk in iter(lambda: self._calls.read(1 << 16), ""):
+                emit(chunk)
+            emit("\n  ")
+        emit("]")
+        for key, value in extra.items():
+            emit(f",\n  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
+        emit("\n}\n")
+        self._calls.close()
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class JUnitReport:
+    """A JUnit XML test suite named after the transcript, one ``testcase`` per call."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._cases = _spool()
+        self._tests = self._failures = self._skipped = 0
+        self._seconds = 0.0
+
+    def add(self, call: Any) -> None:
+        """Record one settled call."""
+        label = f"{call.id} {call.name}" if call.id else f"#{call.index + 1} {call.name}"
+        case = ElementTree.Element("testcase", {
+            "classname": _clean(self.name),
+            "name": _clean(label),
+            "time": f"{call.duration_ms / 1000:.6f}",
+        })
+        if call.status == "mismatched":
+            failure = ElementTree.SubElement(case, "failure", {
+                "message": "result differs from the recording", "type": "mismatch"})
+            failure.text = _clean("\n".join([f"call at {call.where}", *call.diff]))
+            self._failures += 1
+        elif call.status == "unrecorded":
+            ElementTree.SubElement(case, "skipped", {"message": "no recorded result"})
+            self._skipped += 1
+        output = ElementTree.SubElement(case, "system-out")
+        output.text = _clean(call.actual)
+        ElementTree.indent(case, space="  ", level=2)
+        self._cases.write("    " + ElementTree.tostring(case, encoding="unicode").rstrip()
+                          + "\n")
+        self._tests += 1
+        self._seconds += call.duration_ms / 1000
+
+    def write(self, path: Path) -> None:
+        """Write the XML document to ``path`` atomically."""
+        from agentforge_cli.fileio import atomic_writer
+
+        suite = ElementTree.Element("testsuite", {
+            "name": _clean(f"replay {self.name}"), "tests": str(self._tests),
+            "failures": str(self._failures), "errors": "0", "skipped": str(self._skipped),
+            "time": f"{self._seconds:.6f}"})
+        opening = ElementTree.tostring(suite, encoding="unicode")
+        opening = opening.replace(" />", ">") if opening.endswith(" />") else opening
+        with atomic_writer(path, newline="\n") as stream:
+            stream.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  ')
+            stream.write(opening + "\n")
+            self._cases.seek(0)
+            shutil.copyfileobj(self._cases, stream)
+            stream.write("  </testsuite>\n</testsuites>\n")
+        self._cases.close()

@@ -1,0 +1,271 @@
+"""``agentforge tools list`` and ``agentforge tools call``.
+
+``tools call`` sends the request through a ``ToolService`` exactly as a model's call
+goes: its standard output is the text the model would receive and nothing else (followed
+by one newline); logs, explanations and errors go to standard error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
+from agentforge_cli.cli.guard import guarded
+
+app = typer.Typer(help="List the tools of a target, or call one.", no_args_is_help=True,
+                  add_completion=False)
+
+ToolsOption = Annotated[
+    list[str] | None,
+    typer.Option("--tools", "-t", metavar="TARGET",
+                 help="package.module, package.module:Name or path/to/file.py[:Name]; "
+                      "repeatable. Default: $AGENTFORGE_TOOLS, then \\[tool.agentforge] tools "
+                      "in pyproject.toml.", show_default=False),
+]
+
+
+# -- tools list ---------------------------------------------------------------------------------
+
+
+def _list_table(specs: list[Any], strict: bool) -> None:
+    from agentforge_cli.cli import render
+
+    render.tool_list(specs)
+
+
+def _list_json(specs: list[Any], strict: bool) -> None:
+    from agentforge_cli.cli import render
+
+    render.write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
+
+
+LIST_FORMATS: dict[str, Callable[[list[Any], bool], None]] = {
+    "table": _list_table,
+    "json": _list_json,
+}
+"""``--format`` name -> renderer(specifications, strict). Provider formats register here."""
+
+
+@app.command("list")
+def list_tools(
+    targets: Annotated[list[str] | None, typer.Argument(
+        metavar="TARGET", show_default=False,
+        help="Where the tools are: package.module, package.module:Name or "
+             "path/to/file.py[:Name].")] = None,
+    tools: ToolsOption = None,
+    output_format: Annotated[str, typer.Option(
+        "--format", "-f", metavar="FORMAT",
+        help="table (the seed's view) or json (an array of {name, description, "
+             "parameters}).")] = "table",
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Build the tools in strict mode (provider formats use its "
+                         "strict schema form).")] = False,
+) -> None:
+    """Print the tools a model would see: name, description and parameters."""
+    with guarded():
+        renderer = LIST_FORMATS.get(output_format)
+        if renderer is None:
+            raise UsageError(f"unknown --format {output_format!r}",
+                             hint="choose one of: " + ", ".join(LIST_FORMATS))
+        from agentforge_cli.cli.targets import load_service
+
+        service = load_service([*(targets or ()), *(tools or ())], strict=strict)
+        renderer(service.specifications, strict)
+
+
+# -- tools call ---------------------------------------------------------------------------------
+
+
+def _read_arguments(value: str) -> str:
+    if value == "-":
+        return sys.stdin.read()
+    if value.startswith("@"):
+        path = Path(value[1:])
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read the arguments file {str(path)!r}: "
+                             f"{exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"the arguments file {str(path)!r} is not UTF-8 text") from exc
+    return value
+
+
+def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
+    """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
+    from agentforge_cli.cli.values import json_safe, masked
+    from agentforge_cli.errors import AgentForgeError
+
+    definition = getattr(executor, "definition", None)
+    bind = getattr(executor, "bind_arguments", None)
+    if definition is None or bind is None:
+        return None
+    try:
+        bound = bind(text)
+    except AgentForgeError:
+        return None
+    return {p.key: masked(json_safe(bound[p.name]), p.sensitive) for p in definition.params}
+
+
+def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """Per-parameter rows (JSON-safe, masked) and the binding error, if any."""
+    from agentforge_cli.arguments import parse_arguments
+    from agentforge_cli.cli.values import json_safe, masked
+    from agentforge_cli.errors import AgentForgeError, ArgumentError
+
+    definition = getattr(executor, "definition", None)
+    if definition is None or not hasattr(executor, "explain"):
+        return [], None
+    try:
+        traces = executor.explain(text)
+    except AgentForgeError as exc:
+        cause = exc if isinstance(exc, ArgumentError) else exc.__cause__
+        failing = cause.path[0] if isinstance(cause, ArgumentError) and cause.path else None
+        try:
+            parsed = parse_arguments(text)
+        except AgentForgeError:
+            parsed = {}
+        rows = []
+        for param in definition.params:
+            raw = parsed.get(param.key)
+            rows.append({"parameter": param.key, "present": raw is not None,
+                         "raw": masked(json_safe(raw), param.sensitive), "value": None,
+                         "type": None,
+                         "rule": (cause.problem if isinstance(cause, ArgumentError)
+                                  else str(exc)) if param.key == failing else "not bound"})
+        return rows, str(exc)
+    rows = []
+    for trace in traces:
+        rows.append({"parameter": trace.name, "present": trace.present,
+                     "raw": masked(json_safe(trace.raw), trace.sensitive),
+                     "value": masked(json_safe(trace.value), trace.sensitive),
+                     "python": "***" if trace.sensitive else repr(trace.value),
+                     "type": type(trace.value).__name__, "rule": trace.rule})
+    return rows, None
+
+
+def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> None:
+    from agentforge_cli.cli import render
+    from agentforge_cli.cli.values import display
+
+    shown = []
+    for row in rows:
+        raw = display(row["raw"]) if row["present"] else "(missing)"
+        coerced = row.get("python") or ("—" if row["rule"] == "not bound" else "✗")
+        shown.append({"parameter": row["parameter"], "raw": raw, "coerced": coerced,
+                      "rule": row["rule"]})
+    render.explain(shown, error_text=error_text)
+
+
+@app.command("call")
+def call_tool(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The tool to call.",
+                                        show_default=False)],
+    arguments: Annotated[str, typer.Argument(
+        metavar="ARGUMENTS", show_default=False,
+        help="The JSON argument string, '-' to read it from standard input, or @file.json.")
+    ] = "{}",
+    tools: ToolsOption = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="A missing required parameter or an unknown key is an error.")
+    ] = False,
+    log: Annotated[bool, typer.Option(
+        "--log", help="Show the logging decorator's request/response on stderr.")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Show, per parameter, the raw value, the coerced value and the "
+                          "rule used (stderr, or in the --json object).")] = False,
+    memory_id: Annotated[str | None, typer.Option(
+        "--memory-id", metavar="ID", help="The memory id passed with the call.")] = None,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object: name, result, is_error, arguments.")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", metavar="SECONDS", help="Fail a call still running after this long.")
+    ] = None,
+    wrap_argument_errors: Annotated[bool, typer.Option(
+        "--wrap-argument-errors", help="Raise argument errors as ToolArgumentsError "
+                                       "(the executor's switch).")] = False,
+    propagate_errors: Annotated[bool, typer.Option(
+        "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
+                                   "instead of returning its message.")] = False,
+) -> None:
+    """Call one tool through the same pipeline a model's call takes.
+
+    Standard output is exactly the text the model would receive.
+
+    Exit 1 when the call fails (an argument or execution error).
+    """
+    with guarded():
+        if timeout is not None and not timeout > 0:
+            raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        text = _read_arguments(arguments)
+
+        import uuid
+
+        from agentforge_cli.cli import render
+        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.errors import ToolExecutionError
+        from agentforge_cli.service import unknown_tool_message
+        from agentforge_cli.spec import ToolExecutionRequest
+
+        service = load_service(tools, logging=log, strict=strict,
+                               wrap_argument_errors=wrap_argument_errors,
+                               propagate_execution_errors=propagate_errors, timeout=timeout)
+        executor = service.executor(name)
+        if executor is None:
+            listed = " ".join(tools or ())
+            raise UsageError(unknown_tool_message(name, service.names),
+                             hint=f"list them with: agentforge tools list {listed}".rstrip())
+        rows, explain_error = _explanation(executor, text) if explain else ([], None)
+        if explain and not json_output:
+            _show_explanation(rows, explain_error)
+        request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
+                                       arguments=text)
+        payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
+        if json_output:
+            payload["arguments"] = _bound_arguments(executor, text)
+        with render.tool_logging(log):
+            try:
+                result = service.execute(request, memory_id)
+            except ToolExecutionError as exc:
+                _propagated(exc, payload, rows if explain else None, json_output)
+                raise typer.Exit(EXIT_FAILED) from None
+        if json_output:
+            payload.update(result=result.text, is_error=bool(result.is_error))
+            if explain:
+                payload["explain"] = rows
+            render.write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
+        else:
+            render.write(result.text)
+        raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+
+def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
+    keys = ("name", "result", "is_error", "arguments", "id", "memory_id", "error", "explain")
+    return {key: payload[key] for key in keys if key in payload}
+
+
+def _propagated(exc: BaseException, payload: dict[str, Any], rows: list | None,
+                json_output: bool) -> None:
+    """Report a tool failure raised under --propagate-errors (nothing reaches the model)."""
+    from agentforge_cli.cli import render
+    from agentforge_cli.cli.guard import debug_enabled
+
+    cause = exc.__cause__
+    cause_text = f"{type(cause).__name__}: {cause}" if cause is not None else None
+    if debug_enabled():
+        render.debug_traceback(exc)
+    render.error(f"{type(exc).__name__}: {exc}",
+                 f"caused by {cause_text}" if cause_text else None)
+    if json_output:
+        payload.update(result=None, is_error=True,
+                       error={"type": type(exc).__name__, "message": str(exc),
+                              "cause": cause_text})
+        if rows is not None:
+            payload["explain"] = rows
+        render.write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))

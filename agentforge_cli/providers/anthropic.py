@@ -1,0 +1,24 @@
+"""Anthropic tools: ``{"name", "description", "input_schema"}``.
+
+``input_schema`` is JSON Schema and takes ``parameters`` as generated; the only rule is
+that it describes an object.
+"""
+
+from __future__ import annotations
+
+from agentforge_cli.providers.base import ToolConversion, Walker, plain_copy
+from agentforge_cli.spec import ToolSpecification
+
+__all__ = ["convert_anthropic"]
+
+
+def convert_anthropic(spec: ToolSpecification) -> ToolConversion:
+    """One Anthropic tool definition."""
+    walker = Walker(spec)
+    walker.provider = "anthropic"
+    walker.root_object()
+    data = None if walker.errors else {
+        "name": spec.name, "description": spec.description,
+        "input_schema": plain_copy(spec.parameters)}
+    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
+                          errors=walker.errors)

@@ -1,0 +1,203 @@
+"""What every provider transform shares: issues, the export error, paths and ``$ref``s.
+
+A transform walks one tool's ``parameters`` schema and builds the provider's form of it.
+Whatever the provider cannot express exactly is recorded as a *warning*
+(:class:`SchemaIssue`) and exported in the closest accepted form; whatever has no accepted
+form at all is recorded as an *error*, and the export raises
+:class:`ProviderExportError` listing every one of them — a parameter is never dropped
+silently.
+
+Paths name the argument the model writes, JSONPath style: ``$`` is the arguments object,
+``$.items[*].qty`` the ``qty`` field of every element of ``items``, ``$.levels.*`` any
+value of the mapping ``levels``, ``$.destination[0]`` the first member of a fixed tuple and
+``$defs.Node`` a shared definition.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.spec import ToolSpecification
+
+__all__ = [
+    "ROOT",
+    "ProviderExportError",
+    "SchemaIssue",
+    "ToolConversion",
+    "Walker",
+    "child_path",
+    "display_path",
+    "ref_cycle",
+]
+
+ROOT = "$"
+"""The path of the arguments object itself."""
+
+_META_KEYS = frozenset({"description", "title", "default", "examples", "deprecated",
+                        "readOnly", "writeOnly", "$comment"})
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REF_PREFIX = "#/$defs/"
+
+
+def child_path(path: str, segment: str | int, kind: str = "property") -> str:
+    """Extend a path: a ``property`` name, an ``items`` element, a ``prefix`` index, ``any``
+    value of a mapping."""
+    if kind == "property":
+        key = str(segment)
+        return f"{path}.{key}" if _IDENTIFIER.match(key) else f'{path}["{key}"]'
+    if kind == "items":
+        return f"{path}[*]"
+    if kind == "prefix":
+        return f"{path}[{segment}]"
+    if kind == "any":
+        return f"{path}.*"
+    raise ValueError(f"unknown path segment kind: {kind}")
+
+
+def display_path(path: str) -> str:
+    """The parameter as a person reads it: ``$.items[*].qty`` -> ``items[*].qty``."""
+    if path.startswith("$."):
+        return path[2:]
+    if path.startswith("$"):
+        return path[1:]
+    return path
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SchemaIssue:
+    """Something a provider cannot take as it is."""
+
+    provider: str
+    """``openai``, ``openai-strict``, ``anthropic``, ``gemini`` or ``mcp``."""
+    tool: str
+    """The tool's name."""
+    path: str
+    """Where, as a JSONPath into the arguments (``$.items[*].qty``)."""
+    rule: str
+    """A short stable identifier, e.g. ``free-form-object``."""
+    message: str
+    """What is wrong and what the export does about it."""
+
+    def __str__(self) -> str:
+        where = display_path(self.path)
+        subject = f'tool "{self.tool}"' + (f', parameter "{where}"' if where else "")
+        return f"{self.provider}: {subject}: {self.message} [{self.rule}]"
+
+
+class ProviderExportError(AgentForgeError, ValueError):
+    """A provider has no accepted form for some parameter of some tool.
+
+    Attributes:
+        provider: The provider the export was for.
+        issues: Every problem found, across all tools (one line each in the message).
+    """
+
+    def __init__(self, provider: str, issues: list[SchemaIssue]) -> None:
+        self.provider = provider
+        self.issues = list(issues)
+        lines = "\n  ".join(str(issue) for issue in self.issues)
+        super().__init__(f"cannot export {len(self.issues)} schema part(s) for "
+                         f"{provider}:\n  {lines}")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolConversion:
+    """One tool converted for one provider."""
+
+    tool: str
+    """The tool's name."""
+    data: dict[str, Any] | None
+    """The provider's entry for the tool; ``None`` when there are errors."""
+    warnings: list[SchemaIssue] = field(default_factory=list)
+    """Parts exported in the closest accepted form."""
+    errors: list[SchemaIssue] = field(default_factory=list)
+    """Parts with no accepted form."""
+
+
+class Walker:
+    """Base of a schema transform for one tool: collects issues, resolves ``$ref``s."""
+
+    provider = ""
+
+    def __init__(self, spec: ToolSpecification) -> None:
+        self.tool = spec.name
+        self.root: dict[str, Any] = spec.parameters if isinstance(spec.parameters, dict) else {}
+        defs = self.root.get("$defs")
+        self.defs: dict[str, Any] = defs if isinstance(defs, dict) else {}
+        self.warnings: list[SchemaIssue] = []
+        self.errors: list[SchemaIssue] = []
+
+    def warn(self, path: str, rule: str, message: str) -> None:
+        """Record a part exported in the closest accepted form."""
+        self.warnings.append(SchemaIssue(provider=self.provider, tool=self.tool, path=path,
+                                         rule=rule, message=message))
+
+    def error(self, path: str, rule: str, message: str) -> None:
+        """Record a part with no accepted form."""
+        self.errors.append(SchemaIssue(provider=self.provider, tool=self.tool, path=path,
+                                       rule=rule, message=message))
+
+    def ref_name(self, ref: Any) -> str | None:
+        """``#/$defs/Node`` -> ``Node`` when it names a known definition, else ``None``."""
+        if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+            name = ref[len(_REF_PREFIX):]
+            if name in self.defs:
+                return name
+        return None
+
+    def resolve(self, schema: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None]:
+        """Merge a ``$ref``'s definition under the schema's own keywords.
+
+        Returns:
+            ``(merged schema, definition name)``; the schema itself and ``None`` when it
+            has no ``$ref``. An unknown reference is an error and resolves to ``{}``.
+        """
+        ref = schema.get("$ref")
+        if ref is None:
+            return schema, None
+        name = self.ref_name(ref)
+        siblings = {k: v for k, v in schema.items() if k != "$ref"}
+        if name is None:
+            self.error(path, "unresolved-ref",
+                       f"$ref {ref!r} does not name a definition under $defs")
+            return siblings, None
+        return {**self.defs[name], **siblings}, name
+
+    def root_object(self) -> bool:
+        """Check that the parameters schema is a plain object; record an error if not."""
+        root = self.root
+        if not isinstance(root, dict) or root.get("type") != "object" or any(
+                key in root for key in ("anyOf", "oneOf", "allOf", "$ref", "not", "enum")):
+            self.error(ROOT, "root-not-object",
+                       'the parameters schema must be a plain {"type": "object"} schema')
+            return False
+        return True
+
+
+def ref_cycle(start: str, defs: dict[str, Any]) -> list[str]:
+    """The chain of bare ``$ref``s leading from the definition ``start`` back to itself
+    (``["A", "B", "A"]``), or ``[]`` when the definition describes a value."""
+    chain = [start]
+    current = defs.get(start)
+    while isinstance(current, dict) and isinstance(current.get("$ref"), str) and (
+            current.keys() - _META_KEYS == {"$ref"}):
+        ref = current["$ref"]
+        target = ref[len(_REF_PREFIX):] if ref.startswith(_REF_PREFIX) else None
+        if target is None or target not in defs:
+            return []
+        chain.append(target)
+        if target == start:
+            return chain
+        if target in chain[:-1]:
+            return []  # a cycle further on, reported for its own members
+        current = defs[target]
+    return []
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy, so an export never shares dicts with the specification."""
+    return copy.deepcopy(value)

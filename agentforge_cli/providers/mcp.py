@@ -1,0 +1,34 @@
+"""MCP: the ``tools/list`` result, ``{"tools": [{"name", "description", "inputSchema"}]}``.
+
+``inputSchema`` is JSON Schema and takes ``parameters`` as generated (it must describe an
+object). ``title`` and ``annotations`` are added when the specification carries them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentforge_cli.providers.base import ToolConversion, Walker, plain_copy
+from agentforge_cli.spec import ToolSpecification
+
+__all__ = ["convert_mcp"]
+
+
+def convert_mcp(spec: ToolSpecification) -> ToolConversion:
+    """One entry of the ``tools/list`` result."""
+    walker = Walker(spec)
+    walker.provider = "mcp"
+    walker.root_object()
+    data: dict[str, Any] | None = None
+    if not walker.errors:
+        data = {"name": spec.name}
+        title = getattr(spec, "title", None)
+        if title:
+            data["title"] = title
+        data["description"] = spec.description
+        data["inputSchema"] = plain_copy(spec.parameters)
+        annotations = getattr(spec, "annotations", None)
+        if annotations:
+            data["annotations"] = plain_copy(dict(annotations))
+    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
+                          errors=walker.errors)

@@ -1,0 +1,109 @@
+"""The common event model every transcript format is read into, and its one error.
+
+A conversation is a sequence of four kinds of events::
+
+    UserMessage        what the person said
+    AssistantMessage   what the model said (its reasoning or its final answer)
+    ToolCall           the model asked for a tool: id, name, the raw argument *string*
+    ToolResult         what the tool answered, recorded: content and (where the format
+                       records it) whether it was an error
+
+Calls are numbered in the order they appear (``ToolCall.index``); a ``ToolResult`` names
+the call it answers by that number (``call_index``), whatever way the format pairs them
+(ids, or position).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentforge_cli.errors import AgentForgeError
+
+__all__ = [
+    "AssistantMessage",
+    "Event",
+    "ToolCall",
+    "ToolResult",
+    "TranscriptError",
+    "UserMessage",
+]
+
+
+class TranscriptError(AgentForgeError):
+    """A transcript cannot be read: names the file, the line or message, and the reason.
+
+    Attributes:
+        path: The transcript file.
+        where: ``line 3``, ``messages[2]``, or ``""`` when the whole file is at fault.
+        reason: What is wrong, e.g. ``invalid JSON: Expecting ',' delimiter (column 12)``.
+    """
+
+    def __init__(self, path: object, where: str, reason: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.reason = reason
+        location = f"{self.path}, {where}" if where else self.path
+        super().__init__(f"{location}: {reason}")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UserMessage:
+    """Text the user sent."""
+
+    content: str
+    """The text."""
+    where: str = ""
+    """Where it is in the file (``line 1``, ``messages[0]``)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AssistantMessage:
+    """Text the model wrote: reasoning before a call, or its final answer."""
+
+    content: str
+    """The text."""
+    where: str = ""
+    """Where it is in the file."""
+    thinking: bool = False
+    """The text is the model's private reasoning (Anthropic ``thinking`` blocks)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCall:
+    """One function call the model made."""
+
+    index: int
+    """Position among the transcript's calls, from 0."""
+    id: str | None
+    """The call id the model chose, if the format records one."""
+    name: str
+    """The tool called."""
+    arguments: str
+    """The raw JSON argument string, as the model wrote it (an object input is written
+    as compact JSON text)."""
+    raw: Any = field(default=None, compare=False, repr=False)
+    """The record the call was read from (a JSONL line, a ``tool_calls`` entry, a
+    ``tool_use`` block)."""
+    where: str = ""
+    """Where it is in the file."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolResult:
+    """The recorded answer to a call."""
+
+    call_index: int
+    """``ToolCall.index`` of the call it answers."""
+    id: str | None
+    """The call id it names, if any."""
+    content: str
+    """The text the model received."""
+    is_error: bool | None
+    """Whether it reported an error; ``None`` when the format does not record it."""
+    where: str = ""
+    """Where it is in the file."""
+
+
+Event = UserMessage | AssistantMessage | ToolCall | ToolResult
+"""Anything a transcript yields."""

@@ -1,0 +1,190 @@
+"""Finding and loading targets: forms, fallback order, and every way loading fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_support import CRM
+
+from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.cli.targets import ENV_VAR, find_targets
+
+
+def test_command_line_wins(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.agentforge]\ntools = ["b"]\n')
+    source = find_targets(["a", "a", " "], cwd=tmp_path, environ={ENV_VAR: "c"})
+    assert source.specs == ("a",)
+    assert source.origin == "command line"
+
+
+def test_environment_then_pyproject(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.agentforge]\ntools = ["b", "c"]\n')
+    assert find_targets([], cwd=tmp_path, environ={ENV_VAR: "x, y,,"}).specs == ("x", "y")
+    nested = tmp_path / "src" / "pkg"
+    nested.mkdir(parents=True)
+    source = find_targets(None, cwd=nested, environ={})
+    assert source.specs == ("b", "c")
+    assert source.base == tmp_path
+
+
+def test_nothing_anywhere_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError) as info:
+        find_targets([], cwd=tmp_path, environ={})
+    assert ENV_VAR in info.value.hint
+    assert "[tool.agentforge]" in info.value.hint
+
+
+def test_pyproject_without_the_table_is_no_configuration(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.other]\nk = 1\n')
+    with pytest.raises(UsageError, match="no tool target given"):
+        find_targets([], cwd=tmp_path, environ={})
+
+
+def test_bad_pyproject_is_a_usage_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.agentforge]\ntools = 5\n")
+    with pytest.raises(UsageError, match="list of strings"):
+        find_targets([], cwd=tmp_path, environ={})
+
+
+def test_cli_without_any_target_exits_2(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("tools", "list")
+    assert result.exit_code == 2
+    assert "no tool target given" in result.stderr
+    assert ENV_VAR in result.stderr
+    assert cli("tools", "call", "queryCustomer").exit_code == 2
+    assert cli("replay", "t.jsonl").exit_code in (2, 3)
+
+
+def test_environment_variable_in_the_cli(cli, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, f"{CRM},sample_tools.weather")
+    result = cli("tools", "list", "--format", "json")
+    assert [t["name"] for t in json.loads(result.stdout)] == ["queryCustomer", "getWeather"]
+
+
+def test_pyproject_relative_file_targets(cli, tmp_path, monkeypatch, write_module):
+    write_module("project_tools", """
+        from agentforge_cli import tool
+
+        @tool
+        def ping() -> str:
+            \"\"\"Answer pong.\"\"\"
+            return "pong"
+    """)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentforge]\ntools = ["project_tools.py"]\n')
+    (tmp_path / "deep").mkdir()
+    monkeypatch.chdir(tmp_path / "deep")
+    result = cli("tools", "call", "ping")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "pong\n"
+
+
+BROKEN = {
+    "missing module": ("sample_tools.nope", "no module named 'sample_tools.nope'"),
+    "missing attribute": ("sample_tools.crm:CrmTool", "has no attribute 'CrmTool'"),
+    "missing file": ("nowhere/tools.py", "no such file"),
+    "no tool in module": ("sample_tools.crm", "yields no tool"),
+    "no tool in value": ("json:dumps", "Tools cannot be defined"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_load_failures_exit_3_without_traceback(cli, case):
+    target, message = BROKEN[case]
+    result = cli("tools", "list", target)
+    assert result.exit_code == 3, (case, result.stdout, result.stderr)
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_missing_attribute_suggests_close_names(cli):
+    result = cli("tools", "list", "sample_tools.crm:CrmTool")
+    assert "did you mean: CrmTools?" in result.stderr
+
+
+def test_module_with_only_a_class_suggests_the_class_target(cli):
+    result = cli("tools", "list", "sample_tools.crm")
+    assert "target sample_tools.crm:CrmTools" in result.stderr
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("def broken(:\n    pass\n", "syntax error in"),
+    ("raise RuntimeError('no database configured')\n",
+     "RuntimeError: no database configured"),
+    ("import surely_not_installed_module_xyz\n", "surely_not_installed_module_xyz"),
+])
+def test_import_failures_show_the_module_error(cli, tmp_path, source, message):
+    path = tmp_path / "bad_tools_mod.py"
+    path.write_text(source, encoding="utf-8")
+    result = cli("tools", "list", str(path))
+    assert result.exit_code == 3
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 3
+    assert "Traceback" not in result.stderr
+
+
+def test_class_targets(cli, write_module):
+    path = write_module("class_tools", """
+        from agentforge_cli import tool
+
+        class Easy:
+            @tool
+            def hello(self) -> str:
+                return "hi"
+
+        class Hard:
+            def __init__(self, dsn):
+                self.dsn = dsn
+
+            @tool
+            def query(self) -> str:
+                return self.dsn
+
+        class Exploding:
+            def __init__(self):
+                raise OSError("cannot connect")
+
+            @tool
+            def other(self) -> str:
+                return ""
+    """)
+    assert cli("tools", "call", "hello", "-t", f"{path}:Easy").stdout == "hi\n"
+    hard = cli("tools", "list", f"{path}:Hard")
+    assert hard.exit_code == 3
+    assert "class Hard needs constructor arguments (dsn)" in hard.stderr
+    exploding = cli("tools", "list", f"{path}:Exploding")
+    assert exploding.exit_code == 3
+    assert "OSError: cannot connect" in exploding.stderr
+
+
+def test_duplicate_tool_names_across_targets(cli):
+    result = cli("tools", "list", CRM, "sample_tools/crm.py:CrmTools")
+    assert result.exit_code == 0  # the same file and module: loaded once, one target
+    result = cli("tools", "list", CRM, "-t", "sample_tools.crm:CrmTools", "--format", "json")
+    assert len(json.loads(result.stdout)) == 1
+
+
+def test_duplicate_definitions_are_a_load_error(cli, write_module):
+    path = write_module("dupe_tools", """
+        from agentforge_cli import tool
+
+        @tool(name="queryCustomer")
+        def other(name: str) -> str:
+            return name
+    """)
+    result = cli("tools", "list", CRM, str(path))
+    assert result.exit_code == 3
+    assert "Duplicated definition for tool: queryCustomer" in result.stderr
+
+
+def test_malformed_target_strings(cli):
+    assert cli("tools", "list", "sample_tools.crm:").exit_code == 2
+    assert cli("tools", "list", "not a module").exit_code == 3
+
+
+def test_load_error_classes_have_exit_codes():
+    assert LoadError("x").exit_code == 3
+    assert UsageError("x").exit_code == 2

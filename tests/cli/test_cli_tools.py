@@ -1,0 +1,295 @@
+"""``agentforge tools list`` and ``agentforge tools call`` driven through CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_support import CRM, SEED_LIST
+from rich.cells import cell_len
+
+FAILING_TOOLS = """
+    import time
+    from agentforge_cli import tool
+
+    @tool
+    def boom(x: int = 1) -> str:
+        \"\"\"Always fails.\"\"\"
+        raise ValueError("kaboom")
+
+    @tool
+    def slow(seconds: float = 2.0) -> str:
+        \"\"\"Sleeps.\"\"\"
+        time.sleep(seconds)
+        return "done"
+
+    @tool
+    def weird() -> str:
+        \"\"\"Returns a lone surrogate.\"\"\"
+        return "bad\\udcff text"
+"""
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert result.exit_code == 0
+    assert result.stdout == "agentforge 0.1.0\n"
+
+
+# -- tools list ------------------------------------------------------------------------------
+
+
+def test_list_matches_the_seed_view(cli):
+    result = cli("tools", "list", CRM)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == SEED_LIST
+    assert "\x1b[" not in result.stdout
+
+
+def test_list_is_readable_at_80_columns(cli):
+    result = cli("tools", "list", "sample_tools.shop", "sample_tools.weather")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert all(cell_len(line) <= 80 for line in lines)
+    assert all(line == line.rstrip() for line in lines)
+    assert "[getWeather] 查询城市天气" in lines
+    assert "  parameters: { sku: string (required), quantity: integer = 1," in lines
+    assert "[placeOrder] Place an order and take its items out of stock." in lines
+
+
+def test_list_json_is_the_fixed_shape(cli):
+    result = cli("tools", "list", CRM, "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == [{
+        "name": "queryCustomer",
+        "description": "按客户名查询客户信息",
+        "parameters": {
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "客户名称"},
+                           "limit": {"type": "integer", "description": "返回条数"}},
+            "required": ["name", "limit"],
+        },
+    }]
+
+
+def test_list_combines_positional_and_option_targets(cli):
+    result = cli("tools", "list", CRM, "-t", "sample_tools.weather:getWeather",
+                 "--format", "json")
+    assert [tool["name"] for tool in json.loads(result.stdout)] == ["queryCustomer",
+                                                                   "getWeather"]
+
+
+@pytest.mark.parametrize("target", [
+    "sample_tools/crm.py:CrmTools",
+    "sample_tools.weather",
+    "sample_tools.weather:getWeather",
+])
+def test_list_target_forms(cli, target):
+    result = cli("tools", "list", target, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 1
+
+
+def test_list_target_naming_a_list(cli, write_module):
+    path = write_module("listed_tools", """
+        from sample_tools.crm import CrmTools
+        from sample_tools.weather import getWeather
+
+        TOOLS = [CrmTools, getWeather]
+    """)
+    result = cli("tools", "list", f"{path}:TOOLS", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [t["name"] for t in json.loads(result.stdout)] == ["queryCustomer", "getWeather"]
+
+
+def test_list_unknown_format_is_a_usage_error(cli):
+    result = cli("tools", "list", CRM, "--format", "yaml")
+    assert result.exit_code == 2
+    assert "unknown --format 'yaml'" in result.stderr
+    assert result.stdout == ""
+
+
+# -- tools call ------------------------------------------------------------------------------
+
+
+def test_call_prints_exactly_what_the_model_receives(cli):
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路","limit":"5"}', "-t", CRM)
+    assert result.exit_code == 0
+    assert result.stdout == "customer:长路,limit:5\n"
+    assert result.stderr == ""
+
+
+def test_call_argument_error_exits_1_with_the_model_text(cli):
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路","limit":5.5}', "-t", CRM)
+    assert result.exit_code == 1
+    assert result.stdout == ('Argument "limit" has non-integer value for int: <5.5> '
+                             '(tool "queryCustomer")\n')
+
+
+def test_call_execution_error_exits_1(cli, write_module):
+    path = write_module("failing_tools_a", FAILING_TOOLS)
+    result = cli("tools", "call", "boom", "-t", str(path))
+    assert result.exit_code == 1
+    assert result.stdout == "kaboom\n"
+
+
+def test_call_unknown_tool_suggests_the_closest_name(cli):
+    result = cli("tools", "call", "quryCustomer", "{}", "-t", CRM)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert 'Unknown tool "quryCustomer". Did you mean: queryCustomer?' in result.stderr
+
+
+def test_call_json_object(cli):
+    result = cli("tools", "call", "syncInventory", '{"api_token":"wh-1","warehouse_id":"3"}',
+                 "-t", "sample_tools.shop", "--json", "--memory-id", "s-1")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["name"] == "syncInventory"
+    assert data["result"] == "warehouse 3: 4 SKUs in sync"
+    assert data["is_error"] is False
+    assert data["arguments"] == {"api_token": "***", "warehouse_id": 3}
+    assert data["memory_id"] == "s-1"
+
+
+def test_call_json_bound_values_are_json_safe(cli):
+    result = cli("tools", "call", "getPrice", '{"sku":"TEA-001","quantity":2,"discount":"0.9"}',
+                 "-t", "sample_tools.shop", "--json")
+    data = json.loads(result.stdout)
+    assert data["result"] == "230.40"
+    assert data["arguments"] == {"sku": "TEA-001", "quantity": 2, "discount": 0.9}
+
+
+def test_call_json_on_error(cli):
+    result = cli("tools", "call", "queryCustomer", '{"limit":"x"}', "-t", CRM, "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["is_error"] is True
+    assert data["arguments"] is None
+    assert data["result"].startswith('Argument "limit"')
+
+
+def test_call_explain_goes_to_stderr(cli):
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路","limit":"5"}', "-t", CRM,
+                 "--explain")
+    assert result.exit_code == 0
+    assert result.stdout == "customer:长路,limit:5\n"
+    assert "parameter" in result.stderr
+    assert "JSON string <5> (a JSON string) coerced to int" in result.stderr
+
+
+def test_call_explain_masks_secrets_and_shows_failures(cli):
+    result = cli("tools", "call", "syncInventory", '{"api_token":"wh-secret","warehouse_id":0}',
+                 "-t", "sample_tools.shop", "--explain")
+    assert result.exit_code == 1
+    assert "wh-secret" not in result.stderr + result.stdout
+    assert "binding failed" in result.stderr
+
+
+def test_call_explain_in_json(cli):
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路"}', "-t", CRM,
+                 "--explain", "--json")
+    data = json.loads(result.stdout)
+    rows = {row["parameter"]: row for row in data["explain"]}
+    assert rows["limit"]["present"] is False
+    assert rows["limit"]["value"] == 0
+    assert "missing" in rows["limit"]["rule"]
+    assert result.stderr == ""
+
+
+def test_call_log_renders_request_and_response_on_stderr(cli):
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路","limit":5}', "-t", CRM,
+                 "--log", "--memory-id", "session-1")
+    assert result.exit_code == 0
+    assert result.stdout == "customer:长路,limit:5\n"
+    assert "=== tool request ===" in result.stderr
+    assert "memory id: session-1" in result.stderr
+    assert "result:   customer:长路,limit:5" in result.stderr
+    assert " ms" in result.stderr
+
+
+def test_call_reads_arguments_from_stdin(cli):
+    result = cli("tools", "call", "queryCustomer", "-", "-t", CRM,
+                 input='{"name":"长路","limit":5}\n')
+    assert result.stdout == "customer:长路,limit:5\n"
+
+
+def test_call_reads_arguments_from_a_file(cli, tmp_path):
+    args = tmp_path / "args.json"
+    args.write_text('{"name":"长路","limit":7}', encoding="utf-8")
+    result = cli("tools", "call", "queryCustomer", f"@{args}", "-t", CRM)
+    assert result.stdout == "customer:长路,limit:7\n"
+
+
+def test_call_missing_arguments_file_is_a_usage_error(cli, tmp_path):
+    result = cli("tools", "call", "queryCustomer", f"@{tmp_path / 'none.json'}", "-t", CRM)
+    assert result.exit_code == 2
+    assert "cannot read the arguments file" in result.stderr
+
+
+def test_call_default_arguments_and_strict(cli):
+    assert cli("tools", "call", "queryCustomer", "-t", CRM).stdout == "customer:None,limit:0\n"
+    result = cli("tools", "call", "queryCustomer", '{"name":"长路"}', "-t", CRM, "--strict")
+    assert result.exit_code == 1
+    assert 'Required parameter "limit" of tool "queryCustomer" is missing' in result.stdout
+
+
+def test_call_timeout(cli, write_module):
+    path = write_module("failing_tools_b", FAILING_TOOLS)
+    result = cli("tools", "call", "slow", '{"seconds": 1}', "-t", str(path), "--timeout", "0.05")
+    assert result.exit_code == 1
+    assert result.stdout == 'Tool "slow" timed out after 0.05 s\n'
+
+
+def test_call_timeout_must_be_positive(cli):
+    result = cli("tools", "call", "queryCustomer", "-t", CRM, "--timeout", "0")
+    assert result.exit_code == 2
+
+
+def test_call_propagate_errors(cli, write_module):
+    path = write_module("failing_tools_c", FAILING_TOOLS)
+    result = cli("tools", "call", "boom", "-t", str(path), "--propagate-errors")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "ToolExecutionError: kaboom" in result.stderr
+    assert "caused by ValueError: kaboom" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_call_propagate_errors_json(cli, write_module):
+    path = write_module("failing_tools_d", FAILING_TOOLS)
+    result = cli("tools", "call", "boom", "-t", str(path), "--propagate-errors", "--json")
+    data = json.loads(result.stdout)
+    assert data["is_error"] is True
+    assert data["error"]["cause"] == "ValueError: kaboom"
+
+
+def test_call_wrap_argument_errors(cli):
+    result = cli("tools", "call", "queryCustomer", '{"limit":"x"}', "-t", CRM,
+                 "--wrap-argument-errors")
+    assert result.exit_code == 1
+    assert result.stdout.startswith('Argument "limit"')
+
+
+def test_bad_option_is_a_usage_error(cli):
+    result = cli("tools", "call", "queryCustomer", "-t", CRM, "--bogus")
+    assert result.exit_code == 2
+
+
+def test_unencodable_output_is_escaped_not_crashed(cli, write_module):
+    path = write_module("failing_tools_e", FAILING_TOOLS)
+    result = cli("tools", "call", "weird", "-t", str(path))
+    assert result.exit_code == 0
+    assert result.stdout == "bad\\udcff text\n"
+    data = json.loads(cli("tools", "call", "weird", "-t", str(path), "--json").stdout)
+    assert data["result"] == "bad\udcff text"
+
+
+def test_debug_shows_the_traceback(cli):
+    plain = cli("tools", "list", "sample_tools.nope")
+    assert plain.exit_code == 3
+    assert "Traceback" not in plain.stderr
+    debug = cli("--debug", "tools", "list", "sample_tools.nope")
+    assert debug.exit_code == 3
+    assert "Traceback" in debug.stderr
+    assert "ModuleNotFoundError" in debug.stderr

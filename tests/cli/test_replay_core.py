@@ -1,0 +1,112 @@
+"""``agentforge_cli.replay``: result comparison and the replay engine (no CLI)."""
+
+from __future__ import annotations
+
+import pytest
+from cli_support import TRANSCRIPTS
+
+from agentforge_cli import ToolService, build_local_tools
+from agentforge_cli.replay import (
+    MATCHED,
+    MISMATCHED,
+    UNRECORDED,
+    CallReport,
+    Replayer,
+    replay,
+    result_diff,
+    same_result,
+)
+from agentforge_cli.transcripts import (
+    AssistantMessage,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+    open_transcript,
+)
+from sample_tools.crm import CrmTools
+
+
+@pytest.mark.parametrize(("expected", "actual", "same"), [
+    ("customer:长路,limit:5", "customer:长路,limit:5", True),
+    ("customer:长路,limit:5", "customer:长路,limit:6", False),
+    ('{"a":1,"b":[1,2]}', '{"b": [1, 2], "a": 1}', True),
+    ("5", "5.0", True),
+    ("1e2", "100", True),
+    ("0.1", "0.10", True),
+    ("0.1000000000000000001", "0.1", False),
+    ("true", "1", False),
+    ("1", "true", False),
+    ('{"ok":true}', '{"ok":1}', False),
+    ("[1,2]", "[2,1]", False),
+    ("null", "null", True),
+    ('"x"', "x", False),
+    (' {"a":1}\n', '{"a":1}', True),
+    ("NaN", "NaN", True),
+    ('{"a":1}', '{"a":1,"b":null}', False),
+])
+def test_same_result(expected, actual, same):
+    assert same_result(expected, actual) is same
+
+
+def test_result_diff_forms():
+    assert result_diff("a", "b") == ["- recorded: a", "+ actual:   b"]
+    assert result_diff("x", "x", False, True) == ["is_error: recorded false, actual true"]
+    lines = result_diff('{"a":1,"b":2}', '{"b":3,"a":1}')
+    assert "-  \"b\": 2" in lines and "+  \"b\": 3" in lines
+    assert result_diff("{}", "{ }") == []
+
+
+def service() -> ToolService:
+    return ToolService().tools(build_local_tools([CrmTools()]))
+
+
+def call(index, arguments='{"name":"长路","limit":5}', call_id=None):
+    return ToolCall(index=index, id=call_id or f"c{index}", name="queryCustomer",
+                    arguments=arguments)
+
+
+def test_statuses_and_is_error_rules():
+    events = [
+        UserMessage(content="q"),
+        call(0),
+        ToolResult(call_index=0, id="c0", content="customer:长路,limit:5", is_error=None),
+        call(1, '{"limit":5.5}'),
+        ToolResult(call_index=1, id="c1", content='Argument "limit" has non-integer value '
+                   'for int: <5.5> (tool "queryCustomer")', is_error=True),
+        call(2),
+        ToolResult(call_index=2, id="c2", content="customer:长路,limit:5", is_error=True),
+        call(3),
+        AssistantMessage(content="done"),
+    ]
+    report = replay(events, service())
+    assert [c.status for c in report.calls] == [MATCHED, MATCHED, MISMATCHED, UNRECORDED]
+    assert report.summary == {MATCHED: 2, MISMATCHED: 1, UNRECORDED: 1}
+    assert report.failed
+    assert report.updates() == {2: ("customer:长路,limit:5", False),
+                                3: ("customer:长路,limit:5", False)}
+    assert report.calls[0].invocation == 'CrmTools.queryCustomer("长路", 5)'
+    assert report.calls[1].invocation is None
+    data = report.to_dict()
+    assert set(data) == {"summary", "calls"}
+    assert set(data["calls"][0]) >= {"id", "name", "status", "expected", "actual"}
+
+
+def test_entries_come_out_in_transcript_order_once_settled():
+    replayer = Replayer(service(), describe=False)
+    replayer.feed(call(0))
+    replayer.feed(UserMessage(content="between"))
+    assert list(replayer._drain()) == []  # the call is not settled yet
+    replayer.feed(ToolResult(call_index=0, id="c0", content="customer:长路,limit:5",
+                             is_error=False))
+    out = list(replayer._drain())
+    assert [type(e) for e in out] == [CallReport, UserMessage]
+    assert out[0].status == MATCHED and out[0].invocation is None
+    assert replayer.summary[MATCHED] == 1 and not replayer.failed
+
+
+def test_replay_a_sample_file():
+    transcript = open_transcript(TRANSCRIPTS / "crm_mismatch.jsonl")
+    report = replay(transcript.events(), service())
+    assert report.summary == {MATCHED: 1, MISMATCHED: 1, UNRECORDED: 1}
+    assert report.calls[1].diff == ["- recorded: customer:小明,limit:30",
+                                    "+ actual:   customer:小明,limit:3"]

@@ -1,0 +1,223 @@
+"""``tools check`` lint rules: neutral rules, provider name rules, exportability."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Literal
+
+import pytest
+from provider_testing import obj, raw, spec
+
+from agentforge_cli import P, tool
+from agentforge_cli.checks import (
+    Finding,
+    check_specs,
+    exit_code,
+    fails,
+    findings_to_json,
+    format_findings,
+    run_checks,
+    summarize,
+)
+from agentforge_cli.drift import SnapshotMissingError
+from agentforge_cli.providers import NAME_RULES, PROVIDERS, name_problem
+
+
+def rules(findings: list[Finding]) -> list[tuple[str, str, str, str]]:
+    return [(f.tool, f.rule, f.level, f.path) for f in findings]
+
+
+# --- neutral rules ---------------------------------------------------------------------------
+
+def test_sample_tools_pass_the_neutral_rules(sample_specs):
+    assert [f for f in check_specs(sample_specs) if f.level == "error"] == []
+
+
+def test_no_provider_means_no_provider_rules(sample_specs):
+    assert not [f for f in check_specs(sample_specs) if ":" in f.rule]
+
+
+def test_missing_descriptions_warn():
+    def bare(a: int, b: Annotated[str, P("described")]) -> None:
+        pass
+
+    assert rules(check_specs([spec(bare)])) == [
+        ("bare", "no-description", "warning", ""),
+        ("bare", "no-description", "warning", "$.a"),
+    ]
+
+
+def test_single_value_enum_and_any_warn():
+    @tool(name="odd")
+    def odd(mode: Annotated[Literal["only"], P("mode")],
+            blob: Annotated[Any, P("blob")], items: Annotated[list[Any], P("items")]) -> None:
+        """Odd tool."""
+
+    assert rules(check_specs([spec(odd)])) == [
+        ("odd", "single-enum", "warning", "$.mode"),
+        ("odd", "any-type", "warning", "$.blob"),
+        ("odd", "any-type", "warning", "$.items[*]"),
+    ]
+    message = check_specs([spec(odd)])[0].message
+    assert 'tool "odd"' in message and 'parameter "mode"' in message
+
+
+def test_an_invalid_schema_is_an_error_at_its_path():
+    bad = raw("bad", obj({"x": {"type": "strng", "description": "x"}}))
+    findings = check_specs([bad])
+    assert rules(findings) == [("bad", "schema-invalid", "error", "$.x")]
+    assert "/properties/x/type" in findings[0].message
+
+
+def test_without_jsonschema_validity_is_not_checked(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
+    bad = raw("bad", obj({"x": {"type": "strng", "description": "x"}}))
+    findings = check_specs([bad])
+    assert rules(findings) == [("", "jsonschema-missing", "warning", "")]
+    assert findings[0].message.startswith("jsonschema not installed, schema validity not "
+                                          "checked")
+
+
+def test_root_must_be_an_object_and_refs_must_resolve():
+    findings = check_specs([
+        raw("list_root", {"type": "array", "items": {"type": "string"}}),
+        raw("dangling", obj({"x": {"$ref": "#/$defs/Missing", "description": "x"}})),
+    ])
+    assert rules(findings) == [
+        ("list_root", "root-not-object", "error", "$"),
+        ("dangling", "unresolved-ref", "error", "$.x"),
+    ]
+
+
+def test_a_definition_that_only_refers_to_itself_is_an_error():
+    parameters = obj({"x": {"$ref": "#/$defs/A", "description": "x"}})
+    parameters["$defs"] = {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"},
+                           "C": obj({"c": {"$ref": "#/$defs/C"}})}
+    assert rules(check_specs([raw("loop", parameters)])) == [
+        ("loop", "ref-cycle", "error", "$defs.A"),
+        ("loop", "ref-cycle", "error", "$defs.B"),
+    ]
+
+
+def test_duplicate_names_are_an_error():
+    one = raw("same", obj({}))
+    assert rules(check_specs([one, one])) == [("same", "duplicate-name", "error", "")]
+
+
+# --- provider rules --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("provider", "name", "accepted"), [
+    ("openai", "get_weather-2", True),
+    ("openai", "get.weather", False),
+    ("openai", "x" * 64, True),
+    ("openai", "x" * 65, False),
+    ("openai", "查询", False),
+    ("openai-strict", "a b", False),
+    ("anthropic", "getWeather", True),
+    ("anthropic", "ns/tool", False),
+    ("gemini", "get.weather:v2", True),
+    ("gemini", "_private", True),
+    ("gemini", "2fast", False),
+    ("gemini", "-dash", False),
+    ("gemini", "a" * 64, True),
+    ("gemini", "a" * 65, False),
+    ("mcp", "files/read.v2", True),
+    ("mcp", "x" * 128, True),
+    ("mcp", "x" * 129, False),
+    ("mcp", "bad name", False),
+    ("mcp", "", False),
+])
+def test_name_rules(provider, name, accepted):
+    assert (name_problem(provider, name) is None) is accepted
+
+
+def test_every_provider_has_a_name_rule():
+    assert set(NAME_RULES) == set(PROVIDERS)
+
+
+def test_provider_name_errors_are_per_provider():
+    dotted = raw("crm.query", obj({}), "Query the CRM.")
+    findings = check_specs([dotted], ["openai", "anthropic", "gemini", "mcp"])
+    assert rules(findings) == [
+        ("crm.query", "openai:name", "error", ""),
+        ("crm.query", "anthropic:name", "error", ""),
+    ]
+    assert findings[0].message.startswith('tool "crm.query": openai refuses the name')
+
+
+def test_a_slash_is_accepted_by_mcp_with_a_warning():
+    findings = check_specs([raw("files/read", obj({}), "Read.")], ["mcp"])
+    assert rules(findings) == [("files/read", "mcp:name", "warning", "")]
+
+
+def test_gemini_warns_about_parameter_names():
+    @tool(name="lookup")
+    def lookup(city: Annotated[str, P("城市", name="城市")]) -> None:
+        """Look up."""
+
+    assert rules(check_specs([spec(lookup)], ["gemini"])) == [
+        ("lookup", "gemini:parameter-name", "warning", '$["城市"]')]
+
+
+def test_exportability_per_provider(shop_specs):
+    restock = shop_specs["restock"]
+    assert rules(check_specs([restock], ["openai", "anthropic", "mcp"])) == []
+    assert rules(check_specs([restock], ["openai-strict"])) == [
+        ("restock", "openai-strict:free-form-object", "error", "$.levels")]
+    assert rules(check_specs([restock], ["gemini"])) == [
+        ("restock", "gemini:free-form-object", "warning", "$.levels")]
+
+
+def test_sample_tools_per_provider(sample_specs):
+    by_provider = {p: check_specs(sample_specs, [p]) for p in PROVIDERS}
+    for provider in ("openai", "anthropic", "mcp"):
+        assert by_provider[provider] == check_specs(sample_specs), provider
+    strict_errors = [f for f in by_provider["openai-strict"] if f.level == "error"]
+    assert rules(strict_errors) == [
+        ("restock", "openai-strict:free-form-object", "error", "$.levels")]
+    assert not [f for f in by_provider["gemini"] if f.level == "error"]
+    gemini_rules = {f.rule for f in by_provider["gemini"] if f.level == "warning"}
+    assert gemini_rules == {"gemini:unique-items", "gemini:free-form-object",
+                            "gemini:unsupported-format"}
+
+
+def test_provider_aliases_and_duplicates():
+    found = check_specs([raw("a.b", obj({}))], ["OpenAI", "openai"])
+    assert rules(found) == [("a.b", "openai:name", "error", "")]
+    with pytest.raises(ValueError, match="unknown provider"):
+        check_specs([], ["bard"])
+
+
+# --- results ---------------------------------------------------------------------------------
+
+def test_fail_thresholds_and_summary():
+    warning = Finding(tool="t", rule="no-description", level="warning", message="m")
+    error = Finding(tool="t", rule="x", level="error", message="m")
+    breaking = Finding(tool="t", rule="tool-removed", level="breaking", message="m")
+    info = Finding(tool="t", rule="tool-added", level="info", message="m")
+    assert not fails([warning, info])
+    assert fails([warning], "warning")
+    assert fails([error]) and fails([breaking])
+    assert exit_code([info]) == 0 and exit_code([breaking]) == 1
+    assert exit_code([warning], fail_on="warning") == 1
+    assert summarize([warning, error, breaking, info, info]) == {
+        "breaking": 1, "error": 1, "warning": 1, "info": 2}
+    document = findings_to_json([warning, error])
+    assert document["ok"] is False
+    assert document["findings"][0] == {"tool": "t", "rule": "no-description",
+                                       "level": "warning", "message": "m", "path": ""}
+    assert format_findings([warning, error]).splitlines() == [
+        "error: m [x]", "warning: m [no-description]"]
+
+
+def test_run_checks_with_a_snapshot(tmp_path, sample_specs):
+    path = tmp_path / "tools.json"
+    with pytest.raises(SnapshotMissingError):
+        run_checks(sample_specs, snapshot=path)
+    written = run_checks(sample_specs, snapshot=path, update_snapshot=True)
+    assert [f.rule for f in written] == ["snapshot-updated"]
+    assert run_checks(sample_specs, providers=["openai"], snapshot=path) == check_specs(
+        sample_specs)
+    fewer = run_checks(sample_specs[1:], snapshot=path)
+    assert [(f.rule, f.level) for f in fewer if f.rule == "tool-removed"] == [
+        ("tool-removed", "breaking")]
