@@ -39,6 +39,8 @@ demo: $(STAMP)
 	@echo '--- a call the model gets wrong (non-integer limit): exits 1, shown on purpose'
 	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":5.5}' -t $(CRM) || true
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm.jsonl -t $(CRM)
+	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_openai.json -t $(CRM)
+	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_anthropic.json -t $(CRM)
 
 bench: $(STAMP)
 	@if [ -f benchmarks/run.py ]; then \

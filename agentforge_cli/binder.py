@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentforge_cli.coroutines import never_suspends, run_never_suspending
 from agentforge_cli.definition import ParamDef, ToolDefinition
 from agentforge_cli.errors import ArgumentError
 from agentforge_cli.masking import is_sensitive_name
@@ -130,7 +129,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
                  scan: Callable[[str, int], tuple], max_chars: int, max_depth: int,
                  max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
                  on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
-                 run_coroutine: Callable[[Any], Any], result_type: type) -> Callable:
+                 result_type: type) -> Callable:
     """Generate the whole per-call path ``execute(request, memory_id=None) -> result``.
 
     Fast path: a well-formed argument object is scanned directly (no ``json.loads``
@@ -141,15 +140,17 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
     """
     namespace: dict[str, Any] = {
         "parse": parse, "scan": scan, "on_argument_error": on_argument_error,
-        "on_failure": on_failure, "finish": finish, "run_coroutine": run_coroutine,
+        "on_failure": on_failure, "finish": finish,
         "call": definition.call, "new": tuple.__new__, "Result": result_type,
         "ArgumentError": ArgumentError, "MAX_CHARS": max_chars, "MAX_DEPTH": max_depth,
         "MAX_RESULT": max_result_chars if max_result_chars is not None else float("inf"),
     }
     call = _call_expression(definition)
-    if definition.is_async:
-        if never_suspends(definition.call):
-            namespace["run_coroutine"] = run_never_suspending
+    if definition.is_async:  # asyncio is imported only for tools that need it
+        from agentforge_cli.coroutines import never_suspends, run_coroutine, run_never_suspending
+
+        namespace["run_coroutine"] = (
+            run_never_suspending if never_suspends(definition.call) else run_coroutine)
         call = f"run_coroutine({call})"
     lines = [
         "def execute(request, memory_id=None):",

@@ -26,7 +26,6 @@ from agentforge_cli.arguments import (
     scan_object,
 )
 from agentforge_cli.binder import make_binder, make_execute, make_invoker
-from agentforge_cli.coroutines import run_coroutine
 from agentforge_cli.definition import ToolDefinition, define_tool
 from agentforge_cli.errors import (
     ArgumentError,
@@ -150,7 +149,7 @@ class LocalToolExecutor:
             max_chars=self.max_argument_chars, max_depth=self.max_depth,
             max_result_chars=self.max_result_chars,
             on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
-            finish=self._finish, run_coroutine=run_coroutine, result_type=ToolExecutionResult)
+            finish=self._finish, result_type=ToolExecutionResult)
         self.execute = fast
         return fast(request, memory_id)
 
@@ -290,6 +289,8 @@ class LocalToolExecutor:
             else:
                 outcome = self._invoke(values)
                 if self.definition.is_async:
+                    from agentforge_cli.coroutines import run_coroutine
+
                     outcome = run_coroutine(outcome)
         except (KeyboardInterrupt, SystemExit):
             raise
