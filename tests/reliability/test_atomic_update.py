@@ -1,0 +1,71 @@
+"""``replay --update`` never loses a transcript: killed mid-write, the original is intact."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+AGENTFORGE = Path(sys.executable).parent / "agentforge"
+
+
+def _transcript(path: Path, calls: int, payload: int = 0) -> bytes:
+    lines = [json.dumps({"type": "user", "content": "echo everything"})]
+    for i in range(calls):
+        lines.append(json.dumps({"type": "tool_call", "id": f"call_{i}", "name": "slow_echo",
+                                 "arguments": json.dumps({"text": str(i)}),
+                                 "x-keep": {"note": "a field replay does not own",
+                                            "blob": "z" * payload}}))
+        lines.append(json.dumps({"type": "tool_result", "id": f"call_{i}",
+                                 "content": f"old:{i}", "is_error": False}))
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(data)
+    return data
+
+
+def _replay(path: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [str(AGENTFORGE), "replay", str(path), "-t", str(HERE / "slow_tools.py"), "--update",
+         "--json", *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=HERE,
+        env={**os.environ, "NO_COLOR": "1"})
+
+
+def _temporary_files(directory: Path, name: str) -> list[Path]:
+    return [p for p in directory.iterdir() if p.name.startswith(f".{name}.")]
+
+
+def test_sigkill_during_update_leaves_the_original_intact(tmp_path):
+    path = tmp_path / "long.jsonl"
+    original = _transcript(path, calls=400, payload=50_000)  # ~20 MB to write back
+    process = _replay(path)
+    deadline = time.monotonic() + 30
+    while not _temporary_files(tmp_path, path.name):  # the rewrite has started
+        assert process.poll() is None, process.stderr.read().decode()
+        assert time.monotonic() < deadline, "the rewrite never started"
+        time.sleep(0.001)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    process.stderr.close()
+    assert process.returncode == -signal.SIGKILL
+    assert path.read_bytes() == original
+
+
+def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
+    path = tmp_path / "short.jsonl"
+    _transcript(path, calls=3)
+    process = _replay(path)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode in (0, 1), stderr.decode()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    results = [r for r in records if r["type"] == "tool_result"]
+    assert [r["content"] for r in results] == ["echo:0", "echo:1", "echo:2"]
+    calls = [r for r in records if r["type"] == "tool_call"]
+    assert all(c["x-keep"] == {"note": "a field replay does not own", "blob": ""}
+               for c in calls)
+    assert not _temporary_files(tmp_path, path.name)
