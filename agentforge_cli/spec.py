@@ -54,6 +54,25 @@ class ToolExecutionRequest:
     """The raw JSON argument string, exactly as the model wrote it."""
 
 
+_set_id = ToolExecutionRequest.id.__set__  # slot descriptors: frozen, but cheap to fill
+_set_name = ToolExecutionRequest.name.__set__
+_set_arguments = ToolExecutionRequest.arguments.__set__
+
+
+def _request_init(self: ToolExecutionRequest, *, id: str | None = None, name: str,
+                  arguments: str | None = "{}") -> None:
+    _set_id(self, id)
+    _set_name(self, name)
+    _set_arguments(self, arguments)
+
+
+# The generated __init__ of a frozen dataclass goes through object.__setattr__ per field;
+# a request is built per model call, so fill the slots directly (same signature).
+_request_init.__doc__ = ToolExecutionRequest.__init__.__doc__
+_request_init.__qualname__ = "ToolExecutionRequest.__init__"
+ToolExecutionRequest.__init__ = _request_init  # type: ignore[method-assign]
+
+
 class ToolExecutionResult(tuple):
     """What goes back to the model: ``text`` and whether it reports an error.
 
