@@ -36,7 +36,7 @@ from typing import Any
 
 from agentforge_cli.checks import BREAKING, INFO, WARNING, Finding, subject
 from agentforge_cli.errors import AgentForgeError
-from agentforge_cli.providers.base import ROOT, child_path
+from agentforge_cli.providers.base import ROOT, child_path, json_type
 from agentforge_cli.spec import ToolSpecification
 
 __all__ = [
@@ -293,26 +293,12 @@ def _types(schema: dict[str, Any]) -> set[str] | None:
     values = schema["enum"] if isinstance(schema.get("enum"), list) else (
         [schema["const"]] if "const" in schema else None)
     if values is not None:
-        return {_json_type(v) for v in values}
+        return {json_type(v) for v in values}
     if "properties" in schema or "additionalProperties" in schema:
         return {"object"}
     if "items" in schema or "prefixItems" in schema:
         return {"array"}
     return None
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _widened(kinds: set[str]) -> set[str]:

@@ -16,9 +16,6 @@ def convert_anthropic(spec: ToolSpecification) -> ToolConversion:
     """One Anthropic tool definition."""
     walker = Walker(spec)
     walker.provider = "anthropic"
-    walker.root_object()
-    data = None if walker.errors else {
+    return walker.conversion({
         "name": spec.name, "description": spec.description,
-        "input_schema": plain_copy(spec.parameters)}
-    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
-                          errors=walker.errors)
+        "input_schema": plain_copy(spec.parameters)} if walker.root_object() else None)

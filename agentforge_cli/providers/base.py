@@ -1,4 +1,5 @@
-"""What every provider transform shares: issues, the export error, paths and ``$ref``s.
+"""What every provider transform shares: issues, the export error, paths, ``$ref``s, and
+the steps the schema-walking transforms (Gemini, OpenAI strict) take alike.
 
 A transform walks one tool's ``parameters`` schema and builds the provider's form of it.
 Whatever the provider cannot express exactly is recorded as a *warning*
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +33,8 @@ __all__ = [
     "Walker",
     "child_path",
     "display_path",
+    "json_type",
+    "plain_copy",
     "ref_cycle",
 ]
 
@@ -65,6 +69,22 @@ def display_path(path: str) -> str:
     if path.startswith("$"):
         return path[1:]
     return path
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a JSON value: ``null``, ``boolean``, ``integer``, ``number``,
+    ``string``, ``array`` or ``object``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -118,10 +138,26 @@ class ToolConversion:
     """Parts with no accepted form."""
 
 
+Convert = Callable[[Any, str], dict[str, Any]]
+"""A transform's recursion: ``(subschema, its path) -> the provider's form of it``."""
+
+
 class Walker:
-    """Base of a schema transform for one tool: collects issues, resolves ``$ref``s."""
+    """Base of a schema transform for one tool: collects issues, resolves ``$ref``s.
+
+    A subclass that walks the schema phrases what its provider lacks in
+    :attr:`unsupported`, :attr:`no_form` and :attr:`untyped`, which the shared steps
+    (:meth:`typed`, :meth:`flatten`, :meth:`elements`, :meth:`drop`) put in their
+    messages.
+    """
 
     provider = ""
+    unsupported = "is not supported"
+    """Ends a message about a keyword the provider leaves out (``oneOf ...``)."""
+    no_form = "has no accepted form"
+    """Ends a message about a part with no accepted form (``allOf of several schemas ...``)."""
+    untyped = "a value of any type (Any) has no accepted form; declare a concrete type"
+    """The message of an ``untyped-value`` error."""
 
     def __init__(self, spec: ToolSpecification) -> None:
         self.tool = spec.name
@@ -166,6 +202,94 @@ class Walker:
                        f"$ref {ref!r} does not name a definition under $defs")
             return siblings, None
         return {**self.defs[name], **siblings}, name
+
+    def conversion(self, data: dict[str, Any] | None) -> ToolConversion:
+        """The result for the tool: ``data`` (``None`` when there are errors) and the
+        issues recorded."""
+        return ToolConversion(tool=self.tool, data=None if self.errors else data,
+                              warnings=self.warnings, errors=self.errors)
+
+    def drop(self, key: str, path: str) -> None:
+        """Record a keyword the provider lacks, left out of the export (warning)."""
+        self.warn(path, "unsupported-keyword", f'"{key}" {self.unsupported}; exported '
+                  "without it (binding still checks the value)")
+
+    def typed(self, schema: Any, path: str) -> bool:
+        """Whether ``schema`` is a schema object that says something of its type.
+
+        Records an ``untyped-value`` error for a value of any type (``true``, ``{}``, or
+        annotations only) and an ``invalid-schema`` error for a non-object.
+        """
+        if schema is True or schema == {} or (
+                isinstance(schema, dict) and schema.keys() <= _META_KEYS):
+            self.error(path, "untyped-value", self.untyped)
+            return False
+        if not isinstance(schema, dict):
+            self.error(path, "invalid-schema", f"not a schema object: {schema!r}")
+            return False
+        return True
+
+    def flatten(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        """``allOf`` of one schema merged in (its ``$ref`` resolved); ``oneOf`` read as
+        ``anyOf`` (warning). ``allOf`` of several schemas is an error and is dropped."""
+        if "allOf" in schema:
+            parts = schema["allOf"]
+            rest = {k: v for k, v in schema.items() if k != "allOf"}
+            if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict):
+                part, _ = self.resolve(parts[0], path)
+                schema = {**part, **rest}
+            else:
+                self.error(path, "all-of", f"allOf of several schemas {self.no_form}")
+                schema = rest
+        if "oneOf" in schema:
+            rest = {k: v for k, v in schema.items() if k != "oneOf"}
+            self.warn(path, "one-of", f"oneOf {self.unsupported}; exported as anyOf "
+                      "(binding still checks the value)")
+            schema = {**rest, "anyOf": [*rest.get("anyOf", ()), *schema["oneOf"]]}
+        return schema
+
+    def elements(self, schema: dict[str, Any], out: dict[str, Any], path: str,
+                 convert: Convert) -> bool:
+        """Set ``out["items"]`` from an array schema's ``items`` and ``prefixItems``.
+
+        A fixed tuple becomes ``items``: its one member type, or ``anyOf`` its distinct
+        member types (warning), with ``minItems``/``maxItems`` fixing its length when it
+        takes no further items. ``uniqueItems`` is left out (warning).
+
+        Returns:
+            False when the schema gives no element type (no tuple, no ``items`` schema);
+            the caller decides whether that is an error.
+        """
+        prefix = schema.get("prefixItems")
+        items = schema.get("items")
+        found = True
+        if isinstance(prefix, list) and prefix:
+            distinct: list[dict[str, Any]] = []
+            for i, member in enumerate(prefix):
+                converted = convert(member, child_path(path, i, "prefix"))
+                if converted not in distinct:
+                    distinct.append(converted)
+            if isinstance(items, dict) and items:
+                distinct.append(convert(items, child_path(path, 0, "items")))
+            if len(distinct) > 1:
+                self.warn(path, "tuple-positions",
+                          f"a fixed tuple (prefixItems) {self.unsupported}; exported as an "
+                          "array of any of its member types (binding still checks each "
+                          "position)")
+                out["items"] = {"anyOf": distinct}
+            else:
+                out["items"] = distinct[0]
+            if items is False:
+                out.setdefault("minItems", len(prefix))
+                out.setdefault("maxItems", len(prefix))
+        elif isinstance(items, dict) or items is True:
+            out["items"] = convert(items, child_path(path, 0, "items"))
+        else:
+            found = False
+        if schema.get("uniqueItems"):
+            self.warn(path, "unique-items", f"uniqueItems {self.unsupported}; exported "
+                      "without it (binding still removes duplicates of a set)")
+        return found
 
     def root_object(self) -> bool:
         """Check that the parameters schema is a plain object; record an error if not."""

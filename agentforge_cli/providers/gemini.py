@@ -28,6 +28,7 @@ from agentforge_cli.providers.base import (
     ToolConversion,
     Walker,
     child_path,
+    json_type,
     plain_copy,
 )
 from agentforge_cli.spec import ToolSpecification
@@ -51,36 +52,17 @@ GEMINI_FORMATS: dict[str, frozenset[str]] = {
 ``only 'enum' and 'date-time' are supported for STRING type``)."""
 
 _TYPES = ("string", "integer", "number", "boolean", "array", "object")
-_ANY_KEYS = frozenset({"description", "title", "default", "examples", "deprecated",
-                       "readOnly", "writeOnly", "$comment"})
 
 
 def convert_gemini(spec: ToolSpecification) -> ToolConversion:
     """One function declaration in Gemini's schema subset."""
     walker = _Gemini(spec)
-    data: dict[str, Any] | None = {"name": spec.name, "description": spec.description}
+    data: dict[str, Any] = {"name": spec.name, "description": spec.description}
     if walker.root_object():
         parameters = walker.node(walker.root, ROOT, ())
         if parameters.get("properties"):
             data["parameters"] = parameters
-    if walker.errors:
-        data = None
-    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
-                          errors=walker.errors)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    return walker.conversion(data)
 
 
 def _is_null(schema: Any) -> bool:
@@ -96,16 +78,13 @@ def _describe(out: dict[str, Any], note: str) -> None:
 
 class _Gemini(Walker):
     provider = "gemini"
+    unsupported = "is not in Gemini's schema subset"
+    no_form = "has no form in Gemini's schema subset"
+    untyped = ("a value of any type (Any) has no form in Gemini's schema subset (every "
+               "schema needs one type); declare a concrete type")
 
     def node(self, schema: Any, path: str, stack: tuple[str, ...]) -> dict[str, Any]:
-        if schema is True or schema == {} or (
-                isinstance(schema, dict) and schema.keys() <= _ANY_KEYS):
-            self.error(path, "untyped-value",
-                       "a value of any type (Any) has no form in Gemini's schema subset "
-                       "(every schema needs one type); declare a concrete type")
-            return {}
-        if not isinstance(schema, dict):
-            self.error(path, "invalid-schema", f"not a schema object: {schema!r}")
+        if not self.typed(schema, path):
             return {}
         if "$ref" in schema:
             name = self.ref_name(schema["$ref"])
@@ -125,26 +104,6 @@ class _Gemini(Walker):
         if "enum" in schema or "const" in schema:
             return self.choices(schema, path)
         return self.single(schema, path, stack)
-
-    def flatten(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
-        """``allOf`` of one schema merged in; ``oneOf`` read as ``anyOf``."""
-        if "allOf" in schema:
-            parts = schema["allOf"]
-            rest = {k: v for k, v in schema.items() if k != "allOf"}
-            if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict):
-                schema = {**parts[0], **rest}
-                if "$ref" in parts[0]:
-                    schema, _ = self.resolve(schema, path)
-            else:
-                self.error(path, "all-of", "allOf of several schemas has no form in "
-                           "Gemini's schema subset")
-                schema = rest
-        if "oneOf" in schema:
-            rest = {k: v for k, v in schema.items() if k != "oneOf"}
-            self.warn(path, "one-of", "oneOf is not in Gemini's schema subset; exported as "
-                      "anyOf (binding still checks the value)")
-            schema = {**rest, "anyOf": [*rest.get("anyOf", ()), *schema["oneOf"]]}
-        return schema
 
     def union(self, schema: dict[str, Any], path: str, stack: tuple[str, ...]
               ) -> dict[str, Any]:
@@ -189,7 +148,7 @@ class _Gemini(Walker):
             self.error(path, "null-only", "a value that can only be null has no form in "
                        "Gemini's schema subset")
             return {}
-        kinds = sorted({_json_type(v) for v in values}, key=_TYPES.index)
+        kinds = sorted({json_type(v) for v in values}, key=_TYPES.index)
         if kinds == ["integer", "number"]:
             kinds = ["number"]
         out = self.keywords(rest, path, ())
@@ -263,9 +222,7 @@ class _Gemini(Walker):
             elif key in GEMINI_KEYWORDS:
                 out[key] = plain_copy(value)
             else:
-                self.warn(path, "unsupported-keyword",
-                          f'"{key}" is not in Gemini\'s schema subset; exported without it '
-                          "(binding still checks the value)")
+                self.drop(key, path)
         for note in notes:
             _describe(out, note)
         return out
@@ -307,33 +264,6 @@ class _Gemini(Walker):
 
     def array(self, schema: dict[str, Any], out: dict[str, Any], path: str,
               stack: tuple[str, ...]) -> None:
-        prefix = schema.get("prefixItems")
-        items = schema.get("items")
-        if isinstance(prefix, list) and prefix:
-            members = [self.node(m, child_path(path, i, "prefix"), stack)
-                       for i, m in enumerate(prefix)]
-            distinct: list[dict[str, Any]] = []
-            for member in members:
-                if member not in distinct:
-                    distinct.append(member)
-            if isinstance(items, dict) and items:
-                distinct.append(self.node(items, child_path(path, 0, "items"), stack))
-            if len(distinct) > 1:
-                self.warn(path, "tuple-positions",
-                          "a fixed tuple (prefixItems) is not in Gemini's schema subset; "
-                          "exported as an array of any of its member types (binding still "
-                          "checks each position)")
-                out["items"] = {"anyOf": distinct}
-            else:
-                out["items"] = distinct[0]
-            if items is False:
-                out.setdefault("minItems", len(prefix))
-                out.setdefault("maxItems", len(prefix))
-        elif isinstance(items, dict) or items is True:
-            out["items"] = self.node(items, child_path(path, 0, "items"), stack)
-        else:
-            self.error(path, "untyped-items", "an array without an items schema has no form "
-                       "in Gemini's schema subset; declare the element type")
-        if schema.get("uniqueItems"):
-            self.warn(path, "unique-items", "uniqueItems is not in Gemini's schema subset; "
-                      "exported without it (binding still removes duplicates of a set)")
+        if not self.elements(schema, out, path, lambda sub, at: self.node(sub, at, stack)):
+            self.error(path, "untyped-items", f"an array without an items schema {self.no_form}; "
+                       "declare the element type")

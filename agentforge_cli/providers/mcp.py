@@ -18,17 +18,15 @@ def convert_mcp(spec: ToolSpecification) -> ToolConversion:
     """One entry of the ``tools/list`` result."""
     walker = Walker(spec)
     walker.provider = "mcp"
-    walker.root_object()
-    data: dict[str, Any] | None = None
-    if not walker.errors:
-        data = {"name": spec.name}
-        title = getattr(spec, "title", None)
-        if title:
-            data["title"] = title
-        data["description"] = spec.description
-        data["inputSchema"] = plain_copy(spec.parameters)
-        annotations = getattr(spec, "annotations", None)
-        if annotations:
-            data["annotations"] = plain_copy(dict(annotations))
-    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
-                          errors=walker.errors)
+    if not walker.root_object():
+        return walker.conversion(None)
+    data: dict[str, Any] = {"name": spec.name}
+    title = getattr(spec, "title", None)
+    if title:
+        data["title"] = title
+    data["description"] = spec.description
+    data["inputSchema"] = plain_copy(spec.parameters)
+    annotations = getattr(spec, "annotations", None)
+    if annotations:
+        data["annotations"] = plain_copy(dict(annotations))
+    return walker.conversion(data)

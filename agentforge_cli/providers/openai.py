@@ -60,35 +60,28 @@ MAX_PROPERTIES = 5000
 """Strict mode's documented limit on object properties, in total."""
 
 _NULL = {"type": "null"}
-_ANY_KEYS = frozenset({"description", "title", "default", "examples", "deprecated",
-                       "readOnly", "writeOnly", "$comment"})
 
 
 def convert_openai(spec: ToolSpecification) -> ToolConversion:
     """The plain (non-strict) function tool: ``parameters`` as generated."""
     walker = Walker(spec)
     walker.provider = "openai"
-    walker.root_object()
-    data = None if walker.errors else {
+    return walker.conversion({
         "type": "function",
         "function": {"name": spec.name, "description": spec.description,
                      "parameters": plain_copy(spec.parameters)},
-    }
-    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
-                          errors=walker.errors)
+    } if walker.root_object() else None)
 
 
 def convert_openai_strict(spec: ToolSpecification) -> ToolConversion:
     """The strict-mode function tool (``"strict": true``)."""
     walker = _Strict(spec)
     parameters = walker.convert_root()
-    data = None if walker.errors else {
+    return walker.conversion({
         "type": "function",
         "function": {"name": spec.name, "description": spec.description,
                      "parameters": parameters, "strict": True},
-    }
-    return ToolConversion(tool=spec.name, data=data, warnings=walker.warnings,
-                          errors=walker.errors)
+    })
 
 
 def is_nullable(schema: dict[str, Any]) -> bool:
@@ -120,6 +113,10 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 class _Strict(Walker):
     provider = "openai-strict"
+    unsupported = "is not supported in strict mode"
+    no_form = "has no strict-mode form"
+    untyped = ("a value of any type (Any) has no strict-mode form: every schema needs a "
+               "type; declare a concrete type")
 
     def __init__(self, spec: ToolSpecification) -> None:
         super().__init__(spec)
@@ -143,14 +140,7 @@ class _Strict(Walker):
         return out
 
     def node(self, schema: Any, path: str, depth: int) -> dict[str, Any]:
-        if schema is True or schema == {} or (
-                isinstance(schema, dict) and schema.keys() <= _ANY_KEYS):
-            self.error(path, "untyped-value",
-                       "a value of any type (Any) has no strict-mode form: every schema "
-                       "needs a type; declare a concrete type")
-            return {}
-        if not isinstance(schema, dict):
-            self.error(path, "invalid-schema", f"not a schema object: {schema!r}")
+        if not self.typed(schema, path):
             return {}
         if "$ref" in schema:
             if len(schema) == 1:
@@ -184,32 +174,12 @@ class _Strict(Walker):
             elif key in STRICT_KEYWORDS:
                 out[key] = plain_copy(value)
             else:
-                self.warn(path, "unsupported-keyword",
-                          f'"{key}" is not supported in strict mode; exported without it '
-                          "(binding still checks the value)")
+                self.drop(key, path)
         if is_object:
             self.object(schema, out, path, depth)
         if is_array:
             self.array(schema, out, path, depth)
         return out
-
-    def flatten(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
-        """``allOf`` of one schema merged in; ``oneOf`` read as ``anyOf``."""
-        if "allOf" in schema:
-            parts = schema["allOf"]
-            rest = {k: v for k, v in schema.items() if k != "allOf"}
-            if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict):
-                part, _ = self.resolve(parts[0], path)
-                schema = {**part, **rest}
-            else:
-                self.error(path, "all-of", "allOf of several schemas has no strict-mode form")
-                schema = rest
-        if "oneOf" in schema:
-            rest = {k: v for k, v in schema.items() if k != "oneOf"}
-            self.warn(path, "one-of", "oneOf is not supported in strict mode; exported as "
-                      "anyOf (binding still checks the value)")
-            schema = {**rest, "anyOf": [*rest.get("anyOf", ()), *schema["oneOf"]]}
-        return schema
 
     def object(self, schema: dict[str, Any], out: dict[str, Any], path: str,
                depth: int) -> None:
@@ -245,33 +215,7 @@ class _Strict(Walker):
     def array(self, schema: dict[str, Any], out: dict[str, Any], path: str,
               depth: int) -> None:
         out["type"] = "array"
-        prefix = schema.get("prefixItems")
-        items = schema.get("items")
-        if isinstance(prefix, list) and prefix:
-            members = [self.node(m, child_path(path, i, "prefix"), depth)
-                       for i, m in enumerate(prefix)]
-            distinct: list[dict[str, Any]] = []
-            for member in members:
-                if member not in distinct:
-                    distinct.append(member)
-            if isinstance(items, dict) and items:
-                distinct.append(self.node(items, child_path(path, 0, "items"), depth))
-            if len(distinct) > 1:
-                self.warn(path, "tuple-positions",
-                          "a fixed tuple (prefixItems) is not supported in strict mode; "
-                          "exported as an array of any of its member types (binding still "
-                          "checks each position)")
-                out["items"] = {"anyOf": distinct}
-            else:
-                out["items"] = distinct[0]
-            if items is False:
-                out.setdefault("minItems", len(prefix))
-                out.setdefault("maxItems", len(prefix))
-        elif isinstance(items, dict) or items is True:
-            out["items"] = self.node(items, child_path(path, 0, "items"), depth)
-        elif items is None:
-            self.error(path, "untyped-items", "an array without an items schema has no "
-                       "strict-mode form; declare the element type")
-        if schema.get("uniqueItems"):
-            self.warn(path, "unique-items", "uniqueItems is not supported in strict mode; "
-                      "exported without it (binding still removes duplicates of a set)")
+        found = self.elements(schema, out, path, lambda sub, at: self.node(sub, at, depth))
+        if not found and schema.get("items") is None:
+            self.error(path, "untyped-items", f"an array without an items schema {self.no_form}; "
+                       "declare the element type")

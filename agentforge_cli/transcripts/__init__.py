@@ -231,9 +231,9 @@ def _container(head: str) -> str:
 def _detect(path: Path, records: Any) -> str:
     chat = False
     for record in records:
-        data = record.data
-        if data is None and record.text is not None:
+        if record.blank:
             continue
+        data = record.data
         if agentforge.claims(data):
             return agentforge.NAME
         if anthropic.claims(data):

@@ -1,4 +1,5 @@
-"""Reading a transcript file into records, and pairing results with calls.
+"""Reading a transcript file into records, pairing results with calls, and the field
+checks and steps the formats share.
 
 A *record* is one JSONL line or one element of a JSON document's message list. JSONL is
 read lazily, line by line, in binary so that a line that is not UTF-8 is reported by
@@ -9,15 +10,15 @@ with ``data`` ``None`` so that a rewrite keeps them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.transcripts.events import TranscriptError
+from agentforge_cli.transcripts.events import Event, ToolCall, TranscriptError
 
-__all__ = ["CallBook", "Document", "Record", "content_text", "dumps", "iter_jsonl",
-           "load_document", "read_head"]
+__all__ = ["CallBook", "Document", "Record", "calls_to_answer", "content_text", "dumps",
+           "iter_jsonl", "load_document", "named_call", "read_head"]
 
 
 @dataclass(slots=True)
@@ -32,6 +33,12 @@ class Record:
     """Line number (from 1) or message index (from 0)."""
     text: str | None = None
     """The original line, end of line included (JSONL only); ``None`` once changed."""
+
+    @property
+    def blank(self) -> bool:
+        """A JSONL line with no value (blank, or ``null``): every format skips it and a
+        rewrite writes it back as it was."""
+        return self.data is None and self.text is not None
 
 
 @dataclass(slots=True)
@@ -294,3 +301,26 @@ def optional_bool(value: Any, path: Path, where: str, field: str) -> bool | None
     if value is None or isinstance(value, bool):
         return value
     raise TranscriptError(path, where, f'"{field}" must be true or false, got {dumps(value)}')
+
+
+def named_call(function: dict, call_id: str | None, raw: Any, book: CallBook,
+               where: str) -> ToolCall:
+    """The call of a ``{"name", "arguments"}`` object (``arguments`` a JSON string or
+    object), registered with ``book``; ``raw`` is what the event keeps as recorded."""
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise TranscriptError(book.path, where, 'a tool call needs a "name" string')
+    arguments = arguments_text(function.get("arguments"), book.path, where)
+    index = book.call(call_id, where)
+    return ToolCall(index=index, id=call_id, name=name, arguments=arguments, raw=raw,
+                    where=where)
+
+
+def calls_to_answer(events: Iterable[Event], updates: Mapping[int, Any],
+                    answered: set[int]) -> Iterator[ToolCall]:
+    """The calls among ``events`` that a rewrite adds a result for: updated, and with no
+    result recorded."""
+    for event in events:
+        if (isinstance(event, ToolCall) and event.index in updates
+                and event.index not in answered):
+            yield event

@@ -26,15 +26,15 @@ from typing import Any
 from agentforge_cli.transcripts._records import (
     CallBook,
     Record,
-    arguments_text,
+    calls_to_answer,
     dumps,
+    named_call,
     optional_bool,
     optional_id,
 )
 from agentforge_cli.transcripts.events import (
     AssistantMessage,
     Event,
-    ToolCall,
     ToolResult,
     TranscriptError,
     UserMessage,
@@ -65,14 +65,14 @@ def _text(data: dict, path: Path, where: str) -> str:
 def record_events(record: Record, book: CallBook) -> list[Event]:
     """The events of one line (none for a blank or ``system`` line)."""
     data, where, path = record.data, record.where, book.path
-    if data is None and record.text is not None:
+    if record.blank:
         return []
     if not isinstance(data, dict):
         raise TranscriptError(path, where, f"expected a JSON object, got {dumps(data)[:80]}")
     kind = data.get("type")
     if kind is None:
         if isinstance(data.get("name"), str):
-            return [_call(data, None, book, where)]
+            return [named_call(data, None, data, book, where)]
         raise TranscriptError(path, where, 'missing "type" (one of user, assistant, '
                               'tool_call, tool_result) and not a {"name", "arguments"} call')
     if kind == "user":
@@ -82,7 +82,8 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     if kind == "system":
         return []
     if kind == "tool_call":
-        return [_call(data, optional_id(data.get("id"), path, where, "id"), book, where)]
+        return [named_call(data, optional_id(data.get("id"), path, where, "id"), data, book,
+                           where)]
     if kind == "tool_result":
         call_id = optional_id(data.get("id"), path, where, "id")
         if "content" not in data:
@@ -95,16 +96,6 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                            where=where)]
     raise TranscriptError(path, where, f'unknown "type" {dumps(kind)[:40]} '
                           f"(expected one of {', '.join(TYPES)})")
-
-
-def _call(data: dict, call_id: str | None, book: CallBook, where: str) -> ToolCall:
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise TranscriptError(book.path, where, 'a tool call needs a "name" string')
-    arguments = arguments_text(data.get("arguments"), book.path, where)
-    index = book.call(call_id, where)
-    return ToolCall(index=index, id=call_id, name=name, arguments=arguments, raw=data,
-                    where=where)
 
 
 def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
@@ -124,11 +115,10 @@ def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set
             yield Record(data, record.where, record.position)
             continue
         yield record
-        if (isinstance(event, ToolCall) and event.index in updates
-                and event.index not in answered):
-            text, is_error = updates[event.index]
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
             data = {"type": "tool_result"}
-            if event.id is not None:
-                data["id"] = event.id
+            if call.id is not None:
+                data["id"] = call.id
             data.update(content=text, is_error=bool(is_error))
             yield Record(data)

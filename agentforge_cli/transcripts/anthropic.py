@@ -20,6 +20,7 @@ from typing import Any
 from agentforge_cli.transcripts._records import (
     CallBook,
     Record,
+    calls_to_answer,
     content_text,
     dumps,
     optional_bool,
@@ -50,7 +51,7 @@ def claims(data: Any) -> bool:
 def record_events(record: Record, book: CallBook) -> list[Event]:
     """The events of one message, in block order."""
     path, where = book.path, record.where
-    if record.data is None and record.text is not None:
+    if record.blank:
         return []
     data = record.data
     if not isinstance(data, dict):
@@ -174,7 +175,7 @@ def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set
     """Yield the messages with the updated results applied."""
     waiting: list[dict] = []
     for record in records:
-        if record.data is None and record.text is not None:
+        if record.blank:
             yield record
             continue
         events = record_events(record, book)
@@ -186,10 +187,8 @@ def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set
                 yield Record({"role": "user", "content": list(waiting)})
             waiting = []
         yield changed
-        for event in events:
-            if (isinstance(event, ToolCall) and event.index in updates
-                    and event.index not in answered):
-                text, is_error = updates[event.index]
-                waiting.append(_result_block(event, text, bool(is_error)))
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
+            waiting.append(_result_block(call, text, bool(is_error)))
     if waiting:
         yield Record({"role": "user", "content": waiting})

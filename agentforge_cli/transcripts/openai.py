@@ -21,9 +21,10 @@ from typing import Any
 from agentforge_cli.transcripts._records import (
     CallBook,
     Record,
-    arguments_text,
+    calls_to_answer,
     content_text,
     dumps,
+    named_call,
     optional_id,
     replace_content,
 )
@@ -70,7 +71,7 @@ def _blocks_check(content: Any, path: Path, where: str) -> None:
 def record_events(record: Record, book: CallBook) -> list[Event]:
     """The events of one message."""
     path, where = book.path, record.where
-    if record.data is None and record.text is not None:
+    if record.blank:
         return []
     data = _message(record, path)
     role = data["role"]
@@ -93,13 +94,13 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             function = entry.get("function") if isinstance(entry, dict) else None
             if not isinstance(function, dict):
                 raise TranscriptError(path, at, 'a tool call needs a "function" object')
-            events.append(_call(function, optional_id(entry.get("id"), path, at, "id"),
-                                entry, book, at))
+            events.append(named_call(function, optional_id(entry.get("id"), path, at, "id"),
+                                     entry, book, at))
         legacy = data.get("function_call")
         if legacy is not None:
             if not isinstance(legacy, dict):
                 raise TranscriptError(path, where, '"function_call" must be an object')
-            events.append(_call(legacy, None, legacy, book, where))
+            events.append(named_call(legacy, None, legacy, book, where))
         return events
     if role in _RESULT_ROLES:
         call_id = (optional_id(data.get("tool_call_id"), path, where, "tool_call_id")
@@ -109,16 +110,6 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                            is_error=None, where=where)]
     raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} (expected user, "
                           "assistant, tool, system)")
-
-
-def _call(function: dict, call_id: str | None, raw: Any, book: CallBook, where: str) -> ToolCall:
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise TranscriptError(book.path, where, 'a tool call needs a "name" string')
-    arguments = arguments_text(function.get("arguments"), book.path, where)
-    index = book.call(call_id, where)
-    return ToolCall(index=index, id=call_id, name=name, arguments=arguments, raw=raw,
-                    where=where)
 
 
 def _new_result(call: ToolCall, text: str) -> Record:
@@ -137,7 +128,7 @@ def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set
     """Yield the messages with the updated results applied."""
     waiting: list[Record] = []
     for record in records:
-        if record.data is None and record.text is not None:
+        if record.blank:
             yield record
             continue
         if waiting and not (isinstance(record.data, dict)
@@ -153,8 +144,6 @@ def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set
                                                   updates[event.call_index][0])
                 changed = Record(data, record.where, record.position)
         yield changed
-        for event in events:
-            if (isinstance(event, ToolCall) and event.index in updates
-                    and event.index not in answered):
-                waiting.append(_new_result(event, updates[event.index][0]))
+        for call in calls_to_answer(events, updates, answered):
+            waiting.append(_new_result(call, updates[call.index][0]))
     yield from waiting
