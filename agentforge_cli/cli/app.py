@@ -1,7 +1,7 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
-Command groups live in their own modules (``tools_cmd``, ``replay_cmd``); rich rendering
-lives in ``render``; errors become exit codes in ``guard``.
+Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``replay_cmd``,
+``serve_cmd``); rich rendering lives in ``render``; errors become exit codes in ``guard``.
 """
 
 from __future__ import annotations
@@ -13,14 +13,17 @@ from typing import Annotated
 import typer
 
 from agentforge_cli import __version__
-from agentforge_cli.cli import replay_cmd, tools_cmd
+from agentforge_cli.cli import check_cmd, replay_cmd, serve_cmd, tools_cmd
 from agentforge_cli.cli.guard import set_debug
 
-app = typer.Typer(help="Check, call and replay LLM tools written in Python.",
+app = typer.Typer(help="Check, call, replay and serve LLM tools written in Python.",
                   no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)
+tools_cmd.app.command("check")(check_cmd.check)
+tools_cmd.app.command("diff")(check_cmd.diff)
 app.add_typer(tools_cmd.app, name="tools")
 app.command("replay")(replay_cmd.replay)
+app.command("serve")(serve_cmd.serve)
 
 
 def _version(value: bool) -> None:
@@ -47,7 +50,7 @@ def main_callback(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show Python tracebacks for errors.")] = False,
 ) -> None:
-    """Check, call and replay LLM tools written in Python."""
+    """Check, call, replay and serve LLM tools written in Python."""
     set_debug(debug)
     _safe_streams()
 

@@ -1,8 +1,8 @@
 """Errors the command line reports as one message and an exit code (SPEC 5).
 
-``1`` the call failed or a replayed result differs · ``2`` usage error · ``3`` a target or
-transcript cannot be loaded. Anything raised as one of these is shown without a
-traceback (``--debug`` shows it).
+``1`` the call failed, a replayed result differs or a check failed · ``2`` usage error ·
+``3`` a target, transcript or snapshot cannot be loaded, or ``serve`` finds no MCP SDK.
+Anything raised as one of these is shown without a traceback (``--debug`` shows it).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ __all__ = [
     "TracePrinter",
     "error",
     "explain",
+    "findings",
     "progress",
     "replay_summary",
     "replay_trace",
@@ -38,6 +39,7 @@ __all__ = [
     "stdout_console",
     "tool_list",
     "tool_logging",
+    "warning",
     "write",
 ]
 
@@ -101,6 +103,14 @@ def error(message: str, hint: str | None = None) -> None:
     if hint:
         for line in safe_text(hint).splitlines():
             console.print(Text("  " + line, style="dim"), soft_wrap=True)
+
+
+def warning(message: str) -> None:
+    """``warning: <message>`` on standard error (continuation lines as written)."""
+    text = Text()
+    text.append("warning: ", style="yellow")
+    text.append(safe_text(message))
+    stderr_console().print(text, soft_wrap=True)
 
 
 def print_trimmed(console: Console, renderable: Any) -> None:
@@ -219,6 +229,60 @@ def tool_list(specs: Sequence[ToolSpecification]) -> None:
         prefix = Text("  parameters: {" + (" " if items else ""))
         for line in _flow(prefix, items, " }", width):
             console.print(line, overflow="fold")
+
+
+# -- tools check / tools diff -------------------------------------------------------------------
+
+
+_LEVEL_STYLES = {"breaking": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
+WIDE_FINDINGS = 120
+"""Terminal width from which the findings table gives the rule a column of its own."""
+
+
+def findings(rows: Sequence[dict[str, str]], verdict: str, *, failed: bool,
+             details: str | None = None) -> None:
+    """The findings table (level, tool, parameter, rule, message), a verdict line and a
+    dim line of details (what was checked).
+
+    ``level``, ``tool`` and ``parameter`` open every row, so the first line of a finding
+    always names all three; the message wraps under its own column. Below
+    :data:`WIDE_FINDINGS` columns the rule is shown after the message, in brackets.
+    """
+    console = stdout_console()
+    wide = console.width >= WIDE_FINDINGS
+    if rows:
+        table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False,
+                      header_style="bold")
+        table.add_column("level", no_wrap=True)
+        table.add_column("tool", overflow="fold")
+        table.add_column("parameter", overflow="fold")
+        if wide:
+            table.add_column("rule", no_wrap=True, style="dim")
+        table.add_column("message", overflow="fold")
+        for row in rows:
+            message = Text(safe_text(row["message"]))
+            if not wide:
+                message.append(f" [{safe_text(row['rule'])}]", style="dim")
+            cells = [Text(row["level"], style=_LEVEL_STYLES.get(row["level"], "")),
+                     Text(safe_text(row["tool"])), Text(safe_text(row["parameter"]))]
+            if wide:
+                cells.append(Text(safe_text(row["rule"])))
+            table.add_row(*cells, message)
+        print_trimmed(console, table)
+        console.print()
+    _print_wrapped(console, Text(safe_text(verdict), style="bold red" if failed
+                                 else "bold green"))
+    if details:
+        _print_wrapped(console, Text(safe_text(details), style="dim"), indent=2)
+
+
+def _print_wrapped(console: Console, text: Text, indent: int = 0) -> None:
+    """``text`` wrapped at the console width (long words folded), without trailing
+    spaces, every line indented by ``indent``."""
+    width = max(console.width - indent, 20)
+    for line in text.wrap(console, width, justify="default", overflow="fold"):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, no_wrap=True, overflow="ignore", crop=False)
 
 
 # -- tools call --explain ------------------------------------------------------------------------

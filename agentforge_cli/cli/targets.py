@@ -12,6 +12,9 @@ Where targets come from, first match wins:
 3. ``tools = [...]`` under ``[tool.agentforge]`` in the nearest ``pyproject.toml``
    (relative file paths are read from that file's directory, which is also importable).
 
+``tools check`` also reads ``providers = [...]`` from that table (:func:`find_providers`)
+when no ``--provider`` is given.
+
 The current directory is on the import path. Standard library only.
 """
 
@@ -30,7 +33,8 @@ from typing import Any
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 
-__all__ = ["ENV_VAR", "TargetSource", "find_targets", "load_service", "load_target"]
+__all__ = ["ENV_VAR", "TargetSource", "find_providers", "find_targets", "load_service",
+           "load_target"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
 _HOW_TO_GIVE = (
@@ -88,7 +92,8 @@ def _nearest_pyproject(start: Path) -> Path | None:
     return None
 
 
-def _pyproject_targets(path: Path) -> tuple[str, ...]:
+def _agentforge_table(path: Path) -> dict[str, Any]:
+    """The ``[tool.agentforge]`` table of a ``pyproject.toml`` (``{}`` when absent)."""
     import tomllib
 
     try:
@@ -96,18 +101,43 @@ def _pyproject_targets(path: Path) -> tuple[str, ...]:
             data = tomllib.load(stream)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
-    table = data.get("tool", {}).get("agentforge", {})
-    if not isinstance(table, dict):
+    tool = data.get("tool", {})
+    table = tool.get("agentforge", {}) if isinstance(tool, dict) else {}
+    return table if isinstance(table, dict) else {}
+
+
+def _string_list(path: Path, table: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = table.get(key)
+    if value is None:
         return ()
-    tools = table.get("tools")
-    if tools is None:
-        return ()
-    if isinstance(tools, str):
-        tools = [tools]
-    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
-        raise UsageError(f"{path}: [tool.agentforge] tools must be a list of strings, "
-                         f"got {tools!r}")
-    return _unique(tools)
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{path}: [tool.agentforge] {key} must be a list of strings, "
+                         f"got {value!r}")
+    return _unique(value)
+
+
+def _pyproject_targets(path: Path) -> tuple[str, ...]:
+    return _string_list(path, _agentforge_table(path), "tools")
+
+
+def find_providers(*, cwd: Path | None = None) -> tuple[tuple[str, ...], str | None]:
+    """``providers = [...]`` under ``[tool.agentforge]`` in the nearest ``pyproject.toml``.
+
+    Returns:
+        The provider names as written (not validated) and the file they came from;
+        ``((), None)`` when there is no such setting.
+
+    Raises:
+        UsageError: The ``pyproject.toml`` cannot be read, or ``providers`` is not a list
+            of strings.
+    """
+    pyproject = _nearest_pyproject(cwd or Path.cwd())
+    if pyproject is None:
+        return (), None
+    names = _string_list(pyproject, _agentforge_table(pyproject), "providers")
+    return (names, str(pyproject)) if names else ((), None)
 
 
 # -- loading one target ----------------------------------------------------------------------

@@ -1,5 +1,9 @@
 """``agentforge tools list`` and ``agentforge tools call``.
 
+``tools list --format`` prints the seed's view, the JSON array of specifications, or a
+provider's tool definitions (``openai``, ``anthropic``, ``gemini``, ``mcp``; see
+:data:`LIST_FORMATS`). ``tools check`` and ``tools diff`` live in ``check_cmd``.
+
 ``tools call`` sends the request through a ``ToolService`` exactly as a model's call
 goes: its standard output is the text the model would receive and nothing else (followed
 by one newline); logs, explanations and errors go to standard error.
@@ -15,11 +19,11 @@ from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 
-app = typer.Typer(help="List the tools of a target, or call one.", no_args_is_help=True,
-                  add_completion=False)
+app = typer.Typer(help="List, call, check and diff the tools of a target.",
+                  no_args_is_help=True, add_completion=False)
 
 ToolsOption = Annotated[
     list[str] | None,
@@ -45,11 +49,52 @@ def _list_json(specs: list[Any], strict: bool) -> None:
     render.write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
 
 
+def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
+    """The renderer of a provider format: the export's JSON on stdout, each part exported
+    in the closest accepted form as a warning on stderr; exit 1 when some part has no
+    form the provider accepts."""
+
+    def render_export(specs: list[Any], strict: bool) -> None:
+        from agentforge_cli.cli import render
+        from agentforge_cli.providers import ProviderExportError, export_tools
+
+        try:
+            export = export_tools(specs, provider, strict=strict)
+        except ProviderExportError as exc:
+            raise CliError(str(exc), hint="lint the tools for this provider with: "
+                                          f"agentforge tools check --provider {exc.provider}"
+                           ) from None
+        for issue in export.warnings:
+            render.warning(str(issue))
+        render.write(json.dumps(export.data, ensure_ascii=False, indent=2))
+
+    return render_export
+
+
 LIST_FORMATS: dict[str, Callable[[list[Any], bool], None]] = {
     "table": _list_table,
     "json": _list_json,
+    "openai": _provider_export("openai"),
+    "anthropic": _provider_export("anthropic"),
+    "gemini": _provider_export("gemini"),
+    "mcp": _provider_export("mcp"),
 }
-"""``--format`` name -> renderer(specifications, strict). Provider formats register here."""
+"""``--format`` name -> renderer(specifications, strict). Provider formats register here
+(``--strict`` is refused before loading for a provider format that has no strict form)."""
+
+
+def _check_strict(output_format: str, strict: bool) -> None:
+    """``--strict`` applies to the provider format ``openai`` only (and to table/json)."""
+    if not strict or output_format in ("table", "json"):
+        return
+    from agentforge_cli.providers import FORMATS, provider_name
+
+    if output_format in FORMATS:
+        try:
+            provider_name(output_format, strict=True)
+        except ValueError as exc:
+            raise UsageError(f"--strict with --format {output_format}: {exc}",
+                             hint="drop --strict, or use --format openai --strict") from None
 
 
 @app.command("list")
@@ -61,18 +106,24 @@ def list_tools(
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
-        help="table (the seed's view) or json (an array of {name, description, "
-             "parameters}).")] = "table",
+        help="table (the seed's view), json (an array of {name, description, "
+             "parameters}), or a provider's tool definitions: openai, anthropic, gemini, "
+             "mcp.")] = "table",
     strict: Annotated[bool, typer.Option(
-        "--strict", help="Build the tools in strict mode (provider formats use its "
-                         "strict schema form).")] = False,
+        "--strict", help="Build the tools in strict mode; with --format openai, export "
+                         "OpenAI's strict-mode form.")] = False,
 ) -> None:
-    """Print the tools a model would see: name, description and parameters."""
+    """Print the tools a model would see: name, description and parameters.
+
+    Provider formats print the JSON that provider takes; a part it cannot express exactly
+    is a warning on stderr, a part it cannot take at all fails (exit 1).
+    """
     with guarded():
         renderer = LIST_FORMATS.get(output_format)
         if renderer is None:
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(LIST_FORMATS))
+        _check_strict(output_format, strict)
         from agentforge_cli.cli.targets import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict)

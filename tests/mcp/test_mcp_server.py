@@ -267,33 +267,46 @@ def test_modern_protocol_era() -> None:
     anyio.run(main)
 
 
-# ---------------------------------------------------------------- the CLI, once it has `serve`
+# ---------------------------------------------------------------- the CLI: `agentforge serve`
 
 
-def _cli_has_serve() -> bool:
-    agentforge = Path(sys.executable).with_name("agentforge")
-    if not agentforge.exists():
-        return False
-    done = subprocess.run([str(agentforge), "serve", "--help"], capture_output=True,
-                          cwd=ROOT, timeout=TIMEOUT, check=False)
-    return done.returncode == 0
+AGENTFORGE = Path(sys.executable).with_name("agentforge")
 
 
 def test_agentforge_serve_command(tmp_path: Path) -> None:
-    if not _cli_has_serve():
-        pytest.skip("`agentforge serve` is not wired into the CLI yet")
-    agentforge = str(Path(sys.executable).with_name("agentforge"))
-    params_args = ["serve", "sample_tools.shop"]
-    for remote in _serve_command(agentforge, params_args, tmp_path):
+    """The installed command, its targets resolved by the CLI, driven by the SDK client."""
+    assert AGENTFORGE.exists(), "the agentforge entry point is not installed (make install)"
+    args = ["serve", "sample_tools.shop", "tests/mcp/mcp_sample_tools.py", "--log"]
+    for remote in _serve_command(str(AGENTFORGE), args, tmp_path):
+        assert remote.init.server_info.name == "agentforge"
+        assert remote.init.server_info.version == __version__
         names = [t.name for t in remote.run(remote.session.list_tools).tools]
-        assert "getPrice" in names
+        assert {"getPrice", "add", "countdown"} <= set(names)
         price = remote.call("getPrice", {"sku": "TEA-001", "quantity": "3"})
         assert (price.is_error, remote.text(price)) == (False, "384.00")
-        assert remote.init.server_info.version == __version__
+        added = remote.call("add", {"a": "3", "b": 4})
+        assert (added.is_error, remote.text(added)) == (False, "7")
+        bad = remote.call("add", {"a": "three", "b": 4})
+        assert bad.is_error is True
+        assert 'Argument "a"' in remote.text(bad)
+        raised = remote.call("explode", {"reason": "via the CLI"})
+        assert (raised.is_error, remote.text(raised)) == (True, "boom: via the CLI")
+        counted = remote.call("countdown", {"start": "2"})
+        assert json.loads(remote.text(counted))["values"] == [2, 1]
+        with pytest.raises(MCPError) as info:
+            remote.call("nope", {})
+        assert info.value.code == types.INVALID_PARAMS
+        noisy = remote.call("noisy", {"message": "stray print via the CLI"})
+        assert noisy.is_error is False
+    stderr = (tmp_path / "cli-stderr.txt").read_text(encoding="utf-8")
+    assert "Tool request: add" in stderr  # --log goes to stderr
+    assert "stray print via the CLI" in stderr  # a tool's print never reaches stdout
+    assert "Traceback" not in stderr
 
 
 def _serve_command(command: str, args: list[str], tmp_path: Path):
-    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT))
+    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
+                                   env={"PYTHONWARNINGS": "error"})
     stderr_path = tmp_path / "cli-stderr.txt"
     problems: list[Exception] = []
     with stderr_path.open("w", encoding="utf-8") as errlog, \

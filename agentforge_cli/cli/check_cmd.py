@@ -1,0 +1,211 @@
+"""``agentforge tools check`` and ``agentforge tools diff``: lint rules and schema drift.
+
+The rules live in :mod:`agentforge_cli.checks` and :mod:`agentforge_cli.drift`; this
+module only chooses what to run and shows the findings (a table and a verdict on stdout,
+or ``--json``).
+
+Exit codes: ``0`` nothing at the failing level · ``1`` a rule at level error failed, a
+change is breaking (or, with ``--fail-on warning``, a warning) · ``2`` usage error (an
+unknown provider, ``--update-snapshot`` without ``--snapshot``, a snapshot that cannot be
+written) · ``3`` a target or a snapshot file cannot be loaded (missing, not JSON, not a
+snapshot).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Sequence
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.tools_cmd import ToolsOption
+
+
+class FailOn(StrEnum):
+    """``--fail-on`` of ``tools check``."""
+
+    error = "error"
+    warning = "warning"
+
+
+def check(
+    targets: Annotated[list[str] | None, typer.Argument(
+        metavar="TARGET", show_default=False,
+        help="Where the tools are: package.module, package.module:Name or "
+             "path/to/file.py[:Name].")] = None,
+    tools: ToolsOption = None,
+    snapshot: Annotated[str | None, typer.Option(
+        "--snapshot", metavar="FILE", show_default=False,
+        help="Compare the tools with this snapshot file: breaking changes fail.")] = None,
+    update_snapshot: Annotated[bool, typer.Option(
+        "--update-snapshot", help="Write the current tools to the --snapshot file instead "
+                                  "of comparing.")] = False,
+    providers: Annotated[list[str] | None, typer.Option(
+        "--provider", metavar="NAME", show_default=False,
+        help="Also check a provider's rules: openai, openai-strict, anthropic, gemini, mcp; "
+             "repeatable. Default: \\[tool.agentforge] providers in pyproject.toml.")] = None,
+    fail_on: Annotated[FailOn, typer.Option(
+        "--fail-on", case_sensitive=False,
+        help="The lowest level that fails the check (exit 1).")] = FailOn.error,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
+    ] = False,
+) -> None:
+    """Lint the tools' schemas, and compare them with a snapshot.
+
+    Exit 1 when a rule at level error fails or a change is breaking.
+
+    Exit 3 when a target or the snapshot cannot be loaded (create it with --update-snapshot).
+    """
+    with guarded():
+        if update_snapshot and snapshot is None:
+            raise UsageError("--update-snapshot needs --snapshot FILE",
+                             hint="e.g. agentforge tools check --snapshot tools.lock.json "
+                                  "--update-snapshot")
+        selected = _providers(providers)
+
+        from agentforge_cli.checks import exit_code, findings_to_json, run_checks
+        from agentforge_cli.cli.targets import load_service
+
+        specs = load_service([*(targets or ()), *(tools or ())]).specifications
+        with _snapshot_errors(snapshot):
+            findings = run_checks(specs, providers=selected, snapshot=snapshot,
+                                  update_snapshot=update_snapshot)
+        code = exit_code(findings, fail_on.value)
+        if json_output:
+            document = findings_to_json(findings, fail_on.value)
+            document.update(tools=len(specs), providers=list(selected), snapshot=snapshot,
+                            fail_on=fail_on.value)
+            _write_json(document)
+        else:
+            scope = [f"{len(specs)} tool{'' if len(specs) == 1 else 's'}",
+                     ("providers: " + ", ".join(selected)) if selected
+                     else "no provider selected"]
+            if snapshot is not None:
+                written = any(f.rule == "snapshot-updated" for f in findings)
+                scope.append(f"snapshot {snapshot}" + (
+                    " (already up to date)" if update_snapshot and not written else ""))
+            if fail_on is FailOn.warning:
+                scope.append("--fail-on warning")
+            failed = code != 0
+            verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
+                       f"{_counts(findings) or 'no findings'}")
+            _show(findings, verdict, failed, " · ".join(scope))
+        raise typer.Exit(code)
+
+
+def diff(
+    old: Annotated[str, typer.Argument(metavar="OLD.json", show_default=False,
+                                       help="The snapshot before the change.")],
+    new: Annotated[str, typer.Argument(metavar="NEW.json", show_default=False,
+                                       help="The snapshot after the change.")],
+    json_output: Annotated[bool, typer.Option(
+        "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
+    ] = False,
+) -> None:
+    """Classify every difference between two snapshot files.
+
+    A snapshot is what `tools check --update-snapshot` writes (or `tools list --format json`).
+
+    Exit 1 when a change is breaking, 3 when a file cannot be loaded.
+    """
+    with guarded():
+        from agentforge_cli.checks import exit_code, findings_to_json
+        from agentforge_cli.drift import diff_snapshots
+
+        with _snapshot_errors(None):
+            findings = diff_snapshots(old, new)
+        code = exit_code(findings)
+        if json_output:
+            document = findings_to_json(findings)
+            document.update(old=old, new=new)
+            _write_json(document)
+        else:
+            if not findings:
+                verdict = "✓ no differences"
+            elif code:
+                verdict = f"✗ breaking changes: {_counts(findings)}"
+            else:
+                verdict = f"✓ no breaking change: {_counts(findings)}"
+            _show(findings, verdict, bool(code), f"{old} -> {new}")
+        raise typer.Exit(code)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
+    """The providers to check: ``--provider`` (repeatable, or comma-separated), else
+    ``providers`` in pyproject.toml; each name validated by the core."""
+    from agentforge_cli.cli.targets import find_providers
+    from agentforge_cli.providers import provider_name
+
+    names = tuple(name.strip() for item in given or () for name in item.split(",")
+                  if name.strip())
+    origin = "--provider"
+    if not names:
+        names, source = find_providers()
+        origin = f"{source}: [tool.agentforge] providers"
+    selected = []
+    for name in names:
+        try:
+            selected.append(provider_name(name))
+        except ValueError as exc:
+            raise UsageError(f"{origin}: {exc}") from None
+    return tuple(dict.fromkeys(selected))
+
+
+@contextlib.contextmanager
+def _snapshot_errors(path: str | None) -> Iterator[None]:
+    """Snapshot failures as CLI errors: unreadable -> exit 3, unwritable -> exit 2."""
+    from agentforge_cli.drift import SnapshotError
+
+    try:
+        yield
+    except SnapshotError as exc:
+        raise LoadError(str(exc)) from None
+    except OSError as exc:  # only writing raises it: reading reports a SnapshotError
+        if path is None:
+            raise
+        raise UsageError(f"cannot write the snapshot {path!r}: {exc.strerror or exc}"
+                         ) from None
+
+
+_PLURAL = {"breaking": "breaking", "error": "errors", "warning": "warnings", "info": "info"}
+
+
+def _counts(findings: Sequence[Any]) -> str:
+    """``2 breaking, 1 error, 3 warnings`` (levels with no finding left out)."""
+    from agentforge_cli.checks import summarize
+
+    return ", ".join(f"{count} {level if count == 1 else _PLURAL.get(level, level)}"
+                     for level, count in summarize(findings).items() if count)
+
+
+def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str) -> None:
+    """The findings table, most severe first, each row opening with level, tool and
+    parameter (the message without the subject it repeats)."""
+    from agentforge_cli.checks import severity, subject
+    from agentforge_cli.cli import render
+
+    rows = []
+    for finding in sorted(findings, key=lambda f: -severity(f.level)):
+        prefix = f"{subject(finding.tool, finding.path)}: " if finding.tool else ""
+        message = finding.message
+        if prefix and message.startswith(prefix):
+            message = message[len(prefix):]
+        rows.append({"level": finding.level, "tool": finding.tool,
+                     "parameter": finding.parameter, "rule": finding.rule,
+                     "message": message})
+    render.findings(rows, verdict, failed=failed, details=details)
+
+
+def _write_json(document: dict[str, Any]) -> None:
+    from agentforge_cli.cli import render
+
+    render.write(json.dumps(document, ensure_ascii=False, indent=2))
