@@ -40,20 +40,48 @@ def _temporary_files(directory: Path, name: str) -> list[Path]:
     return [p for p in directory.iterdir() if p.name.startswith(f".{name}.")]
 
 
-def test_sigkill_during_update_leaves_the_original_intact(tmp_path):
+_HALF_WRITTEN = """
+import sys, time
+from agentforge_cli.fileio import atomic_writer
+with atomic_writer(sys.argv[1]) as stream:
+    stream.write("half of the new content")
+    stream.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_sigkill_while_a_file_is_half_written_leaves_the_original_intact(tmp_path):
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(b'{"type":"user","content":"keep me"}\n')
+    process = subprocess.Popen([sys.executable, "-c", _HALF_WRITTEN, str(path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"writing\n", process.stderr.read()
+    assert _temporary_files(tmp_path, path.name), "the new content goes to a temporary file"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    process.stdout.close()
+    process.stderr.close()
+    assert process.returncode == -signal.SIGKILL
+    assert path.read_bytes() == b'{"type":"user","content":"keep me"}\n'
+
+
+def test_sigkill_during_replay_update_leaves_old_or_complete_transcript(tmp_path):
     path = tmp_path / "long.jsonl"
     original = _transcript(path, calls=400, payload=50_000)  # ~20 MB to write back
     process = _replay(path)
     deadline = time.monotonic() + 30
-    while not _temporary_files(tmp_path, path.name):  # the rewrite has started
-        assert process.poll() is None, process.stderr.read().decode()
+    while not _temporary_files(tmp_path, path.name) and process.poll() is None:
         assert time.monotonic() < deadline, "the rewrite never started"
         time.sleep(0.001)
-    process.send_signal(signal.SIGKILL)
+    process.send_signal(signal.SIGKILL)  # whenever it lands: mid-write or after
     process.wait(timeout=10)
     process.stderr.close()
-    assert process.returncode == -signal.SIGKILL
-    assert path.read_bytes() == original
+    content = path.read_bytes()
+    if content != original:  # the update finished first: it must be whole
+        results = [json.loads(line) for line in content.decode().splitlines()
+                   if '"tool_result"' in line]
+        assert [r["content"] for r in results] == [f"echo:{i}" for i in range(400)]
 
 
 def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
