@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.checks import BREAKING, INFO, WARNING, Finding, subject
-from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.errors import SnapshotError, SnapshotMissingError
 from agentforge_cli.providers.base import ROOT, child_path, json_type
 from agentforge_cli.spec import ToolSpecification
 
@@ -54,14 +54,6 @@ __all__ = [
 
 SNAPSHOT_VERSION = 1
 """The snapshot format this version writes and reads."""
-
-
-class SnapshotError(AgentForgeError, ValueError):
-    """A snapshot file cannot be read: malformed JSON or not a snapshot."""
-
-
-class SnapshotMissingError(SnapshotError):
-    """The snapshot file does not exist (create it with ``--update-snapshot``)."""
 
 
 # --- files -------------------------------------------------------------------------------

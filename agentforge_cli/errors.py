@@ -9,8 +9,13 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      │                            raised as is when argument errors are not wrapped
      ├── ToolArgumentsError       an ArgumentError wrapped by the executor's
      │                            ``wrap_argument_errors`` switch (also a ValueError)
-     └── ToolExecutionError       the tool itself failed and the executor propagates
-          └── ToolTimeoutError    the tool did not return within the executor's timeout
+     ├── ToolExecutionError       the tool itself failed and the executor propagates
+     │    └── ToolTimeoutError    the tool did not return within the executor's timeout
+     ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
+     ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
+     │    └── SnapshotMissingError   the snapshot file does not exist
+     └── ProviderExportError      a provider has no accepted form for part of a schema
+                                  (also a ValueError)
 
 Messages name the tool, the parameter path, the expected type and the value received, so
 the model (or a person) can correct the call.
@@ -21,10 +26,14 @@ from __future__ import annotations
 __all__ = [
     "AgentForgeError",
     "ArgumentError",
+    "ProviderExportError",
+    "SnapshotError",
+    "SnapshotMissingError",
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolExecutionError",
     "ToolTimeoutError",
+    "TranscriptError",
 ]
 
 
@@ -118,3 +127,44 @@ class ToolExecutionError(AgentForgeError):
 
 class ToolTimeoutError(ToolExecutionError):
     """The tool did not return within the executor's timeout."""
+
+
+class TranscriptError(AgentForgeError):
+    """A transcript cannot be read: names the file, the line or message, and the reason.
+
+    Attributes:
+        path: The transcript file.
+        where: ``line 3``, ``messages[2]``, or ``""`` when the whole file is at fault.
+        reason: What is wrong, e.g. ``invalid JSON: Expecting ',' delimiter (column 12)``.
+    """
+
+    def __init__(self, path: object, where: str, reason: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.reason = reason
+        location = f"{self.path}, {where}" if where else self.path
+        super().__init__(f"{location}: {reason}")
+
+
+class SnapshotError(AgentForgeError, ValueError):
+    """A snapshot file cannot be read: malformed JSON or not a snapshot."""
+
+
+class SnapshotMissingError(SnapshotError):
+    """The snapshot file does not exist (create it with ``--update-snapshot``)."""
+
+
+class ProviderExportError(AgentForgeError, ValueError):
+    """A provider has no accepted form for some parameter of some tool.
+
+    Attributes:
+        provider: The provider the export was for.
+        issues: Every problem found, across all tools (one line each in the message).
+    """
+
+    def __init__(self, provider: str, issues: list) -> None:
+        self.provider = provider
+        self.issues = list(issues)
+        lines = "\n  ".join(str(issue) for issue in self.issues)
+        super().__init__(f"cannot export {len(self.issues)} schema part(s) for "
+                         f"{provider}:\n  {lines}")

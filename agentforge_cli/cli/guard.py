@@ -43,8 +43,7 @@ def _fail(message: str, hint: str | None, code: int, exc: BaseException) -> type
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
     """Run a command body: map errors to messages and exit codes (SPEC 5)."""
-    from agentforge_cli.errors import AgentForgeError, ToolDefinitionError
-    from agentforge_cli.transcripts import TranscriptError
+    from agentforge_cli.errors import AgentForgeError, ToolDefinitionError, TranscriptError
 
     try:
         yield

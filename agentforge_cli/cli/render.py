@@ -21,6 +21,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentforge_cli.cli.output import write
+
 if TYPE_CHECKING:
     from agentforge_cli.replay import CallReport, ReplayReport
     from agentforge_cli.spec import ToolSpecification
@@ -75,19 +77,6 @@ def safe_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
-
-
-def write(text: str, *, stderr: bool = False, end: str = "\n") -> None:
-    """Write ``text`` exactly, plus ``end``, bypassing rich (for machine output)."""
-    stream = sys.stderr if stderr else sys.stdout
-    data = text + end
-    try:
-        stream.write(data)
-    except UnicodeEncodeError:
-        encoding = getattr(stream, "encoding", None) or "utf-8"
-        stream.write(data.encode(encoding, "backslashreplace").decode(encoding))
-    if end:
-        stream.flush()
 
 
 def error(message: str, hint: str | None = None) -> None:

@@ -11,6 +11,7 @@ by one newline); logs, explanations and errors go to standard error.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable
@@ -44,9 +45,9 @@ def _list_table(specs: list[Any], strict: bool) -> None:
 
 
 def _list_json(specs: list[Any], strict: bool) -> None:
-    from agentforge_cli.cli import render
+    from agentforge_cli.cli.output import write
 
-    render.write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
+    write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
 
 
 def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
@@ -55,7 +56,7 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
     form the provider accepts."""
 
     def render_export(specs: list[Any], strict: bool) -> None:
-        from agentforge_cli.cli import render
+        from agentforge_cli.cli.output import write
         from agentforge_cli.providers import ProviderExportError, export_tools
 
         try:
@@ -64,9 +65,12 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
             raise CliError(str(exc), hint="lint the tools for this provider with: "
                                           f"agentforge tools check --provider {exc.provider}"
                            ) from None
-        for issue in export.warnings:
-            render.warning(str(issue))
-        render.write(json.dumps(export.data, ensure_ascii=False, indent=2))
+        if export.warnings:
+            from agentforge_cli.cli import render
+
+            for issue in export.warnings:
+                render.warning(str(issue))
+        write(json.dumps(export.data, ensure_ascii=False, indent=2))
 
     return render_export
 
@@ -258,7 +262,7 @@ def call_tool(
 
         import uuid
 
-        from agentforge_cli.cli import render
+        from agentforge_cli.cli.output import write
         from agentforge_cli.cli.targets import load_service
         from agentforge_cli.errors import ToolExecutionError
         from agentforge_cli.service import unknown_tool_message
@@ -280,7 +284,7 @@ def call_tool(
         payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
         if json_output:
             payload["arguments"] = _bound_arguments(executor, text)
-        with render.tool_logging(log):
+        with _tool_logging(log):
             try:
                 result = service.execute(request, memory_id)
             except ToolExecutionError as exc:
@@ -290,10 +294,19 @@ def call_tool(
             payload.update(result=result.text, is_error=bool(result.is_error))
             if explain:
                 payload["explain"] = rows
-            render.write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
+            write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
         else:
-            render.write(result.text)
+            write(result.text)
         raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+
+def _tool_logging(log: bool) -> contextlib.AbstractContextManager[None]:
+    """The rich log handler while a call runs with ``--log``; nothing (no rich) otherwise."""
+    if not log:
+        return contextlib.nullcontext()
+    from agentforge_cli.cli import render
+
+    return render.tool_logging(log)
 
 
 def _ordered(payload: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.errors import ProviderExportError
 from agentforge_cli.spec import ToolSpecification
 
 __all__ = [
@@ -106,22 +106,6 @@ class SchemaIssue:
         where = display_path(self.path)
         subject = f'tool "{self.tool}"' + (f', parameter "{where}"' if where else "")
         return f"{self.provider}: {subject}: {self.message} [{self.rule}]"
-
-
-class ProviderExportError(AgentForgeError, ValueError):
-    """A provider has no accepted form for some parameter of some tool.
-
-    Attributes:
-        provider: The provider the export was for.
-        issues: Every problem found, across all tools (one line each in the message).
-    """
-
-    def __init__(self, provider: str, issues: list[SchemaIssue]) -> None:
-        self.provider = provider
-        self.issues = list(issues)
-        lines = "\n  ".join(str(issue) for issue in self.issues)
-        super().__init__(f"cannot export {len(self.issues)} schema part(s) for "
-                         f"{provider}:\n  {lines}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

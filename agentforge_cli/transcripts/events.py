@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.errors import TranscriptError
 
 __all__ = [
     "AssistantMessage",
@@ -28,23 +28,6 @@ __all__ = [
     "TranscriptError",
     "UserMessage",
 ]
-
-
-class TranscriptError(AgentForgeError):
-    """A transcript cannot be read: names the file, the line or message, and the reason.
-
-    Attributes:
-        path: The transcript file.
-        where: ``line 3``, ``messages[2]``, or ``""`` when the whole file is at fault.
-        reason: What is wrong, e.g. ``invalid JSON: Expecting ',' delimiter (column 12)``.
-    """
-
-    def __init__(self, path: object, where: str, reason: str) -> None:
-        self.path = str(path)
-        self.where = where
-        self.reason = reason
-        location = f"{self.path}, {where}" if where else self.path
-        super().__init__(f"{location}: {reason}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
