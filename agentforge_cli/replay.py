@@ -220,7 +220,16 @@ def result_diff(expected: str, actual: str, expected_is_error: bool | None = Non
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
+    if isinstance(value, set | frozenset):  # a stable order, whatever the hash seed
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = sorted(value, key=repr)
+        text = "{" + ", ".join(_show(item) for item in items) + "}" if items else repr(value)
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    else:
+        text = repr(value)
     if len(text) > _SHOWN_VALUE_CHARS:
         text = text[: _SHOWN_VALUE_CHARS - 1] + "…"
     return text
