@@ -28,13 +28,14 @@ from agentforge_cli.definition import ParamDef, ToolDefinition
 from agentforge_cli.errors import ArgumentError
 from agentforge_cli.masking import is_sensitive_name
 
-__all__ = ["Binder", "make_binder", "make_execute", "make_invoker"]
+__all__ = ["Binder", "make_binder", "make_execute", "make_invoker", "param_binder"]
 
 Binder = Callable[[dict], tuple]
 
 
-def _slow_path(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
-    """Missing/null handling and coercion for one parameter (SPEC 4.2, 4.3)."""
+def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
+    """``bind(raw) -> value`` for one parameter: missing/null handling and coercion
+    (SPEC 4.2, 4.3); errors carry the parameter's path, with secrets masked."""
     coerce = param.handler.coerce
     key = param.key
     if strict and param.required:
@@ -86,7 +87,7 @@ def _bind_lines(definition: ToolDefinition, strict: bool, namespace: dict[str, A
     """Source lines binding ``args`` (a dict) to ``a0, a1, ...``; fills ``namespace``."""
     lines = []
     for index, param in enumerate(definition.params):
-        namespace[f"slow_{index}"] = _slow_path(definition.name, param, strict)
+        namespace[f"slow_{index}"] = param_binder(definition.name, param, strict)
         lines.append(f"{indent}v = args.get({param.key!r})")
         fast = param.handler.fast_type
         if fast is not None:

@@ -38,7 +38,13 @@ from agentforge_cli.masking import mask_text
 from agentforge_cli.returns import UnserializableResult, result_text
 from agentforge_cli.spec import ToolExecutionRequest, ToolExecutionResult
 
-__all__ = ["DEFAULT_MAX_RESULT_CHARS", "LocalToolExecutor", "ParamTrace", "error_message"]
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "Explanation",
+    "LocalToolExecutor",
+    "ParamTrace",
+    "error_message",
+]
 
 DEFAULT_MAX_RESULT_CHARS = 4_194_304
 """Default limit on the length of a result text (characters)."""
@@ -64,21 +70,50 @@ class ParamTrace:
         name: The JSON key.
         raw: The parsed JSON value received (``None`` when missing).
         present: Whether the key was present and not null.
-        value: The Python value the tool receives.
-        rule: The rule that produced it.
+        value: The Python value the tool receives (``None`` unless ``status`` is bound).
+        rule: The rule that produced it, or why binding failed.
         sensitive: Mask ``raw`` and ``value`` when showing them.
+        status: ``bound``, ``failed`` (this parameter stopped binding) or ``not bound``.
     """
 
-    __slots__ = ("name", "present", "raw", "rule", "sensitive", "value")
+    __slots__ = ("name", "present", "raw", "rule", "sensitive", "status", "value")
 
     def __init__(self, name: str, raw: Any, present: bool, value: Any, rule: str,
-                 sensitive: bool) -> None:
+                 sensitive: bool, status: str = "bound") -> None:
         self.name = name
         self.raw = raw
         self.present = present
         self.value = value
         self.rule = rule
         self.sensitive = sensitive
+        self.status = status
+
+
+class Explanation:
+    """What :meth:`LocalToolExecutor.explain` found.
+
+    Attributes:
+        traces: One :class:`ParamTrace` per parameter, in declaration order.
+        error: The argument error's message when binding failed (secrets masked), else
+            ``None``.
+    """
+
+    __slots__ = ("error", "traces")
+
+    def __init__(self, traces: list[ParamTrace], error: str | None) -> None:
+        self.traces = traces
+        self.error = error
+
+
+def _rule(param: Any, raw: Any) -> str:
+    """The rule that bound a present or missing value (for ``explain``)."""
+    label = param.handler.label
+    if raw is None:
+        return param.missing_rule()
+    if param.handler.fast_type is not None and type(raw) is param.handler.fast_type:
+        return f"JSON {json_type(raw)} taken as is for {label}"
+    shown = "<***>" if param.sensitive else describe(raw)
+    return f"JSON {json_type(raw)} {shown} coerced to {label}"
 
 
 class LocalToolExecutor:
@@ -259,27 +294,49 @@ class LocalToolExecutor:
         values = self._bind_request(arguments)
         return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
 
-    def explain(self, arguments: str | dict | None) -> list[ParamTrace]:
+    def explain(self, arguments: str | dict | None) -> Explanation:
         """Describe, per parameter, the raw value, the bound value and the rule used.
 
-        Raises:
-            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        Binding stops at the first parameter that fails, as a call does: that parameter's
+        trace is ``failed`` with the error as its rule, later ones are ``not bound``, and
+        the explanation's ``error`` is the message the call would answer. Nothing is
+        raised for argument errors and the tool is never called.
         """
-        parsed = self.parse(arguments)
-        bound = self.bind_arguments(parsed)
-        traces = []
-        for param in self.definition.params:
+        from agentforge_cli.binder import param_binder
+
+        params = self.definition.params
+        try:
+            parsed = parse_arguments(arguments, max_chars=self.max_argument_chars,
+                                     max_depth=self.max_depth)
+        except ArgumentError as error:
+            return Explanation([ParamTrace(p.key, None, False, None, "not bound", p.sensitive,
+                                           "not bound") for p in params],
+                               self._message(error))
+        traces: list[ParamTrace] = []
+        for index, param in enumerate(params):
             raw = parsed.get(param.key)
-            value = bound[param.name]
-            if raw is None:
-                rule = param.missing_rule()
-            elif param.handler.fast_type is not None and type(raw) is param.handler.fast_type:
-                rule = f"JSON {json_type(raw)} taken as is for {param.handler.label}"
-            else:
-                rule = f"JSON {json_type(raw)} {describe(raw)} coerced to {param.handler.label}"
-            traces.append(ParamTrace(param.key, raw, raw is not None, value, rule,
-                                     param.sensitive))
-        return traces
+            try:
+                value = param_binder(self.name, param, self.strict)(raw)
+            except ArgumentError as error:
+                traces.append(ParamTrace(param.key, raw, raw is not None, None,
+                                         error.problem, param.sensitive, "failed"))
+                traces.extend(ParamTrace(p.key, parsed.get(p.key), parsed.get(p.key) is not None,
+                                         None, "not bound", p.sensitive, "not bound")
+                              for p in params[index + 1:])
+                return Explanation(traces, self._message(error))
+            traces.append(ParamTrace(param.key, raw, raw is not None, value,
+                                     _rule(param, raw), param.sensitive))
+        try:
+            self._bind(parsed)  # what the binding as a whole refuses (strict: unknown keys)
+        except ArgumentError as error:
+            return Explanation(traces, self._message(error))
+        return Explanation(traces, None)
+
+    def _message(self, error: ArgumentError) -> str:
+        error.tool = self.name
+        if not error.path:
+            error.problem = mask_text(error.problem, self.sensitive_keys)
+        return str(error)
 
     def call_bound(self, values: tuple) -> ToolExecutionResult:
         """Call the tool with bound values and normalise the outcome (no argument errors)."""

@@ -170,39 +170,22 @@ def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
 
 def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
     """Per-parameter rows (JSON-safe, masked) and the binding error, if any."""
-    from agentforge_cli.arguments import parse_arguments
     from agentforge_cli.cli.values import json_safe, masked
-    from agentforge_cli.errors import AgentForgeError, ArgumentError
 
-    definition = getattr(executor, "definition", None)
-    if definition is None or not hasattr(executor, "explain"):
+    if not hasattr(executor, "explain"):
         return [], None
-    try:
-        traces = executor.explain(text)
-    except AgentForgeError as exc:
-        cause = exc if isinstance(exc, ArgumentError) else exc.__cause__
-        failing = cause.path[0] if isinstance(cause, ArgumentError) and cause.path else None
-        try:
-            parsed = parse_arguments(text)
-        except AgentForgeError:
-            parsed = {}
-        rows = []
-        for param in definition.params:
-            raw = parsed.get(param.key)
-            rows.append({"parameter": param.key, "present": raw is not None,
-                         "raw": masked(json_safe(raw), param.sensitive), "value": None,
-                         "type": None,
-                         "rule": (cause.problem if isinstance(cause, ArgumentError)
-                                  else str(exc)) if param.key == failing else "not bound"})
-        return rows, str(exc)
+    explanation = executor.explain(text)
     rows = []
-    for trace in traces:
+    for trace in explanation.traces:
+        bound = trace.status == "bound"
         rows.append({"parameter": trace.name, "present": trace.present,
                      "raw": masked(json_safe(trace.raw), trace.sensitive),
-                     "value": masked(json_safe(trace.value), trace.sensitive),
-                     "python": "***" if trace.sensitive else repr(trace.value),
-                     "type": type(trace.value).__name__, "rule": trace.rule})
-    return rows, None
+                     "value": masked(json_safe(trace.value), trace.sensitive) if bound else None,
+                     "python": ("***" if trace.sensitive else repr(trace.value)) if bound
+                     else None,
+                     "type": type(trace.value).__name__ if bound else None,
+                     "status": trace.status, "rule": trace.rule})
+    return rows, explanation.error
 
 
 def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> None:
@@ -212,7 +195,7 @@ def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> Non
     shown = []
     for row in rows:
         raw = display(row["raw"]) if row["present"] else "(missing)"
-        coerced = row.get("python") or ("—" if row["rule"] == "not bound" else "✗")
+        coerced = row.get("python") or ("✗" if row.get("status") == "failed" else "—")
         shown.append({"parameter": row["parameter"], "raw": raw, "coerced": coerced,
                       "rule": row["rule"]})
     render.explain(shown, error_text=error_text)
