@@ -31,6 +31,7 @@ from typing import Any
 
 from agentforge_cli.transcripts import agentforge, anthropic, openai
 from agentforge_cli.transcripts._records import (
+    MAX_LINE_BYTES,
     CallBook,
     Document,
     Record,
@@ -161,7 +162,7 @@ class Transcript:
 
 def _newline_of(path: Path) -> str:
     with path.open("rb") as stream:
-        first = stream.readline()
+        first = stream.readline(MAX_LINE_BYTES + 1)
     return "\r\n" if first.endswith(b"\r\n") else "\n"
 
 

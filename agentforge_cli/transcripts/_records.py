@@ -110,11 +110,32 @@ def _decode_error(path: Path, where: str, exc: Exception, line_offset: int = 0) 
     return TranscriptError(path, where, f"invalid JSON: {exc}")
 
 
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longest JSONL line read (a longer one is refused with its line number, unread)."""
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+"""Largest whole-file JSON transcript read (JSONL files are streamed and have no limit)."""
+
+
+def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
+    """``(number, raw line)`` pairs, refusing a line over :data:`MAX_LINE_BYTES` before it is
+    read whole."""
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise TranscriptError(path, f"line {number}",
+                                  f"the line is longer than {MAX_LINE_BYTES} bytes (the limit)")
+        yield number, raw
+
+
 def read_head(path: Path) -> str | None:
     """The first non-blank line of the file (decoded), or ``None`` for an empty file."""
     try:
         with path.open("rb") as stream:
-            for number, raw in enumerate(stream, start=1):
+            for number, raw in _lines(path, stream):
                 try:
                     line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
@@ -134,7 +155,7 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
     with stream:
-        for number, raw in enumerate(stream, start=1):
+        for number, raw in _lines(path, stream):
             where = f"line {number}"
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
@@ -153,6 +174,11 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
 def load_document(path: Path) -> Document:
     """Parse a whole-file JSON transcript: an array of messages or ``{"messages": [...]}``."""
     try:
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise TranscriptError(path, "", f"the file is {size} bytes, more than the "
+                                  f"{MAX_DOCUMENT_BYTES} bytes a JSON transcript may have "
+                                  "(use JSONL, which is streamed)")
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 AGENTFORGE = Path(sys.executable).parent / "agentforge"
 
@@ -97,3 +99,17 @@ def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
     assert all(c["x-keep"] == {"note": "a field replay does not own", "blob": ""}
                for c in calls)
     assert not _temporary_files(tmp_path, path.name)
+
+
+def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_whole(
+        tmp_path, monkeypatch):
+    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.transcripts import _records, open_transcript
+
+    monkeypatch.setattr(_records, "MAX_LINE_BYTES", 1000)
+    path = tmp_path / "huge.jsonl"
+    call = {"type": "tool_call", "id": "c1", "name": "slow_echo", "arguments": "{}"}
+    path.write_text(json.dumps(call) + "\n" + json.dumps({**call, "pad": "x" * 5000}) + "\n")
+    with pytest.raises(TranscriptError) as info:
+        list(open_transcript(path).events())
+    assert info.value.where == "line 2" and "longer than 1000 bytes" in info.value.reason
