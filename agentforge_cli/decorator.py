@@ -18,13 +18,19 @@ class ToolMeta:
     Attributes:
         name: The tool name the model calls, or ``None`` for the function's ``__name__``.
         description: The description, or ``None`` for the docstring's summary.
+        title: A human-readable title (MCP ``title``), or ``None``.
+        annotations: MCP tool annotations (``readOnlyHint``, ``destructiveHint``,
+            ``idempotentHint``, ``openWorldHint``), or ``None``.
     """
 
-    __slots__ = ("description", "name")
+    __slots__ = ("annotations", "description", "name", "title")
 
-    def __init__(self, name: str | None, description: str | None) -> None:
+    def __init__(self, name: str | None, description: str | None, title: str | None = None,
+                 annotations: dict[str, object] | None = None) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "description", description)
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "annotations", dict(annotations) if annotations else None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("ToolMeta is immutable")
@@ -33,7 +39,8 @@ class ToolMeta:
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"
 
 
-def tool(func=None, /, *, name: str | None = None, description: str | None = None):
+def tool(func=None, /, *, name: str | None = None, description: str | None = None,
+         title: str | None = None, annotations: dict[str, object] | None = None):
     """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
 
     Works on module-level functions, methods (the tool is bound to its instance when the
@@ -44,6 +51,8 @@ def tool(func=None, /, *, name: str | None = None, description: str | None = Non
         func: The function, when used bare as ``@tool``.
         name: Tool name shown to the model; defaults to the function's name.
         description: Tool description; defaults to the docstring's summary.
+        title: A human-readable title, shown by MCP clients.
+        annotations: MCP tool annotations, e.g. ``{"readOnlyHint": True}``.
 
     Returns:
         The function itself (or a decorator, when called with options).
@@ -56,7 +65,13 @@ def tool(func=None, /, *, name: str | None = None, description: str | None = Non
         raise TypeError(f"@tool(name=...) must be a non-empty string, got {name!r}")
     if description is not None and not isinstance(description, str):
         raise TypeError(f"@tool(description=...) must be a string, got {description!r}")
-    meta = ToolMeta(name, description)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"@tool(title=...) must be a string, got {title!r}")
+    if annotations is not None and (not isinstance(annotations, dict) or not all(
+            isinstance(key, str) for key in annotations)):
+        raise TypeError(f"@tool(annotations=...) must be a dict with string keys, "
+                        f"got {annotations!r}")
+    meta = ToolMeta(name, description, title, annotations)
 
     def mark(target):
         inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target

@@ -184,7 +184,9 @@ def define_tool(
             problems=problems)
 
     schema = finalize_schema(_parameters_schema(params), ctx.defs)
-    spec = ToolSpecification(name=tool_name, description=tool_description, parameters=schema)
+    spec = ToolSpecification(name=tool_name, description=tool_description, parameters=schema,
+                             title=meta.title if meta else None,
+                             annotations=meta.annotations if meta else None)
     return ToolDefinition(
         name=tool_name, description=tool_description, params=tuple(params), spec=spec,
         call=func, original=source, is_async=inspect.iscoroutinefunction(source)

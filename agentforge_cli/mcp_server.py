@@ -166,8 +166,10 @@ def list_tools_result(service: ToolService) -> ListToolsResult:
     from mcp import types
 
     return types.ListToolsResult(tools=[
-        types.Tool(name=spec.name, description=spec.description,
-                   input_schema=spec.parameters)
+        types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                   input_schema=spec.parameters,
+                   annotations=types.ToolAnnotations.model_validate(spec.annotations)
+                   if spec.annotations else None)
         for spec in service.specifications
     ])
 

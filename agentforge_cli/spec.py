@@ -31,15 +31,26 @@ class ToolSpecification:
         default_factory=lambda: {"type": "object", "properties": {}, "required": []}
     )
     """A JSON Schema (2020-12) object describing the arguments."""
+    title: str | None = None
+    """A human-readable title (``@tool(title=...)``; MCP shows it)."""
+    annotations: dict[str, Any] | None = None
+    """MCP tool annotations (``@tool(annotations=...)``), e.g. ``{"readOnlyHint": true}``."""
 
     def __hash__(self) -> int:
-        return hash((self.name, self.description,
-                     json.dumps(self.parameters, sort_keys=True, default=repr)))
+        return hash((self.name, self.description, self.title,
+                     json.dumps([self.parameters, self.annotations], sort_keys=True,
+                                default=repr)))
 
     def to_dict(self) -> dict[str, Any]:
-        """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row)."""
-        return {"name": self.name, "description": self.description,
-                "parameters": self.parameters}
+        """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row),
+        plus ``title`` and ``annotations`` when the tool declares them."""
+        row: dict[str, Any] = {"name": self.name, "description": self.description,
+                               "parameters": self.parameters}
+        if self.title is not None:
+            row["title"] = self.title
+        if self.annotations:
+            row["annotations"] = self.annotations
+        return row
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -21,7 +21,7 @@ def _on_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-@tool
+@tool(title="Add two numbers", annotations={"readOnlyHint": True, "idempotentHint": True})
 def add(a: int, b: int) -> int:
     """Add two integers.
 

@@ -119,13 +119,17 @@ def test_initialize_reports_name_and_version(remote: Remote) -> None:
 def test_tools_list_is_the_specification_table(remote: Remote) -> None:
     listed = remote.run(remote.session.list_tools).tools
     table = build_local_tools([ShopTools(), mcp_sample_tools])
-    expected = [spec.to_dict() for spec in table]
+    expected = [{"name": s.name, "description": s.description, "parameters": s.parameters}
+                for s in table]
     got = [{"name": t.name, "description": t.description, "parameters": t.input_schema}
            for t in listed]
     assert got == expected
     add = next(t for t in listed if t.name == "add")
     assert add.input_schema["properties"]["a"]["type"] == "integer"
     assert add.description == "Add two integers."
+    assert add.title == "Add two numbers"  # declared with @tool(title=..., annotations=...)
+    assert add.annotations.read_only_hint is True and add.annotations.idempotent_hint is True
+    assert next(t for t in listed if t.name == "explode").annotations is None
 
 
 # ---------------------------------------------------------------- tools/call

@@ -452,3 +452,22 @@ def test_exported_schemas_stay_valid_json_schema(sample_specs):
     validator = jsonschema.Draft202012Validator
     for entry in to_openai(strict_exportable(sample_specs), strict=True):
         validator.check_schema(entry["function"]["parameters"])
+
+
+def test_mcp_export_carries_a_declared_title_and_annotations():
+    from agentforge_cli import build_local_tools, tool
+
+    @tool(name="lookup", title="Look a thing up", annotations={"readOnlyHint": True})
+    def lookup(key: str) -> str:
+        """Look up a key."""
+        return key
+
+    @tool
+    def plain(key: str) -> str:
+        """No title."""
+        return key
+
+    (entry, bare) = export_tools(list(build_local_tools([lookup, plain])), "mcp").data["tools"]
+    assert entry["title"] == "Look a thing up"
+    assert entry["annotations"] == {"readOnlyHint": True}
+    assert "title" not in bare and "annotations" not in bare
