@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired, Required, TypedDict
 
 import jsonschema
 
@@ -129,4 +129,38 @@ def test_module_scan_finds_module_level_tools():
 
     module = sys.modules[__name__]
     names = sorted(spec.name for spec in build_local_tools([module]))
-    assert names == ["count_folders", "orderTea"]
+    assert names == ["count_folders", "orderTea", "search"]
+
+
+class Filters(TypedDict, total=False):
+    depth: Required[int]
+    tag: str
+
+
+class Options(TypedDict):
+    depth: int
+    tag: NotRequired[str]
+
+
+@tool
+def search(options: Options, filters: Filters | None = None) -> str:
+    return json.dumps({"options": options, "filters": filters}, sort_keys=True)
+
+
+def test_typeddict_required_and_not_required_keys_are_honoured():
+    spec = tool_specification_from(search)
+    options = spec.parameters["properties"]["options"]
+    assert options["required"] == ["depth"]
+    filters = spec.parameters["properties"]["filters"]
+    assert filters["required"] == ["depth"]
+    service = ToolService()
+    service.tools(build_local_tools([search]))
+
+    def run(arguments):
+        return service.execute(ToolExecutionRequest(name="search", arguments=arguments))
+
+    assert run('{"options": {"depth": "2"}}') == (
+        '{"filters": null, "options": {"depth": 2}}', False)
+    missing = run('{"options": {"tag": "x"}}')
+    assert missing.is_error and 'Argument "options.depth" is missing' in missing.text
+    assert run('{"options": {"depth": 1}, "filters": {"tag": "t"}}').is_error

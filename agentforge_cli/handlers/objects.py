@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable
-from typing import Any, get_type_hints
+from typing import Any, NotRequired, Required, get_origin, get_type_hints
 
 from agentforge_cli.errors import ArgumentError
 from agentforge_cli.handlers.base import TypeHandler, decode_nested, mismatch
@@ -81,7 +81,15 @@ def object_fields(cls: type) -> list[tuple[str, Any, bool, Any]]:
         return [(name, hints.get(name, Any), name in defaults, defaults.get(name, _NO_DEFAULT))
                 for name in cls._fields]
     required = getattr(cls, "__required_keys__", frozenset(hints))
-    return [(name, hint, name not in required, _NO_DEFAULT) for name, hint in hints.items()]
+    out = []
+    for name, hint in hints.items():
+        # Required[]/NotRequired[] decide first: under ``from __future__ import
+        # annotations`` Python 3.11 does not see them when it fills __required_keys__.
+        origin = get_origin(hint)
+        optional_key = (origin is NotRequired or (origin is not Required
+                                                  and name not in required))
+        out.append((name, hint, optional_key, _NO_DEFAULT))
+    return out
 
 
 def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dict], Any]
