@@ -18,6 +18,7 @@ import json
 import math
 import uuid
 from decimal import Decimal
+from pathlib import PurePath
 from typing import Any
 
 __all__ = ["SUCCESS", "UnserializableResult", "result_text"]
@@ -92,7 +93,7 @@ def _encode(value: Any, out: list[str], active: set[int]) -> None:
         if not value.is_finite():
             raise UnserializableResult(f"Decimal {value} has no JSON form")
         out.append(str(value))
-    elif isinstance(value, uuid.UUID):
+    elif isinstance(value, uuid.UUID | PurePath):
         out.append(_encode_string(str(value)))
     elif isinstance(value, _dt.date | _dt.time):  # datetime is a date
         out.append(_encode_string(value.isoformat()))

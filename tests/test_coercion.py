@@ -451,3 +451,13 @@ def test_float_is_not_routed_through_int(probe):
 def test_set_of_unhashable_items_is_an_argument_error(probe):
     error = probe(set[Any]).refuse("[[1], [2]]")
     assert 'Argument "x"' in str(error)
+
+
+def test_path_parameters_take_a_non_empty_string(probe):
+    from pathlib import Path
+
+    tool = probe(Path)
+    assert tool.receive('"/tmp/report.csv"') == Path("/tmp/report.csv")
+    assert type(tool.receive('"a/b"')) is type(Path("a/b"))
+    for bad in ('""', "5", '["a"]', '"a\\u0000b"'):
+        assert "is not a file path" in str(tool.refuse(bad))

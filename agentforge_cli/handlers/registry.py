@@ -20,6 +20,7 @@ import collections
 import collections.abc as cabc
 import datetime as _dt
 import enum
+import pathlib
 import re
 import types
 import typing
@@ -104,6 +105,7 @@ EXACT: dict[Any, Callable[[], TypeHandler]] = {
     _dt.datetime: lambda: scalars.iso_handler(_dt.datetime),
     _dt.date: lambda: scalars.iso_handler(_dt.date),
     _dt.time: lambda: scalars.iso_handler(_dt.time),
+    pathlib.Path: scalars.path_handler,
     Any: scalars.any_handler,
     object: scalars.any_handler,
 }

@@ -24,6 +24,7 @@ __all__ = [
     "float_handler",
     "int_handler",
     "iso_handler",
+    "path_handler",
     "str_handler",
     "uuid_handler",
 ]
@@ -254,6 +255,21 @@ def iso_handler(target: type) -> TypeHandler:
 
     return TypeHandler(label=label, schema={"type": "string", "format": _ISO_KINDS[target]},
                        coerce=coerce, json_types=_STRING)
+
+
+def path_handler() -> TypeHandler:
+    """``pathlib.Path``: a non-empty string, as ``Path(value)`` (never resolved or checked
+    against the file system: that is the tool's business)."""
+    from pathlib import Path
+
+    def coerce(value: Any) -> Path:
+        if type(value) is str and value.strip() and "\x00" not in value:
+            return Path(value)
+        raise ArgumentError(f"is not a file path: {describe(value)}", expected="Path",
+                            received=value)
+
+    return TypeHandler(label="Path", schema={"type": "string"}, coerce=coerce,
+                       json_types=_STRING)
 
 
 def any_handler() -> TypeHandler:
