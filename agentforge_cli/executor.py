@@ -44,6 +44,7 @@ __all__ = [
     "LocalToolExecutor",
     "ParamTrace",
     "error_message",
+    "try_bind",
 ]
 
 DEFAULT_MAX_RESULT_CHARS = 4_194_304
@@ -103,6 +104,23 @@ class Explanation:
     def __init__(self, traces: list[ParamTrace], error: str | None) -> None:
         self.traces = traces
         self.error = error
+
+
+def try_bind(executor: Any, arguments: str | dict | None
+             ) -> tuple[ToolDefinition, dict[str, Any]] | None:
+    """``(definition, bound values)`` of a local tool's arguments (through any wrapper such
+    as the logging decorator), or ``None`` when ``executor`` is not a local tool or the
+    arguments do not bind. Never calls the tool."""
+    from agentforge_cli.errors import AgentForgeError
+
+    definition = getattr(executor, "definition", None)
+    bind = getattr(executor, "bind_arguments", None)
+    if not isinstance(definition, ToolDefinition) or bind is None:
+        return None
+    try:
+        return definition, bind(arguments)
+    except AgentForgeError:
+        return None
 
 
 def _rule(param: Any, raw: Any) -> str:

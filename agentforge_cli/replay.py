@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.service import ToolService
 from agentforge_cli.spec import ToolExecutionRequest
 from agentforge_cli.transcripts.events import (
@@ -241,17 +240,13 @@ def describe_invocation(service: ToolService, name: str, arguments: str) -> str 
     ``None`` when the tool is unknown, is not a local tool, or the arguments do not bind.
     Sensitive values are shown as ``***``.
     """
+    from agentforge_cli.executor import try_bind
     from agentforge_cli.masking import MASK
 
-    executor = service.executor(name)
-    definition = getattr(executor, "definition", None)
-    bind = getattr(executor, "bind_arguments", None)
-    if definition is None or bind is None:
+    found = try_bind(service.executor(name), arguments)
+    if found is None:
         return None
-    try:
-        bound = bind(arguments)
-    except AgentForgeError:
-        return None
+    definition, bound = found
     parts = []
     for param in definition.params:
         shown = MASK if param.sensitive else _show(bound.get(param.name))

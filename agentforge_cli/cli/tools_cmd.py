@@ -155,17 +155,13 @@ def _read_arguments(value: str) -> str:
 def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
     from agentforge_cli.cli.values import json_safe, masked
-    from agentforge_cli.errors import AgentForgeError
+    from agentforge_cli.executor import try_bind
 
-    definition = getattr(executor, "definition", None)
-    bind = getattr(executor, "bind_arguments", None)
-    if definition is None or bind is None:
+    bound = try_bind(executor, text)
+    if bound is None:
         return None
-    try:
-        bound = bind(text)
-    except AgentForgeError:
-        return None
-    return {p.key: masked(json_safe(bound[p.name]), p.sensitive) for p in definition.params}
+    definition, values = bound
+    return {p.key: masked(json_safe(values[p.name]), p.sensitive) for p in definition.params}
 
 
 def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
