@@ -87,11 +87,11 @@ def _encode(value: Any, out: list[str], active: set[int]) -> None:
         out.append(int.__repr__(value))
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise UnserializableResult(f"a non-finite float ({value!r}) has no JSON form")
+            raise UnserializableResult(f"a non-finite float ({value!r}), which has no JSON form")
         out.append(float.__repr__(value))
     elif isinstance(value, Decimal):
         if not value.is_finite():
-            raise UnserializableResult(f"Decimal {value} has no JSON form")
+            raise UnserializableResult(f"Decimal {value}, which has no JSON form")
         out.append(str(value))
     elif isinstance(value, uuid.UUID | PurePath):
         out.append(_encode_string(str(value)))
@@ -104,7 +104,7 @@ def _encode(value: Any, out: list[str], active: set[int]) -> None:
 def _encode_container(value: Any, out: list[str], active: set[int]) -> None:
     marker = id(value)
     if marker in active:
-        raise UnserializableResult(f"circular reference through a {type(value).__name__}")
+        raise UnserializableResult(f"a circular reference through a {type(value).__name__}")
     active.add(marker)
     try:
         if isinstance(value, dict):
@@ -123,7 +123,7 @@ def _encode_container(value: Any, out: list[str], active: set[int]) -> None:
             _encode_array(items, out, active)
         else:
             raise UnserializableResult(
-                f"a value of type {type(value).__qualname__} cannot be serialised to JSON")
+                f"a value of type {type(value).__qualname__}, which cannot be serialised to JSON")
     finally:
         active.discard(marker)
 
@@ -163,4 +163,5 @@ def _key_text(key: Any) -> str:
         return str(key)
     if isinstance(key, _dt.date | _dt.time):
         return key.isoformat()
-    raise UnserializableResult(f"a dict key of type {type(key).__qualname__} has no JSON form")
+    raise UnserializableResult(
+        f"a dict key of type {type(key).__qualname__}, which has no JSON form")
