@@ -169,7 +169,7 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
     specs = list(specs)
     findings = check_specs(specs, providers)
     if snapshot is not None:
-        from agentforge_cli.drift import check_snapshot
+        from agentforge_cli.snapshots import check_snapshot
 
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
     return findings

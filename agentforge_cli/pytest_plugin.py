@@ -221,7 +221,7 @@ def _check(specs: list[ToolSpecification], path: str | os.PathLike[str], *, fail
            config: pytest.Config | None, update: bool | None = None) -> list[Any]:
     __tracebackhide__ = True
     from agentforge_cli.checks import fails, format_findings, summarize
-    from agentforge_cli.drift import SnapshotError, SnapshotMissingError, check_snapshot
+    from agentforge_cli.snapshots import SnapshotError, SnapshotMissingError, check_snapshot
 
     if fail_on not in ("breaking", "warning", "info"):
         raise ValueError(f"fail_on must be 'breaking', 'warning' or 'info', not {fail_on!r}")

@@ -116,7 +116,7 @@ def diff(
     """
     with guarded():
         from agentforge_cli.checks import exit_code, findings_to_json
-        from agentforge_cli.drift import diff_snapshots
+        from agentforge_cli.snapshots import diff_snapshots
 
         with _snapshot_errors(None):
             findings = diff_snapshots(old, new)
@@ -163,7 +163,7 @@ def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
 @contextlib.contextmanager
 def _snapshot_errors(path: str | None) -> Iterator[None]:
     """Snapshot failures as CLI errors: unreadable -> exit 3, unwritable -> exit 2."""
-    from agentforge_cli.drift import SnapshotError
+    from agentforge_cli.snapshots import SnapshotError
 
     try:
         yield

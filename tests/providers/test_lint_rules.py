@@ -19,8 +19,8 @@ from agentforge_cli.checks import (
     run_checks,
     summarize,
 )
-from agentforge_cli.drift import SnapshotMissingError
 from agentforge_cli.providers import NAME_RULES, PROVIDERS, name_problem
+from agentforge_cli.snapshots import SnapshotMissingError
 
 
 def rules(findings: list[Finding]) -> list[tuple[str, str, str, str]]:

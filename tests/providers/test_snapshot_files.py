@@ -7,7 +7,8 @@ import json
 import pytest
 from provider_testing import obj, raw
 
-from agentforge_cli.drift import (
+from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.snapshots import (
     SNAPSHOT_VERSION,
     SnapshotError,
     SnapshotMissingError,
@@ -18,7 +19,6 @@ from agentforge_cli.drift import (
     parse_snapshot,
     write_snapshot,
 )
-from agentforge_cli.errors import AgentForgeError
 
 
 def test_write_then_load_round_trips(tmp_path, sample_specs):
