@@ -89,11 +89,12 @@ async def _connect(params: StdioServerParameters, errlog: Any, problems: list[Ex
         yield session, init
 
 
-def _serve(args: list[str], tmp_path: Path):
-    """Start a server subprocess and yield a :class:`Remote` connected to it."""
-    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT),
+def _serve(args: list[str], tmp_path: Path, command: str = sys.executable,
+           stderr_name: str = "server-stderr.txt"):
+    """Start a server subprocess (``command args``) and yield a connected :class:`Remote`."""
+    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
                                    env={"PYTHONWARNINGS": "error"})
-    stderr_path = tmp_path / "server-stderr.txt"
+    stderr_path = tmp_path / stderr_name
     problems: list[Exception] = []
     with stderr_path.open("w", encoding="utf-8") as errlog, \
             start_blocking_portal() as portal, \
@@ -309,16 +310,9 @@ def test_agentforge_serve_command(tmp_path: Path) -> None:
 
 
 def _serve_command(command: str, args: list[str], tmp_path: Path):
-    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
-                                   env={"PYTHONWARNINGS": "error"})
-    stderr_path = tmp_path / "cli-stderr.txt"
-    problems: list[Exception] = []
-    with stderr_path.open("w", encoding="utf-8") as errlog, \
-            start_blocking_portal() as portal, \
-            portal.wrap_async_context_manager(_connect(params, errlog, problems)) as (session,
-                                                                                      init):
-        yield Remote(portal, session, init, stderr_path, problems)
-    assert problems == []
+    for remote in _serve(args, tmp_path, command=command, stderr_name="cli-stderr.txt"):
+        yield remote
+        assert remote.problems == []
 
 
 # ---------------------------------------------------------------- in process
