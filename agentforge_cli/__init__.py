@@ -7,8 +7,8 @@ declares tools pays next to nothing. Importing the package has no side effects.
 
 from __future__ import annotations
 
-from agentforge_cli.decorator import tool
-from agentforge_cli.params import P
+from agentforge_cli.core.decorator import tool
+from agentforge_cli.core.params import P
 
 __version__ = "0.1.0"
 
@@ -45,20 +45,20 @@ _LAZY = {
     "ToolDefinitionError": "agentforge_cli.errors",
     "ToolExecutionError": "agentforge_cli.errors",
     "ToolTimeoutError": "agentforge_cli.errors",
-    "Float32": "agentforge_cli.aliases",
-    "Int8": "agentforge_cli.aliases",
-    "Int16": "agentforge_cli.aliases",
-    "Int32": "agentforge_cli.aliases",
-    "Int64": "agentforge_cli.aliases",
-    "LocalToolExecutor": "agentforge_cli.executor",
-    "LoggingToolExecutor": "agentforge_cli.calllog",
-    "ToolExecutionRequest": "agentforge_cli.spec",
-    "ToolExecutionResult": "agentforge_cli.spec",
-    "ToolExecutor": "agentforge_cli.spec",
-    "ToolSpecification": "agentforge_cli.spec",
-    "ToolService": "agentforge_cli.service",
-    "build_local_tools": "agentforge_cli.factory",
-    "tool_specification_from": "agentforge_cli.definition",
+    "Float32": "agentforge_cli.core.aliases",
+    "Int8": "agentforge_cli.core.aliases",
+    "Int16": "agentforge_cli.core.aliases",
+    "Int32": "agentforge_cli.core.aliases",
+    "Int64": "agentforge_cli.core.aliases",
+    "LocalToolExecutor": "agentforge_cli.core.executor",
+    "LoggingToolExecutor": "agentforge_cli.core.calllog",
+    "ToolExecutionRequest": "agentforge_cli.core.spec",
+    "ToolExecutionResult": "agentforge_cli.core.spec",
+    "ToolExecutor": "agentforge_cli.core.spec",
+    "ToolSpecification": "agentforge_cli.core.spec",
+    "ToolService": "agentforge_cli.core.service",
+    "build_local_tools": "agentforge_cli.core.discovery",
+    "tool_specification_from": "agentforge_cli.core.definition",
 }
 
 

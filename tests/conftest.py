@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agentforge_cli import ToolExecutionRequest
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError
-from agentforge_cli.executor import LocalToolExecutor
 
 _NOTHING = object()
 

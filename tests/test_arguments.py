@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 
 from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools, tool
-from agentforge_cli.arguments import DEFAULT_MAX_ARGUMENT_CHARS, parse_arguments
+from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS, parse_arguments
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError
-from agentforge_cli.executor import LocalToolExecutor
 
 
 @tool

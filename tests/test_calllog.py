@@ -10,10 +10,10 @@ from typing import Annotated
 import pytest
 
 from agentforge_cli import P, ToolExecutionRequest, ToolService, build_local_tools, tool
-from agentforge_cli.calllog import LoggingToolExecutor
+from agentforge_cli.core.calllog import LoggingToolExecutor
+from agentforge_cli.core.executor import LocalToolExecutor
+from agentforge_cli.core.spec import ToolExecutionResult
 from agentforge_cli.errors import ArgumentError
-from agentforge_cli.executor import LocalToolExecutor
-from agentforge_cli.spec import ToolExecutionResult
 from sample_tools.crm import CrmTools
 
 LOGGER = "agentforge.tools"

@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict, Uni
 import pytest
 
 from agentforge_cli import Float32, Int8, Int16, Int32, Int64, P, ToolExecutionRequest
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError
-from agentforge_cli.executor import LocalToolExecutor
 
 
 class Color(Enum):

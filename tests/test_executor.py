@@ -16,6 +16,8 @@ from agentforge_cli import (
     build_local_tools,
     tool,
 )
+from agentforge_cli.core.executor import LocalToolExecutor
+from agentforge_cli.core.spec import ToolExecutionResult, ToolExecutor
 from agentforge_cli.errors import (
     AgentForgeError,
     ArgumentError,
@@ -23,8 +25,6 @@ from agentforge_cli.errors import (
     ToolExecutionError,
     ToolTimeoutError,
 )
-from agentforge_cli.executor import LocalToolExecutor
-from agentforge_cli.spec import ToolExecutionResult, ToolExecutor
 
 
 class QuotaExceeded(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from agentforge_cli import P, tool
-from agentforge_cli.executor import LocalToolExecutor
+from agentforge_cli.core.executor import LocalToolExecutor
 
 
 @tool

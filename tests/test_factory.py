@@ -16,8 +16,8 @@ from agentforge_cli import (
     tool,
     tool_specification_from,
 )
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import AgentForgeError, ToolDefinitionError
-from agentforge_cli.executor import LocalToolExecutor
 from sample_tools import crm, shop, weather
 
 

@@ -35,10 +35,11 @@ def test_declaring_tools_imports_nothing_heavy(code):
     assert heavy_in(modules) == []
     ours = {m for m in modules if m.startswith("agentforge_cli")}
     # the rest of the core is loaded lazily
-    for lazy in ("agentforge_cli.executor", "agentforge_cli.factory", "agentforge_cli.service",
-                 "agentforge_cli.definition", "agentforge_cli.handlers",
-                 "agentforge_cli.handlers.registry", "agentforge_cli.arguments",
-                 "agentforge_cli.calllog", "agentforge_cli.cli"):
+    for lazy in ("agentforge_cli.core.executor", "agentforge_cli.core.discovery",
+                 "agentforge_cli.core.service",
+                 "agentforge_cli.core.definition", "agentforge_cli.core.handlers",
+                 "agentforge_cli.core.handlers.registry", "agentforge_cli.core.arguments",
+                 "agentforge_cli.core.calllog", "agentforge_cli.cli"):
         assert lazy not in ours, f"{lazy} imported eagerly"
     assert "docstring_parser" not in modules
     assert "asyncio" not in modules
@@ -55,7 +56,7 @@ def test_decorating_a_tool_stays_light():
     )
     modules = loaded_after(code)
     assert heavy_in(modules) == []
-    assert "agentforge_cli.executor" not in modules
+    assert "agentforge_cli.core.executor" not in modules
 
 
 def test_whole_core_at_work_imports_no_heavy_dependency():

@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 import pytest
 
 from agentforge_cli import P, ToolExecutionRequest, ToolService, build_local_tools, tool
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError, ToolArgumentsError
-from agentforge_cli.executor import LocalToolExecutor
 from sample_tools.crm import CrmTools
 
 

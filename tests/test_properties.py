@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools
-from agentforge_cli.spec import ToolExecutionResult
+from agentforge_cli.core.spec import ToolExecutionResult
 from sample_tools import crm, shop, weather
 
 SETTINGS = settings(max_examples=150, deadline=None,

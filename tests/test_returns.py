@@ -12,8 +12,8 @@ from enum import Enum, IntEnum, StrEnum
 import pytest
 
 from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ToolExecutionError
-from agentforge_cli.executor import LocalToolExecutor
 
 
 class Level(Enum):

@@ -28,7 +28,7 @@ from agentforge_cli import (
     tool,
     tool_specification_from,
 )
-from agentforge_cli.executor import LocalToolExecutor
+from agentforge_cli.core.executor import LocalToolExecutor
 from sample_tools import crm, shop, weather
 
 Validator = jsonschema.Draft202012Validator

@@ -22,10 +22,10 @@ from agentforge_cli import (
     build_local_tools,
     tool,
 )
-from agentforge_cli.arguments import parse_arguments
-from agentforge_cli.calllog import LoggingToolExecutor
+from agentforge_cli.core.arguments import parse_arguments
+from agentforge_cli.core.calllog import LoggingToolExecutor
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError, ToolArgumentsError, ToolExecutionError
-from agentforge_cli.executor import LocalToolExecutor
 from sample_tools.crm import CrmTools
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools, tool
-from agentforge_cli.spec import ToolExecutionResult
+from agentforge_cli.core.spec import ToolExecutionResult
 from sample_tools.crm import CrmTools
 
 

@@ -1,6 +1,6 @@
 """``agentforge tools check`` and ``agentforge tools diff``: lint rules and schema drift.
 
-The rules live in :mod:`agentforge_cli.checks` and :mod:`agentforge_cli.drift`; this
+The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.drift`; this
 module only chooses what to run and shows the findings (a table and a verdict on stdout,
 or ``--json``).
 
@@ -69,8 +69,8 @@ def check(
                                   "--update-snapshot")
         selected = _providers(providers)
 
-        from agentforge_cli.checks import exit_code, findings_to_json, run_checks
-        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.schema.lint import exit_code, findings_to_json, run_checks
 
         specs = load_service([*(targets or ()), *(tools or ())]).specifications
         with _snapshot_errors(snapshot):
@@ -115,8 +115,8 @@ def diff(
     Exit 1 when a change is breaking, 3 when a file cannot be loaded.
     """
     with guarded():
-        from agentforge_cli.checks import exit_code, findings_to_json
-        from agentforge_cli.snapshots import diff_snapshots
+        from agentforge_cli.schema.lint import exit_code, findings_to_json
+        from agentforge_cli.schema.snapshots import diff_snapshots
 
         with _snapshot_errors(None):
             findings = diff_snapshots(old, new)
@@ -142,8 +142,8 @@ def diff(
 def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
     """The providers to check: ``--provider`` (repeatable, or comma-separated), else
     ``providers`` in pyproject.toml; each name validated by the core."""
-    from agentforge_cli.cli.targets import find_providers
-    from agentforge_cli.providers import provider_name
+    from agentforge_cli.integrations.targets import find_providers
+    from agentforge_cli.schema.providers import provider_name
 
     names = tuple(name.strip() for item in given or () for name in item.split(",")
                   if name.strip())
@@ -163,7 +163,7 @@ def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
 @contextlib.contextmanager
 def _snapshot_errors(path: str | None) -> Iterator[None]:
     """Snapshot failures as CLI errors: unreadable -> exit 3, unwritable -> exit 2."""
-    from agentforge_cli.snapshots import SnapshotError
+    from agentforge_cli.schema.snapshots import SnapshotError
 
     try:
         yield
@@ -181,7 +181,7 @@ _PLURAL = {"breaking": "breaking", "error": "errors", "warning": "warnings", "in
 
 def _counts(findings: Sequence[Any]) -> str:
     """``2 breaking, 1 error, 3 warnings`` (levels with no finding left out)."""
-    from agentforge_cli.checks import summarize
+    from agentforge_cli.schema.lint import summarize
 
     return ", ".join(f"{count} {level if count == 1 else _PLURAL.get(level, level)}"
                      for level, count in summarize(findings).items() if count)
@@ -190,8 +190,8 @@ def _counts(findings: Sequence[Any]) -> str:
 def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str) -> None:
     """The findings table, most severe first, each row opening with level, tool and
     parameter (the message without the subject it repeats)."""
-    from agentforge_cli.checks import severity, subject
     from agentforge_cli.cli import render
+    from agentforge_cli.schema.lint import severity, subject
 
     rows = []
     for finding in sorted(findings, key=lambda f: -severity(f.level)):

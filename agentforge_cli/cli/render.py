@@ -24,8 +24,8 @@ from rich.text import Text
 from agentforge_cli.cli.output import write
 
 if TYPE_CHECKING:
-    from agentforge_cli.replay import CallReport, ReplayReport
-    from agentforge_cli.spec import ToolSpecification
+    from agentforge_cli.core.spec import ToolSpecification
+    from agentforge_cli.replay.runner import CallReport, ReplayReport
 
 __all__ = [
     "ToolLogHandler",
@@ -344,7 +344,7 @@ def tool_logging(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    from agentforge_cli.calllog import LOGGER_NAME
+    from agentforge_cli.core.calllog import LOGGER_NAME
 
     logger = logging.getLogger(LOGGER_NAME)
     handler = ToolLogHandler(logging.INFO)
@@ -378,7 +378,7 @@ def _label(tag: str, style: str) -> Text:
 
 
 def _call_rows(call: CallReport) -> list[tuple[Text, Text, Text | None]]:
-    from agentforge_cli.calllog import mask_arguments
+    from agentforge_cli.core.calllog import mask_arguments
 
     act = Text(safe_text(call.name), style="bold")
     act.append(" " + _one_line(mask_arguments(call.arguments)))
@@ -413,7 +413,7 @@ class TracePrinter:
 
     def add(self, entry: Any) -> None:
         """Print (or hold) one settled entry."""
-        from agentforge_cli.replay import CallReport
+        from agentforge_cli.replay.runner import CallReport
 
         if not isinstance(entry, CallReport):
             self._held.append(entry)
@@ -430,15 +430,15 @@ class TracePrinter:
         self._flush(final=True)
 
     def _previous_is(self, *kinds: str) -> bool:
-        from agentforge_cli.replay import CallReport
-        from agentforge_cli.transcripts import AssistantMessage
+        from agentforge_cli.replay.runner import CallReport
+        from agentforge_cli.replay.transcripts import AssistantMessage
 
         previous = self._previous
         return (("assistant" in kinds and isinstance(previous, AssistantMessage))
                 or ("call" in kinds and isinstance(previous, CallReport)))
 
     def _flush(self, *, final: bool) -> None:
-        from agentforge_cli.transcripts import AssistantMessage, UserMessage
+        from agentforge_cli.replay.transcripts import AssistantMessage, UserMessage
 
         held, self._held = self._held, []
         last = -1

@@ -53,9 +53,9 @@ def replay(
     with guarded():
         from agentforge_cli.cli import render
         from agentforge_cli.cli.reports import JsonReport, JUnitReport
-        from agentforge_cli.cli.targets import load_service
-        from agentforge_cli.replay import MATCHED, CallReport, Replayer
-        from agentforge_cli.transcripts import open_transcript
+        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.replay.runner import MATCHED, CallReport, Replayer
+        from agentforge_cli.replay.transcripts import open_transcript
 
         if junit is not None and not junit.parent.is_dir():
             raise UsageError(f"cannot write the JUnit report: no directory "

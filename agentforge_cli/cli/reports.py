@@ -102,7 +102,7 @@ class JUnitReport:
 
     def write(self, path: Path) -> None:
         """Write the XML document to ``path`` atomically."""
-        from agentforge_cli.fileio import atomic_writer
+        from agentforge_cli.core.fileio import atomic_writer
 
         suite = ElementTree.Element("testsuite", {
             "name": _clean(f"replay {self.name}"), "tests": str(self._tests),

@@ -1,7 +1,7 @@
 """``agentforge serve``: the tool table as an MCP server over stdio.
 
-The server is :mod:`agentforge_cli.mcp_server` (the optional ``mcp`` extra); this module
-loads the targets and hands the service over. Standard output carries the protocol only:
+The server is :mod:`agentforge_cli.integrations.mcp_server` (the optional ``mcp`` extra);
+this module loads the targets and hands the service over. Standard output carries the protocol only:
 nothing here prints to it, ``--log`` writes the call log to standard error.
 
 Exit codes: ``0`` the client disconnected (or Ctrl-C) · ``2`` usage error (no target) ·
@@ -36,13 +36,17 @@ def serve(
     Needs the optional extra: pip install 'agentforge-cli\\[mcp]' (exit 3 without it).
     """
     with guarded():
-        from agentforge_cli.mcp_server import MCPUnavailableError, require_mcp, run_stdio
+        from agentforge_cli.integrations.mcp_server import (
+            MCPUnavailableError,
+            require_mcp,
+            run_stdio,
+        )
 
         try:
             require_mcp()
         except MCPUnavailableError as exc:
             raise LoadError(str(exc)) from None
-        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.integrations.targets import load_service
 
         # The call log is the logging decorator's (build with logging=log) rendered by
         # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.

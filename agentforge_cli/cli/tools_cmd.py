@@ -57,7 +57,7 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
 
     def render_export(specs: list[Any], strict: bool) -> None:
         from agentforge_cli.cli.output import write
-        from agentforge_cli.providers import ProviderExportError, export_tools
+        from agentforge_cli.schema.providers import ProviderExportError, export_tools
 
         try:
             export = export_tools(specs, provider, strict=strict)
@@ -91,7 +91,7 @@ def _check_strict(output_format: str, strict: bool) -> None:
     """``--strict`` applies to the provider format ``openai`` only (and to table/json)."""
     if not strict or output_format in ("table", "json"):
         return
-    from agentforge_cli.providers import FORMATS, provider_name
+    from agentforge_cli.schema.providers import FORMATS, provider_name
 
     if output_format in FORMATS:
         try:
@@ -128,7 +128,7 @@ def list_tools(
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(LIST_FORMATS))
         _check_strict(output_format, strict)
-        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.integrations.targets import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict)
         renderer(service.specifications, strict)
@@ -155,7 +155,7 @@ def _read_arguments(value: str) -> str:
 def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
     from agentforge_cli.cli.values import json_safe, masked
-    from agentforge_cli.executor import try_bind
+    from agentforge_cli.core.executor import try_bind
 
     bound = try_bind(executor, text)
     if bound is None:
@@ -242,10 +242,10 @@ def call_tool(
         import uuid
 
         from agentforge_cli.cli.output import write
-        from agentforge_cli.cli.targets import load_service
+        from agentforge_cli.core.service import unknown_tool_message
+        from agentforge_cli.core.spec import ToolExecutionRequest
         from agentforge_cli.errors import ToolExecutionError
-        from agentforge_cli.service import unknown_tool_message
-        from agentforge_cli.spec import ToolExecutionRequest
+        from agentforge_cli.integrations.targets import load_service
 
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,

@@ -26,7 +26,7 @@ def json_safe(value: Any) -> Any:
         return value
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else repr(float(value))
-    from agentforge_cli.returns import UnserializableResult, result_text
+    from agentforge_cli.core.returns import UnserializableResult, result_text
 
     try:
         text = result_text(value)
@@ -42,7 +42,7 @@ def json_safe(value: Any) -> Any:
 
 def masked(value: Any, sensitive: bool = False) -> Any:
     """``***`` for a sensitive value; secret-named keys masked at any depth otherwise."""
-    from agentforge_cli.masking import MASK, mask_value
+    from agentforge_cli.core.masking import MASK, mask_value
 
     if sensitive:
         return MASK

@@ -24,7 +24,7 @@ INSTALL_HINT = "pip install 'agentforge-cli[mcp]'"
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Replace ``run_stdio`` (which would block on stdin) with a recorder."""
-    from agentforge_cli import mcp_server
+    from agentforge_cli.integrations import mcp_server
 
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(mcp_server, "run_stdio",
@@ -40,7 +40,7 @@ def test_serve_hands_the_loaded_tools_to_the_server(cli, served):
     [call] = served
     assert call["service"].names == ["queryCustomer", "getWeather"]
     assert call["log"] is False
-    from agentforge_cli.calllog import LoggingToolExecutor
+    from agentforge_cli.core.calllog import LoggingToolExecutor
 
     assert not isinstance(call["service"].executor("queryCustomer"), LoggingToolExecutor)
 
@@ -50,7 +50,7 @@ def test_serve_log_builds_logged_tools_and_logs_to_stderr(cli, served):
     assert result.exit_code == 0, result.stderr
     [call] = served
     assert call["log"] is True
-    from agentforge_cli.calllog import LoggingToolExecutor
+    from agentforge_cli.core.calllog import LoggingToolExecutor
 
     assert isinstance(call["service"].executor("queryCustomer"), LoggingToolExecutor)
 

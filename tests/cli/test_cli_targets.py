@@ -8,7 +8,7 @@ import pytest
 from cli_support import CRM
 
 from agentforge_cli.cli.errors import LoadError, UsageError
-from agentforge_cli.cli.targets import ENV_VAR, find_targets
+from agentforge_cli.integrations.targets import ENV_VAR, find_targets
 
 
 def test_command_line_wins(tmp_path):

@@ -1,4 +1,4 @@
-"""``agentforge_cli.replay``: result comparison and the replay engine (no CLI)."""
+"""``agentforge_cli.replay.runner``: result comparison and the replay engine (no CLI)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from cli_support import TRANSCRIPTS
 
 from agentforge_cli import ToolService, build_local_tools
-from agentforge_cli.replay import (
+from agentforge_cli.replay.runner import (
     MATCHED,
     MISMATCHED,
     UNRECORDED,
@@ -16,7 +16,7 @@ from agentforge_cli.replay import (
     result_diff,
     same_result,
 )
-from agentforge_cli.transcripts import (
+from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     ToolCall,
     ToolResult,

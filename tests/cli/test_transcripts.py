@@ -10,7 +10,7 @@ import pytest
 from cli_support import TRANSCRIPTS
 
 from agentforge_cli.errors import AgentForgeError
-from agentforge_cli.transcripts import (
+from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     ToolCall,
     ToolResult,

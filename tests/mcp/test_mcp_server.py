@@ -28,13 +28,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from agentforge_cli import ToolService, __version__, build_local_tools
-from agentforge_cli.mcp_server import (
+from agentforge_cli.core.spec import ToolExecutionRequest
+from agentforge_cli.integrations.mcp_server import (
     MCPUnavailableError,
     build_server,
     execute_tool,
     require_mcp,
 )
-from agentforge_cli.spec import ToolExecutionRequest
 from sample_tools.shop import ShopTools
 
 HERE = Path(__file__).resolve().parent
@@ -320,7 +320,7 @@ def _serve_command(command: str, args: list[str], tmp_path: Path):
 
 def test_core_never_imports_the_sdk() -> None:
     code = ("import sys, agentforge_cli; from agentforge_cli import *; "
-            "import agentforge_cli.mcp_server; "
+            "import agentforge_cli.integrations.mcp_server; "
             "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'anyio')));"
             "print(bad)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

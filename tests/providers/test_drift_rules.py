@@ -14,7 +14,7 @@ import pytest
 from provider_testing import obj, raw, spec
 
 from agentforge_cli import Int32, P, ToolSpecification, tool
-from agentforge_cli.drift import diff_specs
+from agentforge_cli.schema.drift import diff_specs
 
 
 def diff(before, after) -> list[tuple[str, str, str]]:

@@ -9,7 +9,7 @@ import pytest
 from provider_testing import obj, raw, spec
 
 from agentforge_cli import P, tool
-from agentforge_cli.checks import (
+from agentforge_cli.schema.lint import (
     Finding,
     check_specs,
     exit_code,
@@ -19,8 +19,8 @@ from agentforge_cli.checks import (
     run_checks,
     summarize,
 )
-from agentforge_cli.providers import NAME_RULES, PROVIDERS, name_problem
-from agentforge_cli.snapshots import SnapshotMissingError
+from agentforge_cli.schema.providers import NAME_RULES, PROVIDERS, name_problem
+from agentforge_cli.schema.snapshots import SnapshotMissingError
 
 
 def rules(findings: list[Finding]) -> list[tuple[str, str, str, str]]:

@@ -13,7 +13,7 @@ from provider_testing import keywords_outside, obj, raw, schema_nodes, spec, spe
 
 from agentforge_cli import Int32, P, tool
 from agentforge_cli.errors import AgentForgeError
-from agentforge_cli.providers import (
+from agentforge_cli.schema.providers import (
     GEMINI_KEYWORDS,
     STRICT_KEYWORDS,
     ProviderExportError,
@@ -25,8 +25,8 @@ from agentforge_cli.providers import (
     to_mcp,
     to_openai,
 )
-from agentforge_cli.providers.gemini import GEMINI_FORMATS
-from agentforge_cli.providers.openai import STRICT_FORMATS
+from agentforge_cli.schema.providers.gemini import GEMINI_FORMATS
+from agentforge_cli.schema.providers.openai import STRICT_FORMATS
 
 # --- sample modules through every provider --------------------------------------------------
 

@@ -42,7 +42,7 @@ def test_specs(agentforge_specs):
 '''
 
 SNAPSHOT_TEST = '''
-from agentforge_cli.pytest_plugin import assert_tools_match_snapshot
+from agentforge_cli.integrations.pytest_plugin import assert_tools_match_snapshot
 
 def test_schema(agentforge_specs):
     assert_tools_match_snapshot(agentforge_specs, "snapshots/tools.json")
@@ -51,9 +51,9 @@ def test_schema(agentforge_specs):
 
 def _plugin_args() -> list[str]:
     """Load the plugin by hand unless its ``pytest11`` entry point is installed."""
-    installed = any(ep.value == "agentforge_cli.pytest_plugin"
+    installed = any(ep.value == "agentforge_cli.integrations.pytest_plugin"
                     for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "agentforge_cli.pytest_plugin"]
+    return [] if installed else ["-p", "agentforge_cli.integrations.pytest_plugin"]
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_schema(agentforge_snapshot):
 def test_helper_accepts_targets_and_modules(pytester, run):
     pytester.makepyfile(af_sample_tools=TOOLS_V1, test_af_snapshot='''
 import af_sample_tools
-from agentforge_cli.pytest_plugin import assert_tools_match_snapshot
+from agentforge_cli.integrations.pytest_plugin import assert_tools_match_snapshot
 
 def test_by_target_string():
     assert_tools_match_snapshot("af_sample_tools", "a.json", update=True)

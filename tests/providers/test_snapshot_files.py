@@ -8,7 +8,7 @@ import pytest
 from provider_testing import obj, raw
 
 from agentforge_cli.errors import AgentForgeError
-from agentforge_cli.snapshots import (
+from agentforge_cli.schema.snapshots import (
     SNAPSHOT_VERSION,
     SnapshotError,
     SnapshotMissingError,

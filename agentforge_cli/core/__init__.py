@@ -1,0 +1,1 @@
+"""declare -> define -> bind -> run; the standard library only."""

@@ -1,0 +1,200 @@
+"""The per-tool binder: a specialised function generated once, at registration.
+
+For a tool ``queryCustomer(name: str, limit: int)`` the generated binder reads::
+
+    def bind(args):
+        v = args.get('name')
+        if v.__class__ is not str:
+            v = slow_0(v)
+        a0 = v
+        v = args.get('limit')
+        if v.__class__ is not int:
+            v = slow_1(v)
+        a1 = v
+        return (a0, a1)
+
+so a value whose JSON type already is the target type costs one dict lookup and one type
+check; everything else (missing, null, coercion, errors with their path) happens in the
+per-parameter ``slow_i`` built from the type handler. Generated code contains only
+identifiers and ``repr`` of JSON keys — never user text as code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agentforge_cli.core.definition import ParamDef, ToolDefinition
+from agentforge_cli.core.masking import is_sensitive_name
+from agentforge_cli.errors import ArgumentError
+
+__all__ = ["Binder", "make_binder", "make_execute", "make_invoker", "param_binder"]
+
+Binder = Callable[[dict], tuple]
+
+
+def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
+    """``bind(raw) -> value`` for one parameter: missing/null handling and coercion
+    (SPEC 4.2, 4.3); errors carry the parameter's path, with secrets masked."""
+    coerce = param.handler.coerce
+    key = param.key
+    if strict and param.required:
+        missing_message = f'Required parameter "{key}" of tool "{tool}" is missing'
+
+        def missing() -> Any:
+            raise ArgumentError(missing_message, tool=tool, expected=param.handler.label)
+    else:
+        value = param.missing_value()
+
+        def missing() -> Any:
+            return value
+
+    sensitive = param.sensitive
+
+    def slow(raw: Any) -> Any:
+        if raw is None:
+            return missing()
+        try:
+            return coerce(raw)
+        except ArgumentError as error:
+            error.at(key)
+            if sensitive or _names_a_secret(error.path):
+                error.mask_received()
+            raise
+
+    return slow
+
+
+def _names_a_secret(path: list[str]) -> bool:
+    return any(is_sensitive_name(segment.strip('.[]"')) for segment in path)
+
+
+def _unknown_keys_check(tool: str, keys: frozenset[str]) -> Callable[[dict], None]:
+    shown = ", ".join(sorted(keys)) or "none"
+
+    def check(args: dict) -> None:
+        unknown = [k for k in args if k not in keys]
+        if unknown:
+            listed = ", ".join(f'"{k}"' for k in unknown)
+            raise ArgumentError(
+                f'Tool "{tool}" has no parameter {listed} (parameters: {shown})', tool=tool)
+
+    return check
+
+
+def _bind_lines(definition: ToolDefinition, strict: bool, namespace: dict[str, Any],
+                indent: str) -> list[str]:
+    """Source lines binding ``args`` (a dict) to ``a0, a1, ...``; fills ``namespace``."""
+    lines = []
+    for index, param in enumerate(definition.params):
+        namespace[f"slow_{index}"] = param_binder(definition.name, param, strict)
+        lines.append(f"{indent}v = args.get({param.key!r})")
+        fast = param.handler.fast_type
+        if fast is not None:
+            namespace[f"fast_{index}"] = fast
+            lines.append(f"{indent}if v.__class__ is not fast_{index}:")
+            lines.append(f"{indent}    v = slow_{index}(v)")
+        else:
+            lines.append(f"{indent}v = slow_{index}(v)")
+        lines.append(f"{indent}a{index} = v")
+    if strict:
+        keys = frozenset(p.key for p in definition.params)
+        namespace["check_unknown"] = _unknown_keys_check(definition.name, keys)
+        namespace["KEYS"] = keys
+        lines.append(f"{indent}if not KEYS.issuperset(args):")
+        lines.append(f"{indent}    check_unknown(args)")
+    return lines
+
+
+def _values(definition: ToolDefinition) -> str:
+    names = ", ".join(f"a{i}" for i in range(len(definition.params)))
+    return f"({names}{',' if len(definition.params) == 1 else ''})"
+
+
+def _call_expression(definition: ToolDefinition) -> str:
+    parts = [f"{p.name}=a{i}" if p.keyword_only else f"a{i}"
+             for i, p in enumerate(definition.params)]
+    return f"call({', '.join(parts)})"
+
+
+def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
+    """Generate ``bind(args: dict) -> tuple`` of the values for each parameter, in order."""
+    namespace: dict[str, Any] = {}
+    lines = ["def bind(args):", *_bind_lines(definition, strict, namespace, "    "),
+             f"    return {_values(definition)}"]
+    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
+    return namespace["bind"]
+
+
+def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[Any], dict],
+                 scan: Callable[[str, int], tuple], max_chars: int, max_depth: int,
+                 max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
+                 on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
+                 result_type: type) -> Callable:
+    """Generate the whole per-call path ``execute(request, memory_id=None) -> result``.
+
+    Fast path: a well-formed argument object is scanned directly (no ``json.loads``
+    wrapper), each value whose JSON type already is its parameter's type is taken as is,
+    and a ``str`` result is returned without normalisation. Anything else falls back to
+    the same functions the general path uses (``parse``, the per-parameter slow paths,
+    ``finish``), so both paths behave identically.
+    """
+    namespace: dict[str, Any] = {
+        "parse": parse, "scan": scan, "on_argument_error": on_argument_error,
+        "on_failure": on_failure, "finish": finish,
+        "call": definition.call, "new": tuple.__new__, "Result": result_type,
+        "ArgumentError": ArgumentError, "MAX_CHARS": max_chars, "MAX_DEPTH": max_depth,
+        "MAX_RESULT": max_result_chars if max_result_chars is not None else float("inf"),
+    }
+    call = _call_expression(definition)
+    if definition.is_async:  # asyncio is imported only for tools that need it
+        from agentforge_cli.core.coroutines import (
+            never_suspends,
+            run_coroutine,
+            run_never_suspending,
+        )
+
+        namespace["run_coroutine"] = (
+            run_never_suspending if never_suspends(definition.call) else run_coroutine)
+        call = f"run_coroutine({call})"
+    lines = [
+        "def execute(request, memory_id=None):",
+        "    s = request.arguments",
+        "    try:",
+        "        args = None",
+        "        if s.__class__ is str and s[:1] == '{' and len(s) <= MAX_CHARS:",
+        "            try:",
+        "                args, end = scan(s, 0)",
+        "            except (StopIteration, ValueError, RecursionError):",
+        "                args = None",
+        "            else:",
+        "                if end != len(s) or args.__class__ is not dict or (",
+        "                        len(s) > MAX_DEPTH and s.count('{') + s.count('[') > MAX_DEPTH):",
+        "                    args = None",
+        "        if args is None:",
+        "            args = parse(s)",
+        *_bind_lines(definition, strict, namespace, "        "),
+        "    except ArgumentError as error:",
+        "        on_argument_error(error)",
+        "    try:",
+        f"        r = {call}",
+        "    except (KeyboardInterrupt, SystemExit):",
+        "        raise",
+        "    except BaseException as exc:",
+        "        return on_failure(exc)",
+        "    if r.__class__ is str and len(r) <= MAX_RESULT:",
+        "        return new(Result, (r, False))",
+        "    return finish(r)",
+    ]
+    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
+    return namespace["execute"]
+
+
+def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:
+    """Generate ``invoke(values) -> result``: the call, positional and keyword as declared."""
+    parts = []
+    for index, param in enumerate(definition.params):
+        parts.append(f"{param.name}=v[{index}]" if param.keyword_only else f"v[{index}]")
+    namespace = {"call": definition.call}
+    exec(f"def invoke(v):\n    return call({', '.join(parts)})", namespace)
+    return namespace["invoke"]

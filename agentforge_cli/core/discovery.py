@@ -1,0 +1,137 @@
+"""``build_local_tools``: scan targets for tools -> ``dict[ToolSpecification, ToolExecutor]``.
+
+Targets (seed 3.2, SPEC 2):
+
+* an **instance** yields its bound ``@tool`` methods (inherited ones too; an override
+  replaces its parent's);
+* a **module** yields its module-level ``@tool`` functions and the tools of its
+  module-level instances — never of classes, so a module holding a class and its
+  instance yields each tool once;
+* a **function** (or bound method) yields itself, decorated or not;
+* a **class** is refused: it needs an instance, as in the seed.
+
+Two tools with the same name are refused with ``Duplicated definition for tool: <name>``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agentforge_cli.core.calllog import LoggingToolExecutor
+from agentforge_cli.core.decorator import tool_meta
+from agentforge_cli.core.executor import LocalToolExecutor
+from agentforge_cli.core.spec import ToolExecutor, ToolSpecification
+from agentforge_cli.errors import ToolDefinitionError
+
+__all__ = ["build_local_tools", "find_tools"]
+
+
+def _class_tools(cls: type) -> list[str]:
+    """Attribute names of ``@tool`` methods on a class, through its MRO, in order.
+
+    An override replaces its parent's attribute (and is a tool only if marked itself).
+    """
+    found: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        found.update(vars(klass))
+    return [attr for attr, value in found.items() if tool_meta(value) is not None]
+
+
+def _instance_tools(obj: Any) -> Iterator[Any]:
+    for attr in _class_tools(type(obj)):
+        yield getattr(obj, attr)
+
+
+def _module_tools(module: types.ModuleType) -> Iterator[Any]:
+    for value in list(vars(module).values()):
+        if isinstance(value, type | types.ModuleType):
+            continue
+        if isinstance(value, types.FunctionType | types.MethodType):
+            if tool_meta(value) is not None:
+                yield value
+            continue
+        if _class_tools(type(value)):
+            yield from _instance_tools(value)
+
+
+def find_tools(target: Any) -> Iterator[Any]:
+    """Yield the callables a target contributes (see the module docstring).
+
+    Raises:
+        ToolDefinitionError: For a class, or something that holds no callable at all.
+    """
+    if isinstance(target, type):
+        raise ToolDefinitionError(
+            f"{target.__qualname__} is a class; pass an instance, e.g. {target.__name__}()")
+    if isinstance(target, types.ModuleType):
+        yield from _module_tools(target)
+    elif isinstance(target, types.FunctionType | types.MethodType | types.BuiltinFunctionType):
+        yield target
+    elif isinstance(target, staticmethod | classmethod):
+        yield target.__func__
+    else:
+        tools = list(_instance_tools(target))
+        if not tools and callable(target) and tool_meta(target) is not None:
+            tools = [target]
+        yield from tools
+
+
+def _as_targets(targets: Any) -> Iterable[Any]:
+    if targets is None:
+        return ()
+    if isinstance(targets, list | tuple | set | frozenset):
+        return targets
+    return (targets,)
+
+
+def build_local_tools(
+    targets: Any,
+    logging: bool = False,
+    *,
+    strict: bool = False,
+    wrap_argument_errors: bool = False,
+    propagate_execution_errors: bool = False,
+    timeout: float | None = None,
+) -> dict[ToolSpecification, ToolExecutor]:
+    """Scan targets and build one executor per tool (the seed's ``LocalToolFactory``).
+
+    Args:
+        targets: A list of instances, modules and functions (a single target is accepted
+            too; ``None`` or an empty list yields an empty table).
+        logging: Wrap each executor in :class:`LoggingToolExecutor`.
+        strict: Executors refuse missing required parameters and unknown keys.
+        wrap_argument_errors: Executors raise argument errors as ``ToolArgumentsError``.
+        propagate_execution_errors: Executors raise tool failures as
+            ``ToolExecutionError``.
+        timeout: Seconds each call may run.
+
+    Returns:
+        ``ToolSpecification`` -> executor, in the order the tools were found.
+
+    Raises:
+        ToolDefinitionError: For a class target, a bad tool definition (every problem of
+            every tool is listed), or ``Duplicated definition for tool: <name>``.
+    """
+    table: dict[ToolSpecification, ToolExecutor] = {}
+    names: set[str] = set()
+    problems: list[str] = []
+    for target in _as_targets(targets):
+        for func in find_tools(target):
+            try:
+                executor = LocalToolExecutor(
+                    func, strict=strict, wrap_argument_errors=wrap_argument_errors,
+                    propagate_execution_errors=propagate_execution_errors, timeout=timeout)
+            except ToolDefinitionError as exc:
+                problems.extend(exc.problems)
+                continue
+            if executor.name in names:
+                raise ToolDefinitionError(f"Duplicated definition for tool: {executor.name}")
+            names.add(executor.name)
+            table[executor.specification] = (
+                LoggingToolExecutor(executor) if logging else executor)
+    if problems:
+        raise ToolDefinitionError("Tools cannot be defined:\n  " + "\n  ".join(problems),
+                                  problems=problems)
+    return table

@@ -1,0 +1,436 @@
+"""``LocalToolExecutor``: bind a model's arguments to a Python callable and call it.
+
+Built once per tool: the definition (signature, handlers, schema) and a generated binder.
+Per call: parse the argument string, bind, call (awaiting ``async def`` tools), normalise
+the return value, and apply the error policy of SPEC 4.5:
+
+* argument errors are raised as :class:`~agentforge_cli.errors.ArgumentError` (a
+  ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
+  when ``wrap_argument_errors`` is on;
+* an exception from the tool becomes an error result (its message, or its class name when
+  the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
+  chained to it when ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and
+  ``SystemExit`` always propagate.
+"""
+
+from __future__ import annotations
+
+import threading
+import typing
+from typing import Any
+
+from agentforge_cli.core.arguments import (
+    DEFAULT_MAX_ARGUMENT_CHARS,
+    DEFAULT_MAX_DEPTH,
+    parse_arguments,
+    scan_object,
+)
+from agentforge_cli.core.binder import make_binder, make_execute, make_invoker
+from agentforge_cli.core.definition import ToolDefinition, define_tool
+from agentforge_cli.core.jsonvalues import describe, json_type
+from agentforge_cli.core.masking import mask_text
+from agentforge_cli.core.returns import UnserializableResult, result_text
+from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.errors import (
+    ArgumentError,
+    ToolArgumentsError,
+    ToolExecutionError,
+    ToolTimeoutError,
+)
+
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "Explanation",
+    "LocalToolExecutor",
+    "ParamTrace",
+    "error_message",
+    "try_bind",
+]
+
+DEFAULT_MAX_RESULT_CHARS = 4_194_304
+"""Default limit on the length of a result text (characters)."""
+
+
+class ResultTooLarge(Exception):
+    """The tool's result text is longer than the executor's limit."""
+
+
+def error_message(exc: BaseException) -> str:
+    """The text a model sees for a tool's exception: its message, else its class name."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return text if text.strip() else type(exc).__name__
+
+
+class ParamTrace:
+    """How one parameter was bound (for ``--explain``).
+
+    Attributes:
+        name: The JSON key.
+        raw: The parsed JSON value received (``None`` when missing).
+        present: Whether the key was present and not null.
+        value: The Python value the tool receives (``None`` unless ``status`` is bound).
+        rule: The rule that produced it, or why binding failed.
+        sensitive: Mask ``raw`` and ``value`` when showing them.
+        status: ``bound``, ``failed`` (this parameter stopped binding) or ``not bound``.
+    """
+
+    __slots__ = ("name", "present", "raw", "rule", "sensitive", "status", "value")
+
+    def __init__(self, name: str, raw: Any, present: bool, value: Any, rule: str,
+                 sensitive: bool, status: str = "bound") -> None:
+        self.name = name
+        self.raw = raw
+        self.present = present
+        self.value = value
+        self.rule = rule
+        self.sensitive = sensitive
+        self.status = status
+
+
+class Explanation:
+    """What :meth:`LocalToolExecutor.explain` found.
+
+    Attributes:
+        traces: One :class:`ParamTrace` per parameter, in declaration order.
+        error: The argument error's message when binding failed (secrets masked), else
+            ``None``.
+    """
+
+    __slots__ = ("error", "traces")
+
+    def __init__(self, traces: list[ParamTrace], error: str | None) -> None:
+        self.traces = traces
+        self.error = error
+
+
+def try_bind(executor: Any, arguments: str | dict | None
+             ) -> tuple[ToolDefinition, dict[str, Any]] | None:
+    """``(definition, bound values)`` of a local tool's arguments (through any wrapper such
+    as the logging decorator), or ``None`` when ``executor`` is not a local tool or the
+    arguments do not bind. Never calls the tool."""
+    from agentforge_cli.errors import AgentForgeError
+
+    definition = getattr(executor, "definition", None)
+    bind = getattr(executor, "bind_arguments", None)
+    if not isinstance(definition, ToolDefinition) or bind is None:
+        return None
+    try:
+        return definition, bind(arguments)
+    except AgentForgeError:
+        return None
+
+
+def _rule(param: Any, raw: Any) -> str:
+    """The rule that bound a present or missing value (for ``explain``)."""
+    label = param.handler.label
+    if raw is None:
+        return param.missing_rule()
+    if param.handler.fast_type is not None and type(raw) is param.handler.fast_type:
+        return f"JSON {json_type(raw)} taken as is for {label}"
+    shown = "<***>" if param.sensitive else describe(raw)
+    return f"JSON {json_type(raw)} {shown} coerced to {label}"
+
+
+class LocalToolExecutor:
+    """Executes requests against one Python callable (the seed's ``LocalToolExecutor``).
+
+    Args:
+        func: What to call: a function, a bound method, or a wrapper/proxy of one. Names
+            and types are read from the unwrapped function (``__wrapped__``); the call goes
+            to ``func`` itself.
+        original: Read names and types from this function instead (the seed's
+            ``(object, originalMethod, methodToInvoke)`` form, for proxies without
+            ``__wrapped__``).
+        name: Tool name override.
+        description: Tool description override.
+        strict: Missing required parameters and unknown keys are argument errors.
+        wrap_argument_errors: Raise argument errors as ``ToolArgumentsError``.
+        propagate_execution_errors: Raise tool failures as ``ToolExecutionError``.
+        timeout: Seconds a call may run; a call still running after that is an execution
+            error (the tool's thread cannot be stopped and finishes in the background).
+        max_argument_chars: Longest argument string accepted.
+        max_depth: Deepest nesting of arrays/objects accepted in the arguments.
+        max_result_chars: Longest result text returned; a longer one is an execution
+            error (``None``: no limit).
+        definition: A definition already built for ``func`` (skips reading it again).
+    """
+
+    def __init__(
+        self,
+        func: Any,
+        *,
+        original: Any = None,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool = False,
+        wrap_argument_errors: bool = False,
+        propagate_execution_errors: bool = False,
+        timeout: float | None = None,
+        max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS,
+        definition: ToolDefinition | None = None,
+    ) -> None:
+        if definition is None:
+            definition = define_tool(func, name=name, description=description,
+                                     original=original)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.definition = definition
+        self.name = definition.name
+        self.strict = strict
+        self.wrap_argument_errors = wrap_argument_errors
+        self.propagate_execution_errors = propagate_execution_errors
+        self.timeout = timeout
+        self.max_argument_chars = max_argument_chars
+        self.max_depth = max_depth
+        self.max_result_chars = max_result_chars
+        self.sensitive_keys = frozenset(p.key for p in definition.params if p.sensitive)
+        self._generated: dict[str, Any] = {}
+        if timeout is None:
+            # The first call compiles the per-tool fast path (binder.make_execute) and
+            # installs it as this instance's ``execute``; registration compiles nothing.
+            self.execute = self._compile_and_execute
+
+    def _compile_and_execute(self, request: ToolExecutionRequest, memory_id: object = None
+                             ) -> ToolExecutionResult:
+        fast = make_execute(
+            self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
+            max_chars=self.max_argument_chars, max_depth=self.max_depth,
+            max_result_chars=self.max_result_chars,
+            on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
+            finish=self._finish, result_type=ToolExecutionResult)
+        self.execute = fast
+        return fast(request, memory_id)
+
+    @property
+    def _bind(self):
+        bind = self._generated.get("bind")
+        if bind is None:
+            bind = self._generated["bind"] = make_binder(self.definition, strict=self.strict)
+        return bind
+
+    @property
+    def _invoke(self):
+        invoke = self._generated.get("invoke")
+        if invoke is None:
+            invoke = self._generated["invoke"] = make_invoker(self.definition)
+        return invoke
+
+    @property
+    def specification(self):
+        """The :class:`~agentforge_cli.core.spec.ToolSpecification` of this tool."""
+        return self.definition.spec
+
+    def __repr__(self) -> str:
+        return f"LocalToolExecutor({self.definition.qualname}, name={self.name!r})"
+
+    # -- the call ------------------------------------------------------------------------
+
+    def execute(self, request: ToolExecutionRequest, memory_id: object = None
+                ) -> ToolExecutionResult:
+        """Execute one request.
+
+        Args:
+            request: The model's call; ``request.arguments`` is the raw JSON string.
+            memory_id: The conversation's memory id (passed through to logging).
+
+        Returns:
+            The result: the text for the model and whether it reports an error.
+
+        Raises:
+            ArgumentError: The arguments cannot be bound (default policy).
+            ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
+            ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
+        """
+        return self.call_bound(self._bind_request(request.arguments))
+
+    async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
+                       ) -> ToolExecutionResult:
+        """Execute one request from async code, without blocking the event loop.
+
+        An ``async def`` tool is awaited on the running loop (``timeout`` cancels it); a
+        sync tool runs in a worker thread. Outcomes and errors are those of
+        :meth:`execute`.
+        """
+        import asyncio
+
+        if not self.definition.is_async:
+            return await asyncio.to_thread(self.execute, request, memory_id)
+        values = self._bind_request(request.arguments)
+        try:
+            coro = self._invoke(values)
+            if self.timeout is None:
+                outcome = await coro
+            else:
+                async with asyncio.timeout(self.timeout) as scope:
+                    outcome = await coro
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # our caller is being cancelled: not the tool's failure
+            return self._execution_failure(asyncio.CancelledError("CancelledError"))
+        except BaseException as exc:  # the tool's failure is the result
+            if self.timeout is not None and isinstance(exc, TimeoutError) and scope.expired():
+                exc = ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
+            return self._execution_failure(exc)
+        return self._finish(outcome)
+
+    def _bind_request(self, arguments: str | dict | None) -> tuple:
+        parsed = self.parse(arguments)
+        try:
+            return self._bind(parsed)
+        except ArgumentError as error:
+            self._raise_argument_error(error)
+
+    def parse(self, arguments: str | dict | None) -> dict:
+        """Parse an argument string under this executor's limits (SPEC 4.1).
+
+        Raises:
+            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        """
+        try:
+            return parse_arguments(arguments, max_chars=self.max_argument_chars,
+                                   max_depth=self.max_depth)
+        except ArgumentError as error:
+            self._raise_argument_error(error)
+
+    def bind_arguments(self, arguments: str | dict | None) -> dict[str, Any]:
+        """Parse and bind ``arguments`` without calling the tool.
+
+        Returns:
+            Python parameter name -> the value the tool would receive.
+
+        Raises:
+            ArgumentError: As :meth:`execute` would (wrapped when configured).
+        """
+        values = self._bind_request(arguments)
+        return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
+
+    def explain(self, arguments: str | dict | None) -> Explanation:
+        """Describe, per parameter, the raw value, the bound value and the rule used.
+
+        Binding stops at the first parameter that fails, as a call does: that parameter's
+        trace is ``failed`` with the error as its rule, later ones are ``not bound``, and
+        the explanation's ``error`` is the message the call would answer. Nothing is
+        raised for argument errors and the tool is never called.
+        """
+        from agentforge_cli.core.binder import param_binder
+
+        params = self.definition.params
+        try:
+            parsed = parse_arguments(arguments, max_chars=self.max_argument_chars,
+                                     max_depth=self.max_depth)
+        except ArgumentError as error:
+            return Explanation([ParamTrace(p.key, None, False, None, "not bound", p.sensitive,
+                                           "not bound") for p in params],
+                               self._message(error))
+        traces: list[ParamTrace] = []
+        for index, param in enumerate(params):
+            raw = parsed.get(param.key)
+            try:
+                value = param_binder(self.name, param, self.strict)(raw)
+            except ArgumentError as error:
+                traces.append(ParamTrace(param.key, raw, raw is not None, None,
+                                         error.problem, param.sensitive, "failed"))
+                traces.extend(ParamTrace(p.key, parsed.get(p.key), parsed.get(p.key) is not None,
+                                         None, "not bound", p.sensitive, "not bound")
+                              for p in params[index + 1:])
+                return Explanation(traces, self._message(error))
+            traces.append(ParamTrace(param.key, raw, raw is not None, value,
+                                     _rule(param, raw), param.sensitive))
+        try:
+            self._bind(parsed)  # what the binding as a whole refuses (strict: unknown keys)
+        except ArgumentError as error:
+            return Explanation(traces, self._message(error))
+        return Explanation(traces, None)
+
+    def _message(self, error: ArgumentError) -> str:
+        error.tool = self.name
+        if not error.path:
+            error.problem = mask_text(error.problem, self.sensitive_keys)
+        return str(error)
+
+    def call_bound(self, values: tuple) -> ToolExecutionResult:
+        """Call the tool with bound values and normalise the outcome (no argument errors)."""
+        try:
+            if self.timeout is not None:
+                outcome = self._invoke_with_timeout(values)
+            else:
+                outcome = self._invoke(values)
+                if self.definition.is_async:
+                    from agentforge_cli.core.coroutines import run_coroutine
+
+                    outcome = run_coroutine(outcome)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the tool's failure is the result
+            return self._execution_failure(exc)
+        return self._finish(outcome)
+
+    def _finish(self, outcome: Any) -> ToolExecutionResult:
+        """Normalise a return value (SPEC 4.4) under the result size limit."""
+        try:
+            text = result_text(outcome)
+            if self.max_result_chars is not None and len(text) > self.max_result_chars:
+                raise ResultTooLarge(
+                    f'Tool "{self.name}" returned {len(text)} characters, more than the limit'
+                    f" of {self.max_result_chars}")
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # an unserialisable or oversized result
+            return self._execution_failure(exc)
+        return ToolExecutionResult(text, False)
+
+    def _invoke_with_timeout(self, values: tuple) -> Any:
+        box: list[Any] = []
+        failure: list[BaseException] = []
+
+        def worker() -> None:
+            try:
+                outcome = self._invoke(values)
+                if self.definition.is_async:
+                    import asyncio
+
+                    outcome = asyncio.run(outcome)
+                box.append(outcome)
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=worker, name=f"agentforge-tool-{self.name}",
+                                  daemon=True)
+        thread.start()
+        thread.join(self.timeout)
+        if thread.is_alive():
+            raise ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
+        if failure:
+            raise failure[0]
+        return box[0]
+
+    # -- error policy ----------------------------------------------------------------------
+
+    def _raise_argument_error(self, error: ArgumentError) -> typing.NoReturn:
+        error.tool = self.name
+        if not error.path:  # a parse error echoes the text: mask secrets in it
+            error.problem = mask_text(error.problem, self.sensitive_keys)
+        if self.wrap_argument_errors:
+            raise ToolArgumentsError(str(error)) from error
+        raise error
+
+    def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
+        if isinstance(exc, UnserializableResult):
+            message = f'Tool "{self.name}" returned {exc}'
+        elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
+            message = str(exc)
+        else:
+            message = error_message(exc)
+        if self.propagate_execution_errors:
+            if isinstance(exc, ToolExecutionError):
+                raise exc
+            raise ToolExecutionError(message) from exc
+        return ToolExecutionResult(message, True)

@@ -1,0 +1,198 @@
+"""Object types: dataclasses, ``TypedDict``, ``NamedTuple`` and pydantic models.
+
+An object accepts a JSON object (or a string holding one), refuses unknown fields and
+missing required fields, and coerces each field with its own handler. Its schema goes to
+``$defs`` under the class name; the registry inlines it again unless it recurs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from typing import Any, NotRequired, Required, get_origin, get_type_hints
+
+from agentforge_cli.core.handlers.base import TypeHandler, decode_nested, mismatch
+from agentforge_cli.core.jsonvalues import describe, plain
+from agentforge_cli.errors import ArgumentError
+
+__all__ = [
+    "FieldSpec",
+    "is_named_tuple",
+    "is_pydantic_model",
+    "object_fields",
+    "object_handler",
+]
+
+
+class FieldSpec:
+    """One field of an object type.
+
+    Attributes:
+        attr: Python attribute / keyword name.
+        key: JSON key (``P(name=...)`` or ``attr``).
+        handler: The field type's handler.
+        has_default: The class supplies a value when the field is missing.
+        default: The default value, when it is a plain constant (shown in the schema).
+        description: From ``P`` or the class docstring, else ``None``.
+    """
+
+    __slots__ = ("attr", "default", "description", "handler", "has_default", "key")
+
+    def __init__(self, attr: str, key: str, handler: TypeHandler, has_default: bool,
+                 default: Any, description: str | None) -> None:
+        self.attr = attr
+        self.key = key
+        self.handler = handler
+        self.has_default = has_default
+        self.default = default
+        self.description = description
+
+
+def is_named_tuple(cls: type) -> bool:
+    """True for classes made by ``typing.NamedTuple`` / ``collections.namedtuple``."""
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def is_pydantic_model(cls: type) -> bool:
+    """True for a pydantic ``BaseModel`` subclass (only checked when pydantic is loaded)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(cls, type) and issubclass(cls, pydantic.BaseModel)
+
+
+_NO_DEFAULT = dataclasses.MISSING
+
+
+def object_fields(cls: type) -> list[tuple[str, Any, bool, Any]]:
+    """List ``(name, annotation, has_default, default)`` for a dataclass, TypedDict or
+    NamedTuple, in declaration order."""
+    hints = get_type_hints(cls, include_extras=True)
+    if dataclasses.is_dataclass(cls):
+        out = []
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            has_default = f.default is not _NO_DEFAULT or f.default_factory is not _NO_DEFAULT
+            default = f.default if f.default is not _NO_DEFAULT else _NO_DEFAULT
+            out.append((f.name, hints.get(f.name, Any), has_default, default))
+        return out
+    if is_named_tuple(cls):
+        defaults = getattr(cls, "_field_defaults", {})
+        return [(name, hints.get(name, Any), name in defaults, defaults.get(name, _NO_DEFAULT))
+                for name in cls._fields]
+    required = getattr(cls, "__required_keys__", frozenset(hints))
+    out = []
+    for name, hint in hints.items():
+        # Required[]/NotRequired[] decide first: under ``from __future__ import
+        # annotations`` Python 3.11 does not see them when it fills __required_keys__.
+        origin = get_origin(hint)
+        optional_key = (origin is NotRequired or (origin is not Required
+                                                  and name not in required))
+        out.append((name, hint, optional_key, _NO_DEFAULT))
+    return out
+
+
+def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dict], Any]
+                   ) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    """Build the schema and the coercer of an object type from its fields.
+
+    Returns:
+        ``(schema, coerce)``; the caller files the schema under ``$defs``.
+    """
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for f in fields:
+        prop = dict(f.handler.field_schema)
+        if f.description:
+            prop["description"] = f.description
+        if f.default is not _NO_DEFAULT and _is_plain_constant(f.default):
+            prop["default"] = _schema_default(f.default)
+        properties[f.key] = prop
+        if not f.has_default and f.handler.optional_of is None:
+            required.append(f.key)
+    schema = {"type": "object", "properties": properties, "required": required,
+              "additionalProperties": False}
+    known = frozenset(properties)
+    shown = ", ".join(properties) or "none"
+    plan = [(f.key, f.attr, f.handler.coerce, f.has_default, f.handler.optional_of is not None)
+            for f in fields]
+
+    def coerce(value: Any) -> Any:
+        if type(value) is str:
+            decoded = decode_nested(value, dict)
+            value = decoded if decoded is not None else value
+        if type(value) is not dict:
+            raise mismatch("object", label, value)
+        if not known.issuperset(value):
+            unknown = ", ".join(f'"{k}"' for k in value if k not in known)
+            raise ArgumentError(f"has unknown fields for {label}: {unknown} (known: {shown})",
+                                expected=label, received=value)
+        out = {}
+        for key, attr, convert, has_default, optional in plan:
+            item = value.get(key)
+            if item is None:
+                if has_default:
+                    continue
+                if optional:
+                    out[attr] = None
+                    continue
+                raise ArgumentError(f"is missing, a required field of {label}",
+                                    expected=label).at("." + key)
+            try:
+                out[attr] = convert(item)
+            except ArgumentError as error:
+                error.at("." + key)
+                raise
+        try:
+            return construct(out)
+        except (TypeError, ValueError) as exc:
+            raise ArgumentError(f"could not be built as {label}: {exc}", expected=label,
+                                received=value) from exc
+
+    return schema, coerce
+
+
+def pydantic_handler_parts(cls: type) -> tuple[dict[str, Any], dict[str, Any],
+                                                Callable[[Any], Any]]:
+    """Schema, nested ``$defs`` and coercer of a pydantic model (validated by pydantic)."""
+    schema = cls.model_json_schema(ref_template="#/$defs/{model}")
+    nested = schema.pop("$defs", {})
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        # a recursive model: pydantic puts the model itself under $defs and points to it
+        schema = nested.pop(ref[len("#/$defs/"):], schema)
+    label = cls.__name__
+
+    def coerce(value: Any) -> Any:
+        if type(value) is str:
+            decoded = decode_nested(value, dict)
+            value = decoded if decoded is not None else value
+        if type(value) is not dict:
+            raise mismatch("object", label, value)
+        try:
+            return cls.model_validate(plain(value))
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            errors = getattr(exc, "errors", None)
+            if callable(errors):
+                detail = "; ".join(
+                    f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}"
+                    for e in errors())
+            else:
+                detail = str(exc)
+            raise ArgumentError(f"is not a valid {label}: {describe(value)} ({detail})",
+                                expected=label, received=value) from None
+
+    return schema, nested, coerce
+
+
+def _is_plain_constant(value: Any) -> bool:
+    import enum
+
+    return value is None or type(value) in (str, int, float, bool) or isinstance(
+        value, enum.Enum)
+
+
+def _schema_default(value: Any) -> Any:
+    import enum
+
+    return value.name if isinstance(value, enum.Enum) else value

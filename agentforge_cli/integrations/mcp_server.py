@@ -1,0 +1,283 @@
+"""``agentforge serve``: the tool table as a Model Context Protocol server (SPEC 5).
+
+Built on the official ``mcp`` Python SDK (2.x, low-level ``Server`` API), installed with
+the optional extra ``pip install 'agentforge-cli[mcp]'``. The SDK (and ``anyio``, which
+comes with it) is imported only inside the functions below, so importing this module
+never fails; :func:`require_mcp` raises :class:`MCPUnavailableError`, whose message says
+how to install the extra, when the SDK is missing or too old.
+
+* ``initialize`` reports the server name and agentforge's version;
+* ``tools/list`` is generated from the service's ``ToolSpecification`` table:
+  ``name``, ``description``, ``inputSchema`` = ``parameters``;
+* ``tools/call`` sends the request's ``arguments`` object through the same parsing,
+  binding and coercion pipeline as ``agentforge tools call`` (the low-level server does
+  not validate arguments against ``inputSchema``, so a model's ``"3"`` for an int reaches
+  the coercion table). Argument and execution errors are a result with ``isError: true``
+  and the message the CLI prints; an unknown tool is a JSON-RPC error (``-32602``); a
+  successful result whose text is a JSON object is also sent as ``structuredContent``;
+* ``async def`` tools are awaited on the server's event loop; every other tool runs in a
+  worker thread, so a slow tool never blocks other requests;
+* stdout carries the protocol only: while serving, the SDK points file descriptor 1 at
+  stderr, and logging (``log=True``) goes to stderr.
+
+Typical use (what ``agentforge serve TARGET... [--log]`` does once targets are loaded)::
+
+    service = ToolService().tools(build_local_tools(targets, logging=log))
+    run_stdio(service, log=log)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+from agentforge_cli import __version__
+from agentforge_cli.core.calllog import LOGGER_NAME
+from agentforge_cli.core.service import ToolService, unknown_tool_message
+from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.errors import ToolExecutionError
+
+if TYPE_CHECKING:
+    from mcp.server import Server
+    from mcp.types import CallToolResult, ListToolsResult
+
+__all__ = [
+    "INSTALL_HINT",
+    "MCP_MIN_VERSION",
+    "SERVER_NAME",
+    "MCPUnavailableError",
+    "build_server",
+    "call_tool_result",
+    "execute_tool",
+    "list_tools_result",
+    "require_mcp",
+    "run_stdio",
+    "serve_stdio",
+]
+
+SERVER_NAME = "agentforge"
+"""The name ``initialize`` reports by default."""
+MCP_MIN_VERSION = (2, 3)
+"""Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
+INSTALL_HINT = "pip install 'agentforge-cli[mcp]'"
+"""How to install the optional MCP extra."""
+
+
+class MCPUnavailableError(ImportError):
+    """The ``mcp`` SDK is not installed, or is older than :data:`MCP_MIN_VERSION`."""
+
+
+def require_mcp() -> str:
+    """Check that a usable ``mcp`` SDK is installed; return its version.
+
+    Raises:
+        MCPUnavailableError: With a message saying how to install the extra.
+    """
+    from importlib import metadata
+
+    wanted = ".".join(map(str, MCP_MIN_VERSION))
+    try:
+        version = metadata.version("mcp")
+    except metadata.PackageNotFoundError:
+        raise MCPUnavailableError(
+            f"agentforge serve needs the MCP SDK (mcp>={wanted}), which is not installed. "
+            f"Install it with: {INSTALL_HINT}") from None
+    if _release(version) < MCP_MIN_VERSION:
+        raise MCPUnavailableError(
+            f"agentforge serve needs mcp>={wanted}; mcp {version} is installed. "
+            f"Upgrade it with: pip install --upgrade 'agentforge-cli[mcp]'")
+    try:
+        import mcp.server  # noqa: F401
+    except ImportError as exc:
+        raise MCPUnavailableError(
+            f"the MCP SDK (mcp {version}) cannot be imported: {exc}. "
+            f"Reinstall it with: {INSTALL_HINT}") from exc
+    return version
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = ""
+        for char in piece:
+            if not char.isdigit():
+                break
+            digits += char
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+# ---------------------------------------------------------------- the call pipeline
+
+
+async def execute_tool(service: ToolService, request: ToolExecutionRequest,
+                       memory_id: object = None) -> ToolExecutionResult:
+    """Execute ``request`` through ``service`` without blocking the event loop.
+
+    :meth:`ToolService.aexecute`: ``async def`` tools are awaited on the running loop, sync
+    tools run in a worker thread; argument errors and unknown tools are error results. An
+    executor set to propagate execution errors still yields an error result here.
+    """
+    try:
+        return await service.aexecute(request, memory_id)
+    except ToolExecutionError as error:
+        return ToolExecutionResult(str(error), True)
+
+
+# ---------------------------------------------------------------- protocol shapes
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _structured(text: str) -> dict[str, Any] | None:
+    """The object a result's text holds, or ``None`` when it is not a JSON object."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return None
+    return value if type(value) is dict else None
+
+
+def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
+    """The ``tools/call`` result for a :class:`ToolExecutionResult`: its text as text
+    content, ``isError``, and ``structuredContent`` for a successful JSON object."""
+    from mcp import types
+
+    structured = None if result.is_error else _structured(result.text)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structured_content=structured,
+        is_error=result.is_error,
+    )
+
+
+def list_tools_result(service: ToolService) -> ListToolsResult:
+    """The ``tools/list`` result: one tool per registered specification."""
+    from mcp import types
+
+    return types.ListToolsResult(tools=[
+        types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                   input_schema=spec.parameters,
+                   annotations=types.ToolAnnotations.model_validate(spec.annotations)
+                   if spec.annotations else None)
+        for spec in service.specifications
+    ])
+
+
+# ---------------------------------------------------------------- the server
+
+
+def build_server(service: ToolService, *, name: str = SERVER_NAME,
+                 version: str | None = None, instructions: str | None = None,
+                 memory_id: object = None) -> Server:
+    """Build a low-level MCP ``Server`` serving ``service``'s tools.
+
+    Args:
+        service: The tool table (built once; tools registered later are listed too).
+        name: The server name ``initialize`` reports.
+        version: The version ``initialize`` reports (agentforge's version by default).
+        instructions: Optional instructions for the client's model.
+        memory_id: Passed to every execution (shows in call logs).
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+    """
+    require_mcp()
+    from mcp.server import Server, ServerRequestContext
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
+
+    async def on_list_tools(ctx: ServerRequestContext,
+                            params: PaginatedRequestParams | None) -> Any:
+        return list_tools_result(service)
+
+    async def on_call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> Any:
+        if service.executor(params.name) is None:
+            # A protocol error, not a result: the client asked for a tool never listed.
+            raise MCPError(code=INVALID_PARAMS,
+                           message=unknown_tool_message(params.name, service.names))
+        request = ToolExecutionRequest(
+            id=None if ctx.request_id is None else str(ctx.request_id),
+            name=params.name,
+            # The arguments object as received: parse_arguments takes a dict as parsed,
+            # then binding and coercion run as for `agentforge tools call`.
+            arguments=params.arguments,  # type: ignore[arg-type]
+        )
+        return call_tool_result(await execute_tool(service, request, memory_id))
+
+    return Server(name, version=version or __version__, instructions=instructions,
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+def _log_to_stderr() -> None:
+    """Send the call log (``agentforge.tools``, INFO) to stderr, once."""
+    call_logger = logging.getLogger(LOGGER_NAME)
+    if call_logger.level == logging.NOTSET or call_logger.level > logging.INFO:
+        call_logger.setLevel(logging.INFO)
+    for handler in call_logger.handlers:
+        if getattr(handler, "_agentforge_mcp", False):
+            return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler._agentforge_mcp = True  # type: ignore[attr-defined]
+    call_logger.addHandler(handler)
+
+
+def _interactive() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
+                      version: str | None = None, instructions: str | None = None,
+                      log: bool = False) -> None:
+    """Serve ``service`` over stdio until the client closes stdin.
+
+    Args:
+        log: Also send the call log to stderr (build the table with
+            ``build_local_tools(..., logging=True)`` so calls are logged).
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+    """
+    server = build_server(service, name=name, version=version, instructions=instructions)
+    from mcp.server.stdio import stdio_server
+
+    if log:
+        _log_to_stderr()
+    if _interactive():
+        count = len(service.names)
+        print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) on stdio; "
+              "waiting for a client on stdin (register this command with an MCP client; "
+              "Ctrl-C stops)", file=sys.stderr, flush=True)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | None = None,
+              instructions: str | None = None, log: bool = False) -> None:
+    """Blocking :func:`serve_stdio` (the body of ``agentforge serve``); returns when the
+    client disconnects or on Ctrl-C.
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old (checked first, before
+            anything is read from stdin).
+    """
+    require_mcp()
+    import anyio
+
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
+                                    instructions=instructions, log=log))

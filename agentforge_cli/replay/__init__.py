@@ -1,0 +1,1 @@
+"""Recorded conversations replayed against today's tools."""

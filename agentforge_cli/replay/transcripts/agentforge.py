@@ -1,0 +1,124 @@
+"""agentforge JSONL: one event a line (SPEC 6).
+
+::
+
+    {"type":"user","content":"..."}
+    {"type":"tool_call","id":"call_1","name":"queryCustomer","arguments":"{\\"limit\\":5}"}
+    {"type":"tool_result","id":"call_1","content":"customer:长路,limit:5","is_error":false}
+    {"type":"assistant","content":"..."}
+
+A bare ``{"name": ..., "arguments": ...}`` line (the seed's function-call shape) is a
+call with no id and, until a result follows, no recorded result. A ``tool_result``
+without an id answers the oldest call still waiting that has no id. ``system`` lines are
+accepted and skipped; any other ``type`` is an error.
+
+``--update`` rewrites the ``content`` and ``is_error`` of result lines (every other key
+stays, in its order) and inserts a result line right after each call that had none.
+Unchanged lines are written back byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.replay.transcripts._records import (
+    CallBook,
+    Record,
+    calls_to_answer,
+    dumps,
+    named_call,
+    optional_bool,
+    optional_id,
+)
+from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    Event,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+)
+
+NAME = "agentforge"
+TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
+
+
+def claims(data: Any) -> bool:
+    """Whether a record is an agentforge event line (used by auto-detection)."""
+    if not isinstance(data, dict) or "role" in data:
+        return False
+    if data.get("type") in TYPES:
+        return True
+    return "type" not in data and isinstance(data.get("name"), str)
+
+
+def _text(data: dict, path: Path, where: str) -> str:
+    content = data.get("content")
+    if content is None:
+        return ""
+    if not isinstance(content, str):
+        raise TranscriptError(path, where, f'"content" must be a string, got {dumps(content)[:80]}')
+    return content
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one line (none for a blank or ``system`` line)."""
+    data, where, path = record.data, record.where, book.path
+    if record.blank:
+        return []
+    if not isinstance(data, dict):
+        raise TranscriptError(path, where, f"expected a JSON object, got {dumps(data)[:80]}")
+    kind = data.get("type")
+    if kind is None:
+        if isinstance(data.get("name"), str):
+            return [named_call(data, None, data, book, where)]
+        raise TranscriptError(path, where, 'missing "type" (one of user, assistant, '
+                              'tool_call, tool_result) and not a {"name", "arguments"} call')
+    if kind == "user":
+        return [UserMessage(content=_text(data, path, where), where=where)]
+    if kind == "assistant":
+        return [AssistantMessage(content=_text(data, path, where), where=where)]
+    if kind == "system":
+        return []
+    if kind == "tool_call":
+        return [named_call(data, optional_id(data.get("id"), path, where, "id"), data, book,
+                           where)]
+    if kind == "tool_result":
+        call_id = optional_id(data.get("id"), path, where, "id")
+        if "content" not in data:
+            raise TranscriptError(path, where, 'a tool_result needs "content"')
+        content = data["content"]
+        text = content if isinstance(content, str) else dumps(content)
+        is_error = optional_bool(data.get("is_error"), path, where, "is_error")
+        index = book.result(call_id, where)
+        return [ToolResult(call_index=index, id=call_id, content=text, is_error=is_error,
+                           where=where)]
+    raise TranscriptError(path, where, f'unknown "type" {dumps(kind)[:40]} '
+                          f"(expected one of {', '.join(TYPES)})")
+
+
+def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Yield the records with the updated results applied (see the module docstring)."""
+    for record in records:
+        events = record_events(record, book)
+        if not events:
+            yield record
+            continue
+        event = events[0]
+        if isinstance(event, ToolResult) and event.call_index in updates:
+            text, is_error = updates[event.call_index]
+            data = dict(record.data)
+            data["content"] = text
+            data["is_error"] = bool(is_error)
+            yield Record(data, record.where, record.position)
+            continue
+        yield record
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
+            data = {"type": "tool_result"}
+            if call.id is not None:
+                data["id"] = call.id
+            data.update(content=text, is_error=bool(is_error))
+            yield Record(data)

@@ -1,0 +1,194 @@
+"""Anthropic messages: a JSON array, ``{"messages": [...]}``, or JSONL of messages.
+
+* ``content`` is a string or a list of blocks;
+* ``text`` blocks are what was said; ``thinking`` blocks are the model's reasoning;
+* an assistant ``tool_use`` block (``id``, ``name``, ``input`` object) is a call — its
+  ``input`` becomes the argument string as compact JSON text;
+* a user ``tool_result`` block (``tool_use_id``, ``content`` string or blocks,
+  ``is_error``) answers it; a missing ``is_error`` means false, as the API reads it.
+
+``--update`` replaces the ``content`` (and ``is_error``) of ``tool_result`` blocks and adds
+a ``tool_result`` block for each call that had none to the next user message (a new user
+message when the next one is not a user's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from agentforge_cli.replay.transcripts._records import (
+    CallBook,
+    Record,
+    calls_to_answer,
+    content_text,
+    dumps,
+    optional_bool,
+    optional_id,
+    replace_content,
+)
+from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    Event,
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+)
+
+NAME = "anthropic"
+_TOOL_BLOCKS = ("tool_use", "tool_result")
+
+
+def claims(data: Any) -> bool:
+    """Whether a message can only be Anthropic's (used by auto-detection)."""
+    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+        return False
+    return any(isinstance(block, dict) and block.get("type") in (*_TOOL_BLOCKS, "thinking")
+               for block in data["content"])
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one message, in block order."""
+    path, where = book.path, record.where
+    if record.blank:
+        return []
+    data = record.data
+    if not isinstance(data, dict):
+        raise TranscriptError(path, where, f"expected a message object, got {dumps(data)[:80]}")
+    role = data.get("role")
+    if role not in ("user", "assistant"):
+        if role in ("tool", "function") or "tool_calls" in data:
+            raise TranscriptError(path, where, "this is OpenAI's format, not Anthropic's; "
+                                  "use --format openai")
+        if role == "system":
+            return []
+        raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} "
+                              "(expected user or assistant)")
+    content = data.get("content")
+    message = UserMessage if role == "user" else AssistantMessage
+    if content is None or isinstance(content, str):
+        return [message(content=content or "", where=where)] if content else []
+    if not isinstance(content, list):
+        raise TranscriptError(path, where, '"content" must be a string or a list of blocks')
+    events: list[Event] = []
+    texts: list[str] = []
+
+    def flush() -> None:
+        if texts:
+            events.append(message(content="\n".join(texts), where=where))
+            texts.clear()
+
+    for i, block in enumerate(content):
+        at = f"{where}, content[{i}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(block.get("text") or "")
+        elif kind == "thinking" and role == "assistant":
+            flush()
+            events.append(AssistantMessage(content=str(block.get("thinking") or ""),
+                                           where=at, thinking=True))
+        elif kind == "tool_use":
+            flush()
+            events.append(_call(block, book, at))
+        elif kind == "tool_result":
+            flush()
+            events.append(_result(block, book, at))
+    flush()
+    return events
+
+
+def _call(block: dict, book: CallBook, where: str) -> ToolCall:
+    name = block.get("name")
+    if not isinstance(name, str) or not name:
+        raise TranscriptError(book.path, where, 'a tool_use block needs a "name" string')
+    call_id = optional_id(block.get("id"), book.path, where, "id")
+    arguments = block.get("input", {})
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise TranscriptError(book.path, where, 'a tool_use block\'s "input" must be an '
+                              f"object, got {dumps(arguments)[:80]}")
+    index = book.call(call_id, where)
+    return ToolCall(index=index, id=call_id, name=name, arguments=dumps(arguments), raw=block,
+                    where=where)
+
+
+def _result(block: dict, book: CallBook, where: str) -> ToolResult:
+    call_id = optional_id(block.get("tool_use_id"), book.path, where, "tool_use_id")
+    is_error = optional_bool(block.get("is_error"), book.path, where, "is_error")
+    index = book.result(call_id, where)
+    return ToolResult(call_index=index, id=call_id, content=content_text(block.get("content")),
+                      is_error=bool(is_error), where=where)
+
+
+def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
+    block: dict[str, Any] = {"type": "tool_result"}
+    if call.id is not None:
+        block["tool_use_id"] = call.id
+    block["content"] = text
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _apply(record: Record, events: list[Event], updates: Mapping[int, Any]) -> Record:
+    """Rewrite the recorded ``tool_result`` blocks of one message."""
+    targets = {e.where: e.call_index for e in events
+               if isinstance(e, ToolResult) and e.call_index in updates}
+    if not targets:
+        return record
+    data = dict(record.data)
+    blocks = []
+    for i, block in enumerate(data["content"]):
+        index = targets.get(f"{record.where}, content[{i}]")
+        if index is not None:
+            text, is_error = updates[index]
+            block = dict(block)
+            block["content"] = replace_content(block.get("content"), text)
+            if is_error or "is_error" in block:
+                block["is_error"] = bool(is_error)
+        blocks.append(block)
+    data["content"] = blocks
+    return Record(data, record.where, record.position)
+
+
+def _merge(record: Record, waiting: list[dict]) -> Record:
+    """Add new ``tool_result`` blocks to a user message, after any it already has."""
+    data = dict(record.data)
+    content = data.get("content")
+    if content is None or isinstance(content, str):
+        blocks = list(waiting) + ([{"type": "text", "text": content}] if content else [])
+    else:
+        blocks = list(content)
+        at = 0
+        for i, block in enumerate(blocks):
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                at = i + 1
+        blocks[at:at] = waiting
+    data["content"] = blocks
+    return Record(data, record.where, record.position)
+
+
+def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Yield the messages with the updated results applied."""
+    waiting: list[dict] = []
+    for record in records:
+        if record.blank:
+            yield record
+            continue
+        events = record_events(record, book)
+        changed = _apply(record, events, updates)
+        if waiting:
+            if isinstance(changed.data, dict) and changed.data.get("role") == "user":
+                changed = _merge(changed, waiting)
+            else:
+                yield Record({"role": "user", "content": list(waiting)})
+            waiting = []
+        yield changed
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
+            waiting.append(_result_block(call, text, bool(is_error)))
+    if waiting:
+        yield Record({"role": "user", "content": waiting})

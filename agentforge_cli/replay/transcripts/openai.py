@@ -1,0 +1,149 @@
+"""OpenAI chat messages: a JSON array, ``{"messages": [...]}``, or JSONL of messages.
+
+* ``user`` / ``assistant`` messages carry text ``content`` (a string or text parts);
+* an assistant message's ``tool_calls[]`` are the calls:
+  ``{"id", "type": "function", "function": {"name", "arguments"}}`` where ``arguments``
+  is a JSON *string*; the legacy ``function_call: {"name", "arguments"}`` is read too;
+* ``role: tool`` messages answer them by ``tool_call_id`` (legacy ``role: function``
+  messages answer the oldest call waiting); the format records no error flag;
+* ``system`` and ``developer`` messages are skipped.
+
+``--update`` replaces the ``content`` of tool messages and inserts a tool message for each
+call that had none, after the tool messages that already follow its assistant message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.replay.transcripts._records import (
+    CallBook,
+    Record,
+    calls_to_answer,
+    content_text,
+    dumps,
+    named_call,
+    optional_id,
+    replace_content,
+)
+from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    Event,
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+)
+
+NAME = "openai"
+_SKIPPED = ("system", "developer")
+_RESULT_ROLES = ("tool", "function")
+
+
+def claims(data: Any) -> bool:
+    """Whether a message can only be OpenAI's (used by auto-detection)."""
+    if not isinstance(data, dict):
+        return False
+    return (data.get("role") in _RESULT_ROLES or "tool_calls" in data
+            or "function_call" in data)
+
+
+def _message(record: Record, path: Path) -> dict:
+    data = record.data
+    if not isinstance(data, dict):
+        raise TranscriptError(path, record.where,
+                              f"expected a message object, got {dumps(data)[:80]}")
+    if not isinstance(data.get("role"), str):
+        raise TranscriptError(path, record.where, 'not a chat message: no "role"')
+    return data
+
+
+def _blocks_check(content: Any, path: Path, where: str) -> None:
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result"):
+                raise TranscriptError(path, where, f'a "{block["type"]}" block is Anthropic\'s '
+                                      "format, not OpenAI's; use --format anthropic")
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one message."""
+    path, where = book.path, record.where
+    if record.blank:
+        return []
+    data = _message(record, path)
+    role = data["role"]
+    content = data.get("content")
+    _blocks_check(content, path, where)
+    if role in _SKIPPED:
+        return []
+    if role == "user":
+        return [UserMessage(content=content_text(content), where=where)]
+    if role == "assistant":
+        events: list[Event] = []
+        text = content_text(content)
+        if text:
+            events.append(AssistantMessage(content=text, where=where))
+        calls = data.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise TranscriptError(path, where, '"tool_calls" must be an array')
+        for i, entry in enumerate(calls):
+            at = f"{where}, tool_calls[{i}]"
+            function = entry.get("function") if isinstance(entry, dict) else None
+            if not isinstance(function, dict):
+                raise TranscriptError(path, at, 'a tool call needs a "function" object')
+            events.append(named_call(function, optional_id(entry.get("id"), path, at, "id"),
+                                     entry, book, at))
+        legacy = data.get("function_call")
+        if legacy is not None:
+            if not isinstance(legacy, dict):
+                raise TranscriptError(path, where, '"function_call" must be an object')
+            events.append(named_call(legacy, None, legacy, book, where))
+        return events
+    if role in _RESULT_ROLES:
+        call_id = (optional_id(data.get("tool_call_id"), path, where, "tool_call_id")
+                   if role == "tool" else None)
+        index = book.result(call_id, where)
+        return [ToolResult(call_index=index, id=call_id, content=content_text(content),
+                           is_error=None, where=where)]
+    raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} (expected user, "
+                          "assistant, tool, system)")
+
+
+def _new_result(call: ToolCall, text: str) -> Record:
+    if call.id is None and isinstance(call.raw, dict) and "function" not in call.raw \
+            and call.raw.get("name") == call.name and "type" not in call.raw:
+        return Record({"role": "function", "name": call.name, "content": text})
+    data: dict[str, Any] = {"role": "tool"}
+    if call.id is not None:
+        data["tool_call_id"] = call.id
+    data["content"] = text
+    return Record(data)
+
+
+def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Yield the messages with the updated results applied."""
+    waiting: list[Record] = []
+    for record in records:
+        if record.blank:
+            yield record
+            continue
+        if waiting and not (isinstance(record.data, dict)
+                            and record.data.get("role") in _RESULT_ROLES):
+            yield from waiting
+            waiting.clear()
+        events = record_events(record, book)
+        changed = record
+        for event in events:
+            if isinstance(event, ToolResult) and event.call_index in updates:
+                data = dict(record.data)
+                data["content"] = replace_content(data.get("content"),
+                                                  updates[event.call_index][0])
+                changed = Record(data, record.where, record.position)
+        yield changed
+        for call in calls_to_answer(events, updates, answered):
+            waiting.append(_new_result(call, updates[call.index][0]))
+    yield from waiting

@@ -1,0 +1,1 @@
+"""JSON Schema in, findings out: lint, drift, snapshots, provider exports."""
