@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Prefer the oldest supported interpreter so CI exercises the floor of requires-python.
 PYTHON ?= $(shell command -v python3.11 >/dev/null 2>&1 && echo python3.11 || echo python3)
 
-LINT_PATHS := agentforge_cli tests sample_tools benchmarks
+LINT_PATHS := agentforge_cli tests sample_tools benchmarks docs
 CRM := sample_tools.crm:CrmTools
 
 .DEFAULT_GOAL := test

@@ -11,6 +11,8 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      │                            ``wrap_argument_errors`` switch (also a ValueError)
      ├── ToolExecutionError       the tool itself failed and the executor propagates
      │    └── ToolTimeoutError    the tool did not return within the executor's timeout
+     ├── TargetError              a tool target cannot be loaded (module, name, class, no tool)
+     │    └── TargetConfigError   no target given, or a target / its configuration is malformed
      ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
@@ -29,6 +31,8 @@ __all__ = [
     "ProviderExportError",
     "SnapshotError",
     "SnapshotMissingError",
+    "TargetConfigError",
+    "TargetError",
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolExecutionError",
@@ -127,6 +131,25 @@ class ToolExecutionError(AgentForgeError):
 
 class ToolTimeoutError(ToolExecutionError):
     """The tool did not return within the executor's timeout."""
+
+
+class TargetError(AgentForgeError):
+    """A tool target (``package.module[:Name]``, ``path/to/file.py[:Name]``) cannot be loaded.
+
+    Attributes:
+        message: What went wrong, naming the target.
+        hint: How to fix it, or ``None``.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class TargetConfigError(TargetError):
+    """No target is given anywhere, or a target string or the ``[tool.agentforge]`` table
+    is malformed: the command line or configuration must change, not the tools."""
 
 
 class TranscriptError(AgentForgeError):

@@ -1,1 +1,1 @@
-"""Example tool modules for agentforge: the seed's CRM tool, a weather function and a shop."""
+"""Example tool modules for agentforge: a CRM tool on a class, a weather function and a shop."""

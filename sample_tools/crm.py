@@ -1,4 +1,4 @@
-"""The seed's CRM example (design doc 4.1): one tool on a class.
+"""A CRM lookup: one tool on a class.
 
 There is deliberately no module-level instance here: load it as
 ``sample_tools.crm:CrmTools`` (the CLI instantiates a class whose constructor takes no

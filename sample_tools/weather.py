@@ -1,4 +1,4 @@
-"""The seed's weather example (design doc 2.1) as a module-level function tool.
+"""A weather lookup as a module-level function tool.
 
 Offline and deterministic: forecasts come from a small fixed table, never the network.
 Load it as ``sample_tools.weather`` (the module is scanned) or

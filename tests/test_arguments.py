@@ -1,4 +1,4 @@
-"""SPEC 4.1: parsing the argument string into a dict."""
+"""Parsing the argument string into a dict: strict JSON, then repair, then refusal."""
 
 from __future__ import annotations
 

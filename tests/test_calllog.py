@@ -1,4 +1,4 @@
-"""SPEC 4.6: the logging decorator."""
+"""The logging decorator: what it logs around each execution, with secrets masked."""
 
 from __future__ import annotations
 
@@ -182,3 +182,49 @@ def test_logging_wrapper_exposes_the_same_result_as_the_plain_executor():
     logged = LoggingToolExecutor(plain)
     request = ToolExecutionRequest(name="queryCustomer", arguments='{"name":"a","limit":"2"}')
     assert logged.execute(request) == plain.execute(request)
+
+
+def test_aexecute_logs_as_execute_does(caplog):
+    import asyncio
+
+    service = logged_service()
+    requests = [ToolExecutionRequest(id="c1", name="queryCustomer",
+                                     arguments='{"name":"长路","limit":5}'),
+                ToolExecutionRequest(id="c2", name="fail", arguments='{"reason":"down"}')]
+
+    def events() -> list[tuple]:
+        return [(r.levelname, r.tool_event, r.tool_name, getattr(r, "tool_result", None))
+                for r in records(caplog)]
+
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    sync_results = [service.execute(request, "m") for request in requests]
+    sync_events = events()
+    caplog.clear()
+
+    async def main():
+        return [await service.aexecute(request, "m") for request in requests]
+
+    assert asyncio.run(main()) == sync_results
+    assert events() == sync_events
+    assert [e[1] for e in sync_events] == ["request", "response", "request", "response"]
+
+
+def test_aexecute_logs_an_argument_error_and_raises_it(caplog):
+    import asyncio
+
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    (executor,) = build_local_tools([Vault().unlock], logging=True).values()
+    with pytest.raises(ArgumentError):
+        asyncio.run(executor.aexecute(ToolExecutionRequest(name="unlock",
+                                                           arguments='{"pin":"x"}')))
+    assert [r.tool_event for r in records(caplog)] == ["request", "error"]
+
+
+def test_aexecute_is_silent_when_the_logger_is_disabled(caplog):
+    import asyncio
+
+    caplog.set_level(logging.WARNING, logger=LOGGER)
+    result = asyncio.run(logged_service().aexecute(ToolExecutionRequest(
+        name="queryCustomer", arguments='{"name":"长路","limit":5}')))
+    assert result == ("customer:长路,limit:5", False)
+    assert records(caplog) == []

@@ -1,4 +1,4 @@
-"""SPEC 4.3: the coercion table, row by row.
+"""The coercion table, row by row: each JSON value -> each supported Python type.
 
 Every accepted input is checked for the exact value *and* type the tool receives (the
 ``probe`` fixture records it); every refused input for its message, which must name the

@@ -1,4 +1,4 @@
-"""SPEC 4.5 (error switches), async tools, wrappers and proxies (SPEC 2, 4)."""
+"""The executor: its error switches, async tools, wrappers and proxies."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_switches_default_off():
     assert executor.propagate_execution_errors is False
 
 
-def test_factory_passes_switches():
+def test_build_local_tools_passes_switches():
     tools = build_local_tools([fail], wrap_argument_errors=True, propagate_execution_errors=True)
     (executor,) = tools.values()
     with pytest.raises(ToolArgumentsError):

@@ -1,10 +1,15 @@
-"""``LocalToolExecutor.explain``: per parameter, the raw value, the bound value, the rule."""
+"""``--explain`` in the core (``diagnostics.explain``): per parameter, the raw value, the
+bound value and the rule; ``try_bind``: the values a call would receive."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import logging
+from typing import Annotated, Any
 
-from agentforge_cli import P, tool
+import pytest
+
+from agentforge_cli import P, build_local_tools, tool
+from agentforge_cli.core import diagnostics
 from agentforge_cli.core.executor import LocalToolExecutor
 
 
@@ -63,3 +68,62 @@ def test_explain_never_calls_the_tool():
 
     assert LocalToolExecutor(record).explain('{"x": 1}').traces[0].value == 1
     assert calls == []
+
+
+@tool
+def counts(n: int, ratio: float, flag: bool, label: str) -> str:
+    return "ok"
+
+
+def test_a_missing_value_names_its_lenient_default():
+    rules = {t.name: (t.value, t.rule) for t in LocalToolExecutor(counts).explain("{}").traces}
+    assert rules == {"n": (0, "missing int -> 0 (lenient default)"),
+                     "ratio": (0.0, "missing float -> 0.0 (lenient default)"),
+                     "flag": (False, "missing bool -> False (lenient default)"),
+                     "label": (None, "missing str -> None (lenient default)")}
+
+
+def test_the_method_and_the_function_agree_through_the_logging_wrapper():
+    (logged,) = build_local_tools([unlock], logging=True).values()
+    direct = LocalToolExecutor(unlock).explain('{"name":"door","pin":"1"}')
+    assert diagnostics.explain(logged, '{"name":"door","pin":"1"}') == direct
+    assert logged.explain('{"name":"door","pin":"1"}') == direct
+
+
+def test_explain_and_try_bind_answer_none_for_an_executor_that_is_not_local():
+    class Remote:
+        def execute(self, request, memory_id=None):
+            raise AssertionError("never called")
+
+    assert diagnostics.explain(Remote(), "{}") is None
+    assert diagnostics.try_bind(Remote(), "{}") is None
+
+
+def test_try_bind_gives_python_values_or_none():
+    executor = LocalToolExecutor(unlock)
+    definition, values = diagnostics.try_bind(executor, '{"name":"door","pin":"12"}')
+    assert definition is executor.definition
+    assert values == {"name": "door", "pin": 12, "note": None, "retries": 3}
+    assert diagnostics.try_bind(executor, '{"pin":"12ab"}') is None
+    assert diagnostics.try_bind(LocalToolExecutor(unlock, wrap_argument_errors=True),
+                                '{"pin":"12ab"}') is None
+
+
+@tool
+def configure(settings: dict[str, Any]) -> str:
+    return "ok"
+
+
+@pytest.mark.parametrize("settings", [{"api_token": "tok-123", "region": "eu"},
+                                      '{"api_token":"tok-123","region":"eu"}'])
+def test_a_rule_masks_secret_keys_nested_in_a_coerced_value(settings):
+    trace = LocalToolExecutor(configure).explain({"settings": settings}).traces[0]
+    assert trace.status == "bound" and trace.value["api_token"] == "tok-123"
+    assert "tok-123" not in trace.rule and "***" in trace.rule and "eu" in trace.rule
+
+
+def test_explaining_logs_nothing(caplog):
+    (logged,) = build_local_tools([unlock], logging=True).values()
+    with caplog.at_level(logging.INFO, logger="agentforge.tools"):
+        diagnostics.explain(logged, '{"name":"door","pin":"1"}')
+    assert caplog.records == []

@@ -1,4 +1,4 @@
-"""SPEC 1: the core imports the standard library only, and lazily."""
+"""The core imports the standard library only, and lazily."""
 
 from __future__ import annotations
 

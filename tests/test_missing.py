@@ -1,4 +1,5 @@
-"""SPEC 4.2: missing or null arguments, defaults, strict mode."""
+"""Missing or null arguments: Python defaults, ``None`` for Optional, lenient defaults,
+strict mode."""
 
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ class Seen:
         self.calls.append(dict(a=a, b=b, c=c, d=d))
 
     @tool
-    def seed_defaults(self, i: int, f: float, b: bool, s: str, d: Decimal, m: Mode,
-                      items: list[int], box: Box) -> None:
+    def lenient_defaults(self, i: int, f: float, b: bool, s: str, d: Decimal, m: Mode,
+                         items: list[int], box: Box) -> None:
         self.calls.append(dict(i=i, f=f, b=b, s=s, d=d, m=m, items=items, box=box))
 
     @tool
@@ -89,8 +90,8 @@ def test_optional_default_wins_over_null():
     assert seen.calls == [dict(limit=4)]
 
 
-def test_seed_defaults_for_missing_required_parameters():
-    seen, result = run("seed_defaults", "{}")
+def test_lenient_defaults_for_missing_required_parameters():
+    seen, result = run("lenient_defaults", "{}")
     assert result.is_error is False
     (call,) = seen.calls
     assert call == dict(i=0, f=0.0, b=False, s=None, d=None, m=None, items=None, box=None)
@@ -99,9 +100,9 @@ def test_seed_defaults_for_missing_required_parameters():
     assert type(call["b"]) is bool
 
 
-def test_null_is_the_same_as_missing_for_seed_defaults():
-    seen, _ = run("seed_defaults", '{"i":null,"f":null,"b":null,"s":null,"d":null,"m":null,'
-                                   '"items":null,"box":null}')
+def test_null_is_the_same_as_missing_for_lenient_defaults():
+    seen, _ = run("lenient_defaults", '{"i":null,"f":null,"b":null,"s":null,"d":null,'
+                                      '"m":null,"items":null,"box":null}')
     assert seen.calls == [dict(i=0, f=0.0, b=False, s=None, d=None, m=None, items=None,
                                box=None)]
 
@@ -169,7 +170,7 @@ def test_strict_unknown_keys_are_listed():
     assert "queryCustomer" in message
 
 
-def test_strict_through_factory_and_service():
+def test_strict_through_build_local_tools_and_service():
     service = ToolService().tools(build_local_tools([CrmTools()], strict=True))
     result = service.execute(ToolExecutionRequest(name="queryCustomer",
                                                   arguments='{"name":"长路"}'))

@@ -1,4 +1,4 @@
-"""SPEC 2: the fixed public names, importable from ``agentforge_cli``; ``__all__``."""
+"""The fixed public names, importable from ``agentforge_cli``; ``__all__``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_fixed_import_line_works():
     namespace: dict = {}
-    exec(  # the exact line from SPEC 2
+    exec(  # the import line the README promises
         "from agentforge_cli import (tool, P, Int8, Int16, Int32, Int64, Float32,\n"
         "                            ToolSpecification, ToolExecutionRequest, ToolService,\n"
         "                            build_local_tools, tool_specification_from)",

@@ -1,4 +1,4 @@
-"""SPEC 4.4: return values -> the text the model receives."""
+"""Return values -> the text the model receives."""
 
 from __future__ import annotations
 

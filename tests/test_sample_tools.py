@@ -29,7 +29,7 @@ def test_every_sample_schema_is_valid_json_schema_2020_12(module_name):
         assert spec.parameters["type"] == "object"
 
 
-def test_crm_seed_call_returns_the_seed_text():
+def test_crm_call_returns_the_documented_text():
     from sample_tools.crm import CrmTools
 
     result = _service(CrmTools()).execute(

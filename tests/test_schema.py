@@ -1,4 +1,4 @@
-"""SPEC 3: schema generation."""
+"""Schema generation: signatures, ``P``, docstrings and types -> JSON Schema."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC 2 / 4.5: ``ToolService`` dispatch and the answers it gives the model."""
+"""``ToolService`` dispatch and the answers it gives the model."""
 
 from __future__ import annotations
 
@@ -126,3 +126,89 @@ def test_request_defaults():
     assert request.arguments == '{"a":1}'
     with pytest.raises(AttributeError):
         request.name = "y"  # frozen
+
+
+# -- the async path: the same answers, without blocking the event loop ---------------------
+
+
+class Threads:
+    """Tools reporting where they ran."""
+
+    @tool
+    def sync_where(self) -> str:
+        import threading
+
+        return threading.current_thread().name
+
+    @tool
+    async def async_where(self) -> str:
+        import asyncio
+
+        return str(id(asyncio.get_running_loop()))
+
+
+REQUESTS = [
+    ToolExecutionRequest(id="1", name="queryCustomer", arguments='{"name":"a","limit":"2"}'),
+    ToolExecutionRequest(id="2", name="queryCustomer", arguments='{"name":"a","limit":2.5}'),
+    ToolExecutionRequest(id="3", name="queryCustomer", arguments='{"name": '),
+    ToolExecutionRequest(id="4", name="quryCustomer", arguments="{}"),
+    ToolExecutionRequest(id="5", name="createTicket", arguments='{"title":""}'),
+    ToolExecutionRequest(id="6", name="queryOrders", arguments='{"customer":"长路"}'),
+]
+
+
+@pytest.mark.parametrize("logging", [False, True])
+def test_aexecute_answers_what_execute_answers(logging):
+    import asyncio
+
+    service = ToolService().tools(build_local_tools([Catalog()], logging=logging))
+
+    async def main():
+        return [await service.aexecute(request) for request in REQUESTS]
+
+    assert asyncio.run(main()) == [service.execute(request) for request in REQUESTS]
+
+
+def test_aexecute_runs_sync_tools_in_a_worker_and_async_tools_on_the_loop():
+    import asyncio
+    import threading
+
+    service = ToolService().tools(build_local_tools([Threads()]))
+
+    async def main():
+        where = await service.aexecute(ToolExecutionRequest(name="sync_where"))
+        loop = await service.aexecute(ToolExecutionRequest(name="async_where"))
+        return where.text, loop.text, str(id(asyncio.get_running_loop()))
+
+    worker, tool_loop, our_loop = asyncio.run(main())
+    assert worker != threading.current_thread().name
+    assert tool_loop == our_loop
+
+
+def test_aexecute_runs_an_executor_without_aexecute_in_a_worker():
+    import asyncio
+    import threading
+
+    class Remote:
+        def execute(self, request, memory_id=None):
+            return ToolExecutionResult(f"{threading.current_thread().name} {memory_id}")
+
+    spec = build_local_tools([Catalog()])
+    service = ToolService().tools({next(iter(spec)): Remote()})
+    result = asyncio.run(service.aexecute(ToolExecutionRequest(name="queryCustomer"), "m-1"))
+    worker, memory_id = result.text.split()
+    assert worker != threading.current_thread().name and memory_id == "m-1"
+
+
+def test_both_paths_raise_what_an_executor_propagates():
+    import asyncio
+
+    from agentforge_cli.errors import ToolExecutionError
+
+    service = ToolService().tools(build_local_tools([Catalog()],
+                                                    propagate_execution_errors=True))
+    request = ToolExecutionRequest(name="createTicket", arguments='{"title":""}')
+    with pytest.raises(ToolExecutionError, match="title must not be empty"):
+        service.execute(request)
+    with pytest.raises(ToolExecutionError, match="title must not be empty"):
+        asyncio.run(service.aexecute(request))

@@ -1,7 +1,7 @@
 """``agentforge tools check`` and ``agentforge tools diff``: lint rules and schema drift.
 
-The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.drift`; this
-module only chooses what to run and shows the findings (a table and a verdict on stdout,
+The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.drift`;
+this module only chooses what to run and shows the findings (a table and a verdict on stdout,
 or ``--json``).
 
 Exit codes: ``0`` nothing at the failing level · ``1`` a rule at level error failed, a
@@ -26,6 +26,14 @@ from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.tools_cmd import ToolsOption
 
 
+def _provider_help() -> str:
+    """The ``--provider`` help, naming every provider of the registry."""
+    from agentforge_cli.schema.providers import PROVIDERS
+
+    return (f"Also check a provider's rules: {', '.join(PROVIDERS)}; repeatable. Default: "
+            "\\[tool.agentforge] providers in pyproject.toml.")
+
+
 class FailOn(StrEnum):
     """``--fail-on`` of ``tools check``."""
 
@@ -47,8 +55,7 @@ def check(
                                   "of comparing.")] = False,
     providers: Annotated[list[str] | None, typer.Option(
         "--provider", metavar="NAME", show_default=False,
-        help="Also check a provider's rules: openai, openai-strict, anthropic, gemini, mcp; "
-             "repeatable. Default: \\[tool.agentforge] providers in pyproject.toml.")] = None,
+        help=_provider_help())] = None,
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", case_sensitive=False,
         help="The lowest level that fails the check (exit 1).")] = FailOn.error,
@@ -70,7 +77,8 @@ def check(
         selected = _providers(providers)
 
         from agentforge_cli.integrations.targets import load_service
-        from agentforge_cli.schema.lint import exit_code, findings_to_json, run_checks
+        from agentforge_cli.schema.findings import exit_code, findings_to_json
+        from agentforge_cli.schema.lint import run_checks
 
         specs = load_service([*(targets or ()), *(tools or ())]).specifications
         with _snapshot_errors(snapshot):
@@ -115,7 +123,7 @@ def diff(
     Exit 1 when a change is breaking, 3 when a file cannot be loaded.
     """
     with guarded():
-        from agentforge_cli.schema.lint import exit_code, findings_to_json
+        from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.snapshots import diff_snapshots
 
         with _snapshot_errors(None):
@@ -181,7 +189,7 @@ _PLURAL = {"breaking": "breaking", "error": "errors", "warning": "warnings", "in
 
 def _counts(findings: Sequence[Any]) -> str:
     """``2 breaking, 1 error, 3 warnings`` (levels with no finding left out)."""
-    from agentforge_cli.schema.lint import summarize
+    from agentforge_cli.schema.findings import summarize
 
     return ", ".join(f"{count} {level if count == 1 else _PLURAL.get(level, level)}"
                      for level, count in summarize(findings).items() if count)
@@ -191,7 +199,7 @@ def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str) -> 
     """The findings table, most severe first, each row opening with level, tool and
     parameter (the message without the subject it repeats)."""
     from agentforge_cli.cli import render
-    from agentforge_cli.schema.lint import severity, subject
+    from agentforge_cli.schema.findings import severity, subject
 
     rows = []
     for finding in sorted(findings, key=lambda f: -severity(f.level)):

@@ -1,4 +1,4 @@
-"""Errors the command line reports as one message and an exit code (SPEC 5).
+"""Errors the command line reports as one message and an exit code.
 
 ``1`` the call failed, a replayed result differs or a check failed · ``2`` usage error ·
 ``3`` a target, transcript or snapshot cannot be loaded, or ``serve`` finds no MCP SDK.
@@ -39,6 +39,9 @@ class UsageError(CliError):
 
 
 class LoadError(CliError):
-    """A target or transcript cannot be loaded."""
+    """Something a command needs cannot be loaded: a snapshot, the MCP SDK.
+
+    (Targets raise :class:`~agentforge_cli.errors.TargetError`, mapped to the same code.)
+    """
 
     exit_code = EXIT_LOAD

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import typer
 
-from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, CliError
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, EXIT_USAGE, CliError
 
 __all__ = ["debug_enabled", "guarded", "set_debug"]
 
@@ -42,8 +42,14 @@ def _fail(message: str, hint: str | None, code: int, exc: BaseException) -> type
 
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
-    """Run a command body: map errors to messages and exit codes (SPEC 5)."""
-    from agentforge_cli.errors import AgentForgeError, ToolDefinitionError, TranscriptError
+    """Run a command body: map errors to messages and exit codes."""
+    from agentforge_cli.errors import (
+        AgentForgeError,
+        TargetConfigError,
+        TargetError,
+        ToolDefinitionError,
+        TranscriptError,
+    )
 
     try:
         yield
@@ -51,6 +57,10 @@ def guarded() -> Iterator[None]:
         raise
     except CliError as exc:
         raise _fail(exc.message, exc.hint, exc.exit_code, exc) from None
+    except TargetConfigError as exc:
+        raise _fail(exc.message, exc.hint, EXIT_USAGE, exc) from None
+    except TargetError as exc:
+        raise _fail(exc.message, exc.hint, EXIT_LOAD, exc) from None
     except TranscriptError as exc:
         raise _fail(f"cannot read transcript {exc}", None, EXIT_LOAD, exc) from None
     except ToolDefinitionError as exc:

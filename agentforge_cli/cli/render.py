@@ -25,7 +25,7 @@ from agentforge_cli.cli.output import write
 
 if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolSpecification
-    from agentforge_cli.replay.runner import CallReport, ReplayReport
+    from agentforge_cli.replay.report import CallReport
 
 __all__ = [
     "ToolLogHandler",
@@ -35,7 +35,6 @@ __all__ = [
     "findings",
     "progress",
     "replay_summary",
-    "replay_trace",
     "safe_text",
     "stderr_console",
     "stdout_console",
@@ -201,7 +200,7 @@ def _flow(prefix: Text, items: Sequence[Text], close: str, width: int) -> list[T
 
 
 def tool_list(specs: Sequence[ToolSpecification]) -> None:
-    """The seed's view: ``[name] description`` and ``  parameters: { a: string (required) }``."""
+    """One tool a block: ``[name] description`` and ``  parameters: { a: string (required) }``."""
     console = stdout_console()
     width = max(console.width, 40)
     for spec in specs:
@@ -299,7 +298,7 @@ def explain(rows: Sequence[dict[str, str]], *, error_text: str | None = None) ->
 
 class ToolLogHandler(logging.Handler):
     """Renders the logging decorator's records (logger ``agentforge.tools``) on stderr,
-    in the seed's request/response blocks."""
+    as ``=== tool request ===`` / ``=== tool response ===`` blocks."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -378,10 +377,11 @@ def _label(tag: str, style: str) -> Text:
 
 
 def _call_rows(call: CallReport) -> list[tuple[Text, Text, Text | None]]:
-    from agentforge_cli.core.calllog import mask_arguments
+    from agentforge_cli.core.masking import mask_arguments
 
+    shown = call.shown_arguments
     act = Text(safe_text(call.name), style="bold")
-    act.append(" " + _one_line(mask_arguments(call.arguments)))
+    act.append(" " + _one_line(shown if shown is not None else mask_arguments(call.arguments)))
     reflect = Text(safe_text(call.invocation or call.name))
     reflect.append(" → ")
     reflect.append(_one_line(call.actual), style="red" if call.is_error else "")
@@ -398,7 +398,7 @@ def _call_rows(call: CallReport) -> list[tuple[Text, Text, Text | None]]:
 
 
 class TracePrinter:
-    """Prints the seed's trace (``[user] [think] [act] [reflect] [final]``) as entries
+    """Prints the replay trace (``[user] [think] [act] [reflect] [final]``) as entries
     arrive, each call marked matched / mismatched (with its diff) / unrecorded.
 
     Messages after the latest call are held until the next call or :meth:`finish`, which
@@ -413,7 +413,7 @@ class TracePrinter:
 
     def add(self, entry: Any) -> None:
         """Print (or hold) one settled entry."""
-        from agentforge_cli.replay.runner import CallReport
+        from agentforge_cli.replay.report import CallReport
 
         if not isinstance(entry, CallReport):
             self._held.append(entry)
@@ -430,7 +430,7 @@ class TracePrinter:
         self._flush(final=True)
 
     def _previous_is(self, *kinds: str) -> bool:
-        from agentforge_cli.replay.runner import CallReport
+        from agentforge_cli.replay.report import CallReport
         from agentforge_cli.replay.transcripts import AssistantMessage
 
         previous = self._previous
@@ -461,14 +461,6 @@ class TracePrinter:
     def _row(self, label: Text, body: Text, badge: Text | None = None) -> None:
         for line in _hanging(self.console, label, body, self.width, badge):
             self.console.print(line, no_wrap=True, overflow="ignore", crop=False)
-
-
-def replay_trace(report: ReplayReport) -> None:
-    """Print a collected report's whole trace (see :class:`TracePrinter`)."""
-    printer = TracePrinter()
-    for entry in report.entries:
-        printer.add(entry)
-    printer.finish()
 
 
 _LABEL_WIDTH = 10

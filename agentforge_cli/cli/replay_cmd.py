@@ -1,8 +1,9 @@
 """``agentforge replay``: re-run a recorded conversation's tool calls against today's code.
 
-Prints the seed's trace with each call marked ``matched`` / ``mismatched`` (with a diff) /
-``unrecorded``, then a summary. Exit 1 when a result differs (unless ``--update`` wrote
-today's results into the transcript), 3 when the transcript cannot be read.
+Prints the conversation's trace with each call marked ``matched`` / ``mismatched`` (with
+a diff) / ``unrecorded``, then a summary. Exit 1 when a result differs (unless
+``--update`` wrote today's results into the transcript), 3 when the transcript cannot be
+read.
 """
 
 from __future__ import annotations
@@ -16,26 +17,21 @@ import typer
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.replay.transcripts import registry
 
-
-class TranscriptFormat(StrEnum):
-    """``--format`` of ``replay``."""
-
-    auto = "auto"
-    agentforge = "agentforge"
-    openai = "openai"
-    anthropic = "anthropic"
+FormatName = StrEnum("FormatName", [(name, name) for name in ("auto", *registry.format_names())])
+"""``--format`` of ``replay``: ``auto`` or a registered transcript format (read from the
+registry when the command is defined, so a format registered there is accepted here)."""
 
 
 def replay(
     transcript: Annotated[str, typer.Argument(
-        metavar="TRANSCRIPT", help="The recorded conversation: agentforge JSONL, OpenAI "
-                                   "chat messages or Anthropic messages.",
+        metavar="TRANSCRIPT", help=f"The recorded conversation: {registry.join_titles()}.",
         show_default=False)],
     tools: ToolsOption = None,
-    transcript_format: Annotated[TranscriptFormat, typer.Option(
+    transcript_format: Annotated[FormatName, typer.Option(
         "--format", "-f", help="The transcript's format; auto detects it.",
-        case_sensitive=False)] = TranscriptFormat.auto,
+        case_sensitive=False)] = FormatName.auto,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
@@ -54,7 +50,8 @@ def replay(
         from agentforge_cli.cli import render
         from agentforge_cli.cli.reports import JsonReport, JUnitReport
         from agentforge_cli.integrations.targets import load_service
-        from agentforge_cli.replay.runner import MATCHED, CallReport, Replayer
+        from agentforge_cli.replay.report import CallReport
+        from agentforge_cli.replay.runner import Replayer
         from agentforge_cli.replay.transcripts import open_transcript
 
         if junit is not None and not junit.parent.is_dir():
@@ -79,7 +76,7 @@ def replay(
                     json_report.add(entry)
                 if junit_report is not None:
                     junit_report.add(entry)
-                if update and entry.status != MATCHED:
+                if update and entry.needs_update:
                     updates[entry.index] = (entry.actual, entry.is_error)
         updated = opened.write_results(updates) if update else None
         if junit_report is not None:

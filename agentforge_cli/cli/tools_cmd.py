@@ -1,8 +1,9 @@
 """``agentforge tools list`` and ``agentforge tools call``.
 
-``tools list --format`` prints the seed's view, the JSON array of specifications, or a
-provider's tool definitions (``openai``, ``anthropic``, ``gemini``, ``mcp``; see
-:data:`LIST_FORMATS`). ``tools check`` and ``tools diff`` live in ``check_cmd``.
+``tools list --format`` prints a readable table, the JSON array of specifications, or the
+tool definitions of a provider format of the registry in
+:mod:`agentforge_cli.schema.providers` (see :func:`list_formats`). ``tools check`` and
+``tools diff`` live in ``check_cmd``.
 
 ``tools call`` sends the request through a ``ToolService`` exactly as a model's call
 goes: its standard output is the text the model would receive and nothing else (followed
@@ -75,20 +76,39 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
     return render_export
 
 
-LIST_FORMATS: dict[str, Callable[[list[Any], bool], None]] = {
-    "table": _list_table,
-    "json": _list_json,
-    "openai": _provider_export("openai"),
-    "anthropic": _provider_export("anthropic"),
-    "gemini": _provider_export("gemini"),
-    "mcp": _provider_export("mcp"),
-}
-"""``--format`` name -> renderer(specifications, strict). Provider formats register here
-(``--strict`` is refused before loading for a provider format that has no strict form)."""
+def list_formats() -> dict[str, Callable[[list[Any], bool], None]]:
+    """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
+    provider format of the registry, read when the command runs (``--strict`` is refused
+    before loading for a provider format that has no strict form)."""
+    from agentforge_cli.schema.providers import FORMATS
+
+    return {"table": _list_table, "json": _list_json,
+            **{name: _provider_export(name) for name in FORMATS}}
+
+
+def _format_help() -> str:
+    """The ``--format`` help, naming the provider formats of the registry."""
+    from agentforge_cli.schema.providers import FORMATS
+
+    return ("table (a readable summary), json (an array of {name, description, "
+            f"parameters}}), or a provider's tool definitions: {', '.join(FORMATS)}.")
+
+
+def _strict_formats() -> list[str]:
+    """The provider formats that have a strict form (``openai``)."""
+    from agentforge_cli.schema.providers import REGISTRY
+
+    return [p.name for p in REGISTRY if p.list_format and p.strict]
+
+
+def _strict_help() -> str:
+    """The ``--strict`` help, naming the provider formats that have a strict form."""
+    return ("Build the tools in strict mode; with --format "
+            f"{' or '.join(_strict_formats())}, export the provider's strict-mode form.")
 
 
 def _check_strict(output_format: str, strict: bool) -> None:
-    """``--strict`` applies to the provider format ``openai`` only (and to table/json)."""
+    """``--strict`` applies to a provider format with a strict form (and to table/json)."""
     if not strict or output_format in ("table", "json"):
         return
     from agentforge_cli.schema.providers import FORMATS, provider_name
@@ -97,8 +117,9 @@ def _check_strict(output_format: str, strict: bool) -> None:
         try:
             provider_name(output_format, strict=True)
         except ValueError as exc:
+            uses = " or ".join(f"--format {name} --strict" for name in _strict_formats())
             raise UsageError(f"--strict with --format {output_format}: {exc}",
-                             hint="drop --strict, or use --format openai --strict") from None
+                             hint=f"drop --strict, or use {uses}") from None
 
 
 @app.command("list")
@@ -110,12 +131,9 @@ def list_tools(
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
-        help="table (the seed's view), json (an array of {name, description, "
-             "parameters}), or a provider's tool definitions: openai, anthropic, gemini, "
-             "mcp.")] = "table",
+        help=_format_help())] = "table",
     strict: Annotated[bool, typer.Option(
-        "--strict", help="Build the tools in strict mode; with --format openai, export "
-                         "OpenAI's strict-mode form.")] = False,
+        "--strict", help=_strict_help())] = False,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -123,10 +141,11 @@ def list_tools(
     is a warning on stderr, a part it cannot take at all fails (exit 1).
     """
     with guarded():
-        renderer = LIST_FORMATS.get(output_format)
+        formats = list_formats()
+        renderer = formats.get(output_format)
         if renderer is None:
             raise UsageError(f"unknown --format {output_format!r}",
-                             hint="choose one of: " + ", ".join(LIST_FORMATS))
+                             hint="choose one of: " + ", ".join(formats))
         _check_strict(output_format, strict)
         from agentforge_cli.integrations.targets import load_service
 
@@ -154,31 +173,38 @@ def _read_arguments(value: str) -> str:
 
 def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
-    from agentforge_cli.cli.values import json_safe, masked
-    from agentforge_cli.core.executor import try_bind
+    from agentforge_cli.cli.values import json_safe
+    from agentforge_cli.core.diagnostics import try_bind
+    from agentforge_cli.core.masking import mask_value
 
     bound = try_bind(executor, text)
     if bound is None:
         return None
     definition, values = bound
-    return {p.key: masked(json_safe(values[p.name]), p.sensitive) for p in definition.params}
+    return mask_value({p.key: json_safe(values[p.name]) for p in definition.params},
+                      definition.sensitive_keys)
 
 
 def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
     """Per-parameter rows (JSON-safe, masked) and the binding error, if any."""
-    from agentforge_cli.cli.values import json_safe, masked
+    from agentforge_cli.cli.values import json_safe
+    from agentforge_cli.core.diagnostics import explain
+    from agentforge_cli.core.masking import MASK, mask_value, sensitive_keys
 
-    if not hasattr(executor, "explain"):
+    explanation = explain(executor, text)
+    if explanation is None:
         return [], None
-    explanation = executor.explain(text)
+    keys, traces = sensitive_keys(executor), explanation.traces
+    raws = mask_value({t.name: json_safe(t.raw) for t in traces}, keys)
+    values = mask_value({t.name: json_safe(t.value) for t in traces}, keys)
     rows = []
-    for trace in explanation.traces:
+    for trace in traces:
         bound = trace.status == "bound"
         rows.append({"parameter": trace.name, "present": trace.present,
-                     "raw": masked(json_safe(trace.raw), trace.sensitive),
-                     "value": masked(json_safe(trace.value), trace.sensitive) if bound else None,
-                     "python": ("***" if trace.sensitive else repr(trace.value)) if bound
-                     else None,
+                     "raw": raws[trace.name],
+                     "value": values[trace.name] if bound else None,
+                     "python": (MASK if trace.sensitive else repr(mask_value(trace.value)))
+                     if bound else None,
                      "type": type(trace.value).__name__ if bound else None,
                      "status": trace.status, "rule": trace.rule})
     return rows, explanation.error

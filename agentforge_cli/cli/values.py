@@ -1,6 +1,7 @@
 """Python values -> what the command line shows: JSON-safe data and short display text.
 
-Standard library only; secrets are masked with the logging decorator's rules.
+Standard library only. Secrets are masked by :mod:`agentforge_cli.core.masking`, after
+:func:`json_safe` (so nested secret keys of a converted value are masked too).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 import math
 from typing import Any
 
-__all__ = ["display", "json_safe", "masked"]
+__all__ = ["display", "json_safe"]
 
 _SHOWN_CHARS = 120
 
@@ -38,15 +39,6 @@ def json_safe(value: Any) -> Any:
         return json.loads(text)
     except ValueError:
         return text
-
-
-def masked(value: Any, sensitive: bool = False) -> Any:
-    """``***`` for a sensitive value; secret-named keys masked at any depth otherwise."""
-    from agentforge_cli.core.masking import MASK, mask_value
-
-    if sensitive:
-        return MASK
-    return mask_value(value)
 
 
 def display(value: Any, *, limit: int = _SHOWN_CHARS) -> str:

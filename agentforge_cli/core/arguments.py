@@ -1,4 +1,4 @@
-"""The argument string -> a dict (SPEC 4.1): strict first, then string-aware repair.
+"""The argument string -> a dict: strict first, then string-aware repair.
 
 1. Empty, blank or ``null`` -> no arguments.
 2. Strict JSON. An object is the result; a string holding an object (the whole object
@@ -111,7 +111,7 @@ def parse_arguments(
     max_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> dict:
-    """Parse a model's argument string into a dict (SPEC 4.1).
+    """Parse a model's argument string into a dict (strict JSON, then repair).
 
     Args:
         arguments: The raw JSON string (a dict is accepted as already parsed, ``None`` as
@@ -192,7 +192,7 @@ def _parse_slow(text: str, max_chars: int) -> dict:
 
 
 def _decode_or_repair(text: str) -> object:
-    """Strict JSON first; only if that fails, the string-aware repair (SPEC 4.1 step 3)."""
+    """Strict JSON first; only if that fails, the string-aware repair (step 3 above)."""
     try:
         return loads_exact(text)
     except ArgumentError as first:

@@ -25,17 +25,18 @@ from collections.abc import Callable
 from typing import Any
 
 from agentforge_cli.core.definition import ParamDef, ToolDefinition
-from agentforge_cli.core.masking import is_sensitive_name
+from agentforge_cli.core.masking import is_sensitive_name, mask_text
 from agentforge_cli.errors import ArgumentError
 
-__all__ = ["Binder", "make_binder", "make_execute", "make_invoker", "param_binder"]
+__all__ = ["Binder", "make_binder", "make_execute", "make_invoker", "param_binder",
+           "tool_argument_error"]
 
 Binder = Callable[[dict], tuple]
 
 
 def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
-    """``bind(raw) -> value`` for one parameter: missing/null handling and coercion
-    (SPEC 4.2, 4.3); errors carry the parameter's path, with secrets masked."""
+    """``bind(raw) -> value`` for one parameter: missing/null handling and coercion;
+    errors carry the parameter's path, with secrets masked."""
     coerce = param.handler.coerce
     key = param.key
     if strict and param.required:
@@ -63,6 +64,16 @@ def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], An
             raise
 
     return slow
+
+
+def tool_argument_error(error: ArgumentError, tool: str, sensitive_keys: frozenset[str]
+                        ) -> ArgumentError:
+    """``error`` as a call of ``tool`` reports it: the tool named, and a parse error's echo
+    of the argument text masked (a binding error masked its value where it was raised)."""
+    error.tool = tool
+    if not error.path:
+        error.problem = mask_text(error.problem, sensitive_keys)
+    return error
 
 
 def _names_a_secret(path: list[str]) -> bool:

@@ -1,4 +1,4 @@
-"""``LoggingToolExecutor``: log every execution of any executor (SPEC 4.6, seed 3.6).
+"""``LoggingToolExecutor``: log every execution of any executor.
 
 Before the call: tool name, arguments (secrets masked) and memory id. After: the result or
 the error, and the duration in milliseconds. Records go to the ``agentforge.tools`` logger
@@ -7,9 +7,10 @@ at INFO (failures at WARNING) and carry the same facts as ``extra`` attributes
 ``tool_is_error``, ``duration_ms``) so a front end can render them. Handlers are never
 configured here; when the logger is not enabled for INFO the wrapper costs one check.
 
-Masking: values of parameters marked ``P(sensitive=True)`` and of keys named like a secret
-(``password``, ``secret``, ``token``, ``api_key``, ``authorization``, any case, at any
-depth) are shown as ``***``.
+Arguments are masked by :func:`~agentforge_cli.core.masking.mask_arguments` with the
+tool's sensitive keys: values of parameters marked ``P(sensitive=True)`` and of keys
+named like a secret (``password``, ``token``, ``api_key``, ... at any depth) show as
+``***``.
 """
 
 from __future__ import annotations
@@ -18,34 +19,17 @@ import logging
 import time
 from typing import Any
 
-from agentforge_cli.core.masking import MASK, mask_text, mask_value
+from agentforge_cli.core.masking import mask_arguments, sensitive_keys
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
+from agentforge_cli.core.wrapping import ExecutorWrapper
 
-__all__ = ["LOGGER_NAME", "MASK", "LoggingToolExecutor", "mask_arguments", "mask_value"]
+__all__ = ["LOGGER_NAME", "LoggingToolExecutor"]
 
 LOGGER_NAME = "agentforge.tools"
 
 
-def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = frozenset()) -> str:
-    """The arguments as compact JSON with secrets masked.
-
-    The text is parsed the way the executor parses it (repairs included), so a secret in
-    a double-encoded or sloppy argument string is masked too; text that cannot be parsed
-    is not shown.
-    """
-    from agentforge_cli.core.arguments import parse_arguments
-    from agentforge_cli.core.jsonvalues import to_json_text
-    from agentforge_cli.errors import ArgumentError
-
-    try:
-        parsed = parse_arguments(arguments)
-    except ArgumentError:
-        return mask_text(str(arguments), sensitive_keys)
-    return to_json_text(mask_value(parsed, sensitive_keys))
-
-
-class LoggingToolExecutor:
-    """Wraps any executor and logs each execution.
+class LoggingToolExecutor(ExecutorWrapper):
+    """Wraps any executor and logs each execution (``execute`` and ``aexecute``).
 
     Args:
         delegate: The executor to wrap.
@@ -67,44 +51,27 @@ class LoggingToolExecutor:
     def __repr__(self) -> str:
         return f"LoggingToolExecutor({self.delegate!r})"
 
-    def execute(self, request: ToolExecutionRequest, memory_id: object = None
-                ) -> ToolExecutionResult:
-        """Log the request, execute it through the delegate, log the outcome."""
+    # -- the call (execute / aexecute: ExecutorWrapper) -----------------------------------
+
+    def _start(self, request: ToolExecutionRequest, memory_id: object
+               ) -> tuple[ToolExecutor, float | None]:
         if not self.logger.isEnabledFor(logging.INFO):
-            return self.delegate.execute(request, memory_id)
-        started = self._log_request(request, memory_id)
-        try:
-            result = self.delegate.execute(request, memory_id)
-        except BaseException as exc:
-            self._log_failure(request, memory_id, started, exc)
-            raise
+            return self.delegate, None
+        return self.delegate, self._log_request(request, memory_id)
+
+    def _finish(self, request: ToolExecutionRequest, memory_id: object, started: float,
+                result: ToolExecutionResult) -> ToolExecutionResult:
         self._log_response(request, memory_id, started, result)
         return result
 
-    async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
-                       ) -> ToolExecutionResult:
-        """:meth:`execute` for async callers (awaits the delegate's ``aexecute``, or runs
-        its ``execute`` in a worker thread)."""
-        if hasattr(self.delegate, "aexecute"):
-            run = self.delegate.aexecute(request, memory_id)
-        else:
-            import asyncio
-
-            run = asyncio.to_thread(self.delegate.execute, request, memory_id)
-        if not self.logger.isEnabledFor(logging.INFO):
-            return await run
-        started = self._log_request(request, memory_id)
-        try:
-            result = await run
-        except BaseException as exc:
+    def _fail(self, request: ToolExecutionRequest, memory_id: object, started: float | None,
+              exc: BaseException) -> ToolExecutionResult:
+        if started is not None:
             self._log_failure(request, memory_id, started, exc)
-            raise
-        self._log_response(request, memory_id, started, result)
-        return result
+        raise exc
 
     def _log_request(self, request: ToolExecutionRequest, memory_id: object) -> float:
-        shown = mask_arguments(request.arguments,
-                               getattr(self.delegate, "sensitive_keys", frozenset()))
+        shown = mask_arguments(request.arguments, sensitive_keys(self.delegate))
         self.logger.info(
             "Tool request: %s arguments=%s memory_id=%s", request.name, shown, memory_id,
             extra={"tool_event": "request", "tool_name": request.name,

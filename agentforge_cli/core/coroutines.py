@@ -14,6 +14,9 @@ thread:
 * with a loop running (called from inside async code), the coroutine runs to completion on a worker
   thread with a loop of its own (closed afterwards), so the caller's loop is never
   re-entered.
+
+The other way round, :func:`execute_async` runs any executor from async code without
+blocking the event loop.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from asyncio.events import _get_running_loop, _set_running_loop
 from collections.abc import Coroutine
 from typing import Any
 
-__all__ = ["never_suspends", "run_coroutine", "run_never_suspending"]
+__all__ = ["execute_async", "execute_in_thread", "never_suspends", "run_coroutine",
+           "run_never_suspending"]
 
 _SUSPENDING_OPCODES = frozenset({
     "GET_AWAITABLE", "SEND", "YIELD_VALUE", "BEFORE_ASYNC_WITH", "GET_AITER", "GET_ANEXT",
@@ -76,6 +80,20 @@ def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
         if task.done():
             return task.result()
     return loop.run_until_complete(task)
+
+
+async def execute_async(executor: Any, request: Any, memory_id: object = None) -> Any:
+    """Execute a request from async code with any executor: awaits its ``aexecute`` when
+    it has one, else runs its ``execute`` in a worker thread."""
+    aexecute = getattr(executor, "aexecute", None)
+    if aexecute is None:
+        return await execute_in_thread(executor, request, memory_id)
+    return await aexecute(request, memory_id)
+
+
+async def execute_in_thread(executor: Any, request: Any, memory_id: object = None) -> Any:
+    """Run ``executor.execute`` in a worker thread; the event loop keeps running."""
+    return await asyncio.to_thread(executor.execute, request, memory_id)
 
 
 def never_suspends(func: Any) -> bool:

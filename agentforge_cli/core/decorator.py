@@ -2,38 +2,37 @@
 
 The decorator returns the very function it was given, with frozen metadata attached as
 ``__agentforge_tool__``; decorated functions stay normal, testable functions. Nothing is
-inspected here: signatures are read when a factory registers the tool.
+inspected here: signatures are read when the tool is registered (``build_local_tools``).
 """
 
 from __future__ import annotations
+
+from agentforge_cli.core.immutable import Immutable
 
 __all__ = ["TOOL_ATTRIBUTE", "ToolMeta", "tool", "tool_meta"]
 
 TOOL_ATTRIBUTE = "__agentforge_tool__"
 
 
-class ToolMeta:
-    """What ``@tool`` recorded about a function.
-
-    Attributes:
-        name: The tool name the model calls, or ``None`` for the function's ``__name__``.
-        description: The description, or ``None`` for the docstring's summary.
-        title: A human-readable title (MCP ``title``), or ``None``.
-        annotations: MCP tool annotations (``readOnlyHint``, ``destructiveHint``,
-            ``idempotentHint``, ``openWorldHint``), or ``None``.
-    """
+class ToolMeta(Immutable):
+    """What ``@tool`` recorded about a function."""
 
     __slots__ = ("annotations", "description", "name", "title")
 
+    name: str | None
+    """The tool name the model calls, or ``None`` for the function's ``__name__``."""
+    description: str | None
+    """The description, or ``None`` for the docstring's summary."""
+    title: str | None
+    """A human-readable title (MCP ``title``), or ``None``."""
+    annotations: dict[str, object] | None
+    """MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+    ``openWorldHint``), or ``None``."""
+
     def __init__(self, name: str | None, description: str | None, title: str | None = None,
                  annotations: dict[str, object] | None = None) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "title", title)
-        object.__setattr__(self, "annotations", dict(annotations) if annotations else None)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("ToolMeta is immutable")
+        self._fill(name=name, description=description, title=title,
+                   annotations=dict(annotations) if annotations else None)
 
     def __repr__(self) -> str:
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"

@@ -56,17 +56,17 @@ class ParamDef:
     required: bool
     """Listed in the schema's ``required``."""
     sensitive: bool
-    """Masked in logs and explanations."""
+    """``P(sensitive=True)`` or a key named like a secret: masked in every output."""
     description: str | None
     """From ``P`` or the docstring."""
 
     def missing_rule(self) -> str:
-        """Name the rule that supplies a missing value (SPEC 4.2)."""
+        """Name the rule that supplies a missing (or null) value outside strict mode."""
         if self.default is not NO_DEFAULT:
             return "missing -> the parameter's default"
         if self.optional:
             return "missing -> None (Optional)"
-        return f"missing -> the seed's default for {self.handler.label}"
+        return f"missing {self.handler.label} -> {self.handler.lenient_default!r} (lenient default)"
 
     def missing_value(self) -> Any:
         """The value a missing (or null) argument gets outside strict mode."""
@@ -74,7 +74,7 @@ class ParamDef:
             return self.default
         if self.optional:
             return None
-        return self.handler.seed_default
+        return self.handler.lenient_default
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,6 +97,8 @@ class ToolDefinition:
     """``async def`` (the result is awaited)."""
     qualname: str
     """``module.Class.method`` for messages."""
+    sensitive_keys: frozenset[str]
+    """JSON keys of the sensitive parameters (masked in every output)."""
 
 
 def _target_function(func: Any, original: Any) -> tuple[Any, bool]:
@@ -135,7 +137,7 @@ def define_tool(
         description: Tool description; defaults to ``@tool(description=...)``, then the
             docstring's summary.
         original: The function to read names and types from, when ``func`` is a proxy
-            that does not carry ``__wrapped__`` (the seed's ``originalMethod``).
+            that does not carry ``__wrapped__``.
 
     Raises:
         ToolDefinitionError: Listing every problem of the definition at once.
@@ -190,7 +192,8 @@ def define_tool(
     return ToolDefinition(
         name=tool_name, description=tool_description, params=tuple(params), spec=spec,
         call=func, original=source, is_async=inspect.iscoroutinefunction(source)
-        or inspect.iscoroutinefunction(func), qualname=qualname)
+        or inspect.iscoroutinefunction(func), qualname=qualname,
+        sensitive_keys=frozenset(p.key for p in params if p.sensitive))
 
 
 def _param(parameter: inspect.Parameter, hints: dict[str, Any], doc_params: dict[str, str],

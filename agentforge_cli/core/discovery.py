@@ -1,6 +1,6 @@
 """``build_local_tools``: scan targets for tools -> ``dict[ToolSpecification, ToolExecutor]``.
 
-Targets (seed 3.2, SPEC 2):
+Targets:
 
 * an **instance** yields its bound ``@tool`` methods (inherited ones too; an override
   replaces its parent's);
@@ -8,7 +8,7 @@ Targets (seed 3.2, SPEC 2):
   module-level instances — never of classes, so a module holding a class and its
   instance yields each tool once;
 * a **function** (or bound method) yields itself, decorated or not;
-* a **class** is refused: it needs an instance, as in the seed.
+* a **class** is refused: its methods need an instance to be bound to.
 
 Two tools with the same name are refused with ``Duplicated definition for tool: <name>``.
 """
@@ -95,7 +95,7 @@ def build_local_tools(
     propagate_execution_errors: bool = False,
     timeout: float | None = None,
 ) -> dict[ToolSpecification, ToolExecutor]:
-    """Scan targets and build one executor per tool (the seed's ``LocalToolFactory``).
+    """Scan targets and build one executor per tool.
 
     Args:
         targets: A list of instances, modules and functions (a single target is accepted

@@ -7,27 +7,23 @@ generated — so ``from agentforge_cli import tool, P`` stays light.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = ["Docstring", "parse_docstring"]
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Docstring:
-    """The parts of a docstring a tool schema uses.
+    """The parts of a docstring a tool schema uses."""
 
-    Attributes:
-        summary: The short description (first paragraph), or ``""``.
-        params: Parameter / attribute name -> its description.
-    """
-
-    __slots__ = ("params", "summary")
-
-    def __init__(self, summary: str, params: dict[str, str]) -> None:
-        self.summary = summary
-        self.params = params
+    summary: str
+    """The short description (first paragraph), or ``""``."""
+    params: dict[str, str]
+    """Parameter / attribute name -> its description."""
 
 
-_EMPTY = Docstring("", {})
+_EMPTY = Docstring(summary="", params={})
 
 
 @lru_cache(maxsize=4096)
@@ -38,14 +34,14 @@ def _parse(text: str) -> Docstring:
         parsed = docstring_parser.parse(text)
     except Exception:  # a docstring the parser cannot read still has a summary
         first = text.strip().split("\n\n", 1)[0]
-        return Docstring(" ".join(first.split()), {})
+        return Docstring(summary=" ".join(first.split()), params={})
     summary = " ".join((parsed.short_description or "").split())
     params = {
         p.arg_name: " ".join((p.description or "").split())
         for p in parsed.params
         if p.description
     }
-    return Docstring(summary, params)
+    return Docstring(summary=summary, params=params)
 
 
 def parse_docstring(obj: object) -> Docstring:
@@ -55,5 +51,5 @@ def parse_docstring(obj: object) -> Docstring:
         return _EMPTY
     text = inspect.cleandoc(text)
     if "\n" not in text and ":" not in text:  # a one-line summary: nothing to parse
-        return Docstring(" ".join(text.split()), {})
+        return Docstring(summary=" ".join(text.split()), params={})
     return _parse(text)

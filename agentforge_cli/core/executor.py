@@ -2,7 +2,7 @@
 
 Built once per tool: the definition (signature, handlers, schema) and a generated binder.
 Per call: parse the argument string, bind, call (awaiting ``async def`` tools), normalise
-the return value, and apply the error policy of SPEC 4.5:
+the return value, and apply the error policy:
 
 * argument errors are raised as :class:`~agentforge_cli.errors.ArgumentError` (a
   ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
@@ -11,13 +11,15 @@ the return value, and apply the error policy of SPEC 4.5:
   the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
   chained to it when ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and
   ``SystemExit`` always propagate.
+
+How arguments bind without a call (``--explain``) is :mod:`~agentforge_cli.core.diagnostics`.
 """
 
 from __future__ import annotations
 
 import threading
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.arguments import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -25,10 +27,13 @@ from agentforge_cli.core.arguments import (
     parse_arguments,
     scan_object,
 )
-from agentforge_cli.core.binder import make_binder, make_execute, make_invoker
+from agentforge_cli.core.binder import (
+    make_binder,
+    make_execute,
+    make_invoker,
+    tool_argument_error,
+)
 from agentforge_cli.core.definition import ToolDefinition, define_tool
-from agentforge_cli.core.jsonvalues import describe, json_type
-from agentforge_cli.core.masking import mask_text
 from agentforge_cli.core.returns import UnserializableResult, result_text
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.errors import (
@@ -38,13 +43,13 @@ from agentforge_cli.errors import (
     ToolTimeoutError,
 )
 
+if TYPE_CHECKING:
+    from agentforge_cli.core.diagnostics import Explanation
+
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
-    "Explanation",
     "LocalToolExecutor",
-    "ParamTrace",
     "error_message",
-    "try_bind",
 ]
 
 DEFAULT_MAX_RESULT_CHARS = 4_194_304
@@ -64,86 +69,15 @@ def error_message(exc: BaseException) -> str:
     return text if text.strip() else type(exc).__name__
 
 
-class ParamTrace:
-    """How one parameter was bound (for ``--explain``).
-
-    Attributes:
-        name: The JSON key.
-        raw: The parsed JSON value received (``None`` when missing).
-        present: Whether the key was present and not null.
-        value: The Python value the tool receives (``None`` unless ``status`` is bound).
-        rule: The rule that produced it, or why binding failed.
-        sensitive: Mask ``raw`` and ``value`` when showing them.
-        status: ``bound``, ``failed`` (this parameter stopped binding) or ``not bound``.
-    """
-
-    __slots__ = ("name", "present", "raw", "rule", "sensitive", "status", "value")
-
-    def __init__(self, name: str, raw: Any, present: bool, value: Any, rule: str,
-                 sensitive: bool, status: str = "bound") -> None:
-        self.name = name
-        self.raw = raw
-        self.present = present
-        self.value = value
-        self.rule = rule
-        self.sensitive = sensitive
-        self.status = status
-
-
-class Explanation:
-    """What :meth:`LocalToolExecutor.explain` found.
-
-    Attributes:
-        traces: One :class:`ParamTrace` per parameter, in declaration order.
-        error: The argument error's message when binding failed (secrets masked), else
-            ``None``.
-    """
-
-    __slots__ = ("error", "traces")
-
-    def __init__(self, traces: list[ParamTrace], error: str | None) -> None:
-        self.traces = traces
-        self.error = error
-
-
-def try_bind(executor: Any, arguments: str | dict | None
-             ) -> tuple[ToolDefinition, dict[str, Any]] | None:
-    """``(definition, bound values)`` of a local tool's arguments (through any wrapper such
-    as the logging decorator), or ``None`` when ``executor`` is not a local tool or the
-    arguments do not bind. Never calls the tool."""
-    from agentforge_cli.errors import AgentForgeError
-
-    definition = getattr(executor, "definition", None)
-    bind = getattr(executor, "bind_arguments", None)
-    if not isinstance(definition, ToolDefinition) or bind is None:
-        return None
-    try:
-        return definition, bind(arguments)
-    except AgentForgeError:
-        return None
-
-
-def _rule(param: Any, raw: Any) -> str:
-    """The rule that bound a present or missing value (for ``explain``)."""
-    label = param.handler.label
-    if raw is None:
-        return param.missing_rule()
-    if param.handler.fast_type is not None and type(raw) is param.handler.fast_type:
-        return f"JSON {json_type(raw)} taken as is for {label}"
-    shown = "<***>" if param.sensitive else describe(raw)
-    return f"JSON {json_type(raw)} {shown} coerced to {label}"
-
-
 class LocalToolExecutor:
-    """Executes requests against one Python callable (the seed's ``LocalToolExecutor``).
+    """Executes requests against one Python callable.
 
     Args:
         func: What to call: a function, a bound method, or a wrapper/proxy of one. Names
             and types are read from the unwrapped function (``__wrapped__``); the call goes
             to ``func`` itself.
-        original: Read names and types from this function instead (the seed's
-            ``(object, originalMethod, methodToInvoke)`` form, for proxies without
-            ``__wrapped__``).
+        original: Read names and types from this function instead (for proxies without
+            ``__wrapped__``: the proxy is called, ``original`` is read).
         name: Tool name override.
         description: Tool description override.
         strict: Missing required parameters and unknown keys are argument errors.
@@ -188,7 +122,7 @@ class LocalToolExecutor:
         self.max_argument_chars = max_argument_chars
         self.max_depth = max_depth
         self.max_result_chars = max_result_chars
-        self.sensitive_keys = frozenset(p.key for p in definition.params if p.sensitive)
+        self.sensitive_keys = definition.sensitive_keys
         self._generated: dict[str, Any] = {}
         if timeout is None:
             # The first call compiles the per-tool fast path (binder.make_execute) and
@@ -259,7 +193,9 @@ class LocalToolExecutor:
         import asyncio
 
         if not self.definition.is_async:
-            return await asyncio.to_thread(self.execute, request, memory_id)
+            from agentforge_cli.core.coroutines import execute_in_thread
+
+            return await execute_in_thread(self, request, memory_id)
         values = self._bind_request(request.arguments)
         try:
             coro = self._invoke(values)
@@ -289,7 +225,7 @@ class LocalToolExecutor:
             self._raise_argument_error(error)
 
     def parse(self, arguments: str | dict | None) -> dict:
-        """Parse an argument string under this executor's limits (SPEC 4.1).
+        """Parse an argument string under this executor's limits (strict JSON, then repair).
 
         Raises:
             ArgumentError: As :meth:`execute` would (wrapped when configured).
@@ -313,48 +249,11 @@ class LocalToolExecutor:
         return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
 
     def explain(self, arguments: str | dict | None) -> Explanation:
-        """Describe, per parameter, the raw value, the bound value and the rule used.
+        """How ``arguments`` bind, parameter by parameter, without calling the tool (see
+        :func:`~agentforge_cli.core.diagnostics.explain`)."""
+        from agentforge_cli.core.diagnostics import explain
 
-        Binding stops at the first parameter that fails, as a call does: that parameter's
-        trace is ``failed`` with the error as its rule, later ones are ``not bound``, and
-        the explanation's ``error`` is the message the call would answer. Nothing is
-        raised for argument errors and the tool is never called.
-        """
-        from agentforge_cli.core.binder import param_binder
-
-        params = self.definition.params
-        try:
-            parsed = parse_arguments(arguments, max_chars=self.max_argument_chars,
-                                     max_depth=self.max_depth)
-        except ArgumentError as error:
-            return Explanation([ParamTrace(p.key, None, False, None, "not bound", p.sensitive,
-                                           "not bound") for p in params],
-                               self._message(error))
-        traces: list[ParamTrace] = []
-        for index, param in enumerate(params):
-            raw = parsed.get(param.key)
-            try:
-                value = param_binder(self.name, param, self.strict)(raw)
-            except ArgumentError as error:
-                traces.append(ParamTrace(param.key, raw, raw is not None, None,
-                                         error.problem, param.sensitive, "failed"))
-                traces.extend(ParamTrace(p.key, parsed.get(p.key), parsed.get(p.key) is not None,
-                                         None, "not bound", p.sensitive, "not bound")
-                              for p in params[index + 1:])
-                return Explanation(traces, self._message(error))
-            traces.append(ParamTrace(param.key, raw, raw is not None, value,
-                                     _rule(param, raw), param.sensitive))
-        try:
-            self._bind(parsed)  # what the binding as a whole refuses (strict: unknown keys)
-        except ArgumentError as error:
-            return Explanation(traces, self._message(error))
-        return Explanation(traces, None)
-
-    def _message(self, error: ArgumentError) -> str:
-        error.tool = self.name
-        if not error.path:
-            error.problem = mask_text(error.problem, self.sensitive_keys)
-        return str(error)
+        return explain(self, arguments)
 
     def call_bound(self, values: tuple) -> ToolExecutionResult:
         """Call the tool with bound values and normalise the outcome (no argument errors)."""
@@ -374,7 +273,7 @@ class LocalToolExecutor:
         return self._finish(outcome)
 
     def _finish(self, outcome: Any) -> ToolExecutionResult:
-        """Normalise a return value (SPEC 4.4) under the result size limit."""
+        """Normalise a return value to the result text, under the result size limit."""
         try:
             text = result_text(outcome)
             if self.max_result_chars is not None and len(text) > self.max_result_chars:
@@ -415,9 +314,7 @@ class LocalToolExecutor:
     # -- error policy ----------------------------------------------------------------------
 
     def _raise_argument_error(self, error: ArgumentError) -> typing.NoReturn:
-        error.tool = self.name
-        if not error.path:  # a parse error echoes the text: mask secrets in it
-            error.problem = mask_text(error.problem, self.sensitive_keys)
+        tool_argument_error(error, self.name, self.sensitive_keys)
         if self.wrap_argument_errors:
             raise ToolArgumentsError(str(error)) from error
         raise error

@@ -1,10 +1,15 @@
-"""Keeping secrets out of logs, explanations, reports and error messages.
+"""Keeping secrets out of logs, explanations, traces, reports and error messages.
 
-A value is secret when its parameter is marked ``P(sensitive=True)`` or its key is named
-like a secret: ``password``, ``passwd``, ``secret``, ``token``, ``api_key``/``apikey``,
+The one place masking is decided. A value is secret when its key is one of the tool's
+sensitive keys (parameters marked ``P(sensitive=True)``, see :func:`sensitive_keys`) or is
+named like a secret: ``password``, ``passwd``, ``secret``, ``token``, ``api_key``/``apikey``,
 ``authorization``, ``private_key``, ``credential`` — any case, ``_``/``-`` ignored, as the
-whole key or its ending (``access_token``, ``db_password``; not ``max_tokens``). Secrets
-are shown as ``***``.
+whole key or its ending (``access_token``, ``db_password``; not ``max_tokens``). Secrets are
+shown as ``***``.
+
+Every output goes through :func:`mask_value` (parsed values, bound arguments keyed by JSON
+key) or :func:`mask_arguments` (a model's argument string); :func:`mask_text` is their
+fallback for text that does not parse.
 """
 
 from __future__ import annotations
@@ -12,9 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MASK", "is_sensitive_name", "mask_text", "mask_value"]
+__all__ = ["MASK", "is_sensitive_name", "mask_arguments", "mask_text", "mask_value",
+           "sensitive_keys"]
 
 MASK = "***"
+
+_NONE: frozenset[str] = frozenset()
 
 _SENSITIVE_ENDINGS = ("password", "passwd", "secret", "token", "apikey", "authorization",
                       "privatekey", "credential", "credentials")
@@ -30,27 +38,55 @@ def is_sensitive_name(name: str) -> bool:
     return key.endswith(_SENSITIVE_ENDINGS)
 
 
-def mask_value(value: Any, sensitive_keys: frozenset[str] = frozenset()) -> Any:
-    """Return a parsed JSON value with secrets replaced by ``***`` (at any depth)."""
+def sensitive_keys(executor: Any) -> frozenset[str]:
+    """The JSON keys of a tool's sensitive parameters, for any executor (through wrappers
+    such as the logging decorator); empty for an executor that does not declare any."""
+    keys = getattr(executor, "sensitive_keys", _NONE)
+    return keys if isinstance(keys, frozenset) else _NONE
+
+
+def _secret(key: object, keys: frozenset[str]) -> bool:
+    return isinstance(key, str) and (key in keys or is_sensitive_name(key))
+
+
+def mask_value(value: Any, sensitive_keys: frozenset[str] = _NONE) -> Any:
+    """A parsed JSON value with secrets replaced by ``***``.
+
+    ``sensitive_keys`` (the tool's) apply to the keys of ``value`` itself, an arguments
+    object; keys named like a secret are masked at any depth.
+    """
     if isinstance(value, dict):
-        return {
-            key: MASK if (key in sensitive_keys or (isinstance(key, str)
-                                                    and is_sensitive_name(key)))
-            else mask_value(item)
-            for key, item in value.items()
-        }
+        return {key: MASK if _secret(key, sensitive_keys) else mask_value(item)
+                for key, item in value.items()}
     if isinstance(value, list):
         return [mask_value(item) for item in value]
     return value
 
 
-def mask_text(text: str, sensitive_keys: frozenset[str] = frozenset()) -> str:
+def mask_text(text: str, sensitive_keys: frozenset[str] = _NONE) -> str:
     """Mask ``"key": value`` pairs of secret keys in text that may not parse as JSON."""
 
     def replace(match: re.Match[str]) -> str:
-        key = match.group("key")
-        if key in sensitive_keys or is_sensitive_name(key):
+        if _secret(match.group("key"), sensitive_keys):
             return f'{match.group(1)}"{MASK}"'
         return match.group(0)
 
     return _KEY_VALUE.sub(replace, text)
+
+
+def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = _NONE) -> str:
+    """A model's argument string as compact JSON with secrets masked.
+
+    The text is parsed the way the executor parses it (repairs included), so a secret in
+    a double-encoded or sloppy argument string is masked too; text that cannot be parsed
+    is shown with the ``"key": value`` pairs of secret keys masked.
+    """
+    from agentforge_cli.core.arguments import parse_arguments
+    from agentforge_cli.core.jsonvalues import to_json_text
+    from agentforge_cli.errors import ArgumentError
+
+    try:
+        parsed = parse_arguments(arguments)
+    except ArgumentError:
+        return mask_text(str(arguments), sensitive_keys)
+    return to_json_text(mask_value(parsed, sensitive_keys))

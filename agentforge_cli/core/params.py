@@ -7,35 +7,33 @@ dataclass/TypedDict/NamedTuple). This module imports nothing heavy: it is loaded
 
 from __future__ import annotations
 
+from agentforge_cli.core.immutable import Immutable
+
 __all__ = ["FixedWidth", "P"]
 
-_UNSET = object()
 
+class P(Immutable):
+    """Metadata for one tool parameter: ``Annotated[int, P("how many", minimum=1)]``.
 
-class P:
-    """Metadata for one tool parameter (the seed's ``@P``).
-
-    Args:
-        description: What the parameter means; shown to the model. ``P("text")`` sets it.
-        name: The JSON key the model uses, when it differs from the Python name.
-        required: ``True`` forces the parameter into ``required`` even when it has a default
-            or an ``Optional`` type; ``False`` keeps it out; ``None`` (default) decides from
-            the signature.
-        minimum: Inclusive lower bound for numbers, shown in the schema and enforced.
-        maximum: Inclusive upper bound for numbers, shown in the schema and enforced.
-        sensitive: Mask the value as ``***`` in logs and explanations.
-
-    Instances are immutable and hashable, so they can live inside ``Annotated``.
+    ``P("text")`` sets the description; everything else is a keyword. Instances are
+    immutable and hashable, so they can live inside ``Annotated``.
     """
 
     __slots__ = ("description", "maximum", "minimum", "name", "required", "sensitive")
 
     description: str | None
+    """What the parameter means; shown to the model."""
     name: str | None
+    """The JSON key the model uses, when it differs from the Python name."""
     required: bool | None
+    """``True`` forces the parameter into ``required`` even when it has a default or an
+    ``Optional`` type; ``False`` keeps it out; ``None`` decides from the signature."""
     minimum: int | float | None
+    """Inclusive lower bound for numbers, shown in the schema and enforced."""
     maximum: int | float | None
+    """Inclusive upper bound for numbers, shown in the schema and enforced."""
     sensitive: bool
+    """Mask the value as ``***`` in every output (logs, explanations, traces, reports)."""
 
     def __init__(
         self,
@@ -56,20 +54,12 @@ class P:
                 isinstance(bound, bool) or not isinstance(bound, int | float)
             ):
                 raise TypeError(f"P({label}=...) must be a number, got {bound!r}")
-        set_ = object.__setattr__
-        set_(self, "description", description)
-        set_(self, "name", name)
-        set_(self, "required", required)
-        set_(self, "minimum", minimum)
-        set_(self, "maximum", maximum)
-        set_(self, "sensitive", bool(sensitive))
+        self._fill(description=description, name=name, required=required, minimum=minimum,
+                   maximum=maximum, sensitive=bool(sensitive))
 
     def _key(self) -> tuple:
         return (self.description, self.name, self.required, self.minimum, self.maximum,
                 self.sensitive)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("P is immutable")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, P) and self._key() == other._key()
@@ -88,24 +78,20 @@ class P:
         return f"P({', '.join(shown)})"
 
 
-class FixedWidth:
-    """Marks a fixed-width numeric alias (``Int32``, ``Float32``) inside ``Annotated``.
-
-    Attributes:
-        label: The alias name used in error messages (``out of range for Int32``).
-        minimum: Smallest accepted value.
-        maximum: Largest accepted value.
-    """
+class FixedWidth(Immutable):
+    """Marks a fixed-width numeric alias (``Int32``, ``Float32``) inside ``Annotated``."""
 
     __slots__ = ("label", "maximum", "minimum")
 
-    def __init__(self, label: str, minimum: int | float, maximum: int | float) -> None:
-        object.__setattr__(self, "label", label)
-        object.__setattr__(self, "minimum", minimum)
-        object.__setattr__(self, "maximum", maximum)
+    label: str
+    """The alias name used in error messages (``out of range for Int32``)."""
+    minimum: int | float
+    """Smallest accepted value."""
+    maximum: int | float
+    """Largest accepted value."""
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("FixedWidth is immutable")
+    def __init__(self, label: str, minimum: int | float, maximum: int | float) -> None:
+        self._fill(label=label, minimum=minimum, maximum=maximum)
 
     def __repr__(self) -> str:
         return f"FixedWidth({self.label!r}, {self.minimum!r}, {self.maximum!r})"

@@ -1,4 +1,4 @@
-"""Return values -> the text the model receives (SPEC 4.4, seed 2.4).
+"""Return values -> the text the model receives.
 
 ``None`` -> ``Success``; a ``str`` as is; anything else compact JSON with
 ``ensure_ascii=False``. Beyond what ``json`` knows, dataclasses, enums (by name),

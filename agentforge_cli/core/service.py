@@ -16,6 +16,7 @@ from agentforge_cli.core.spec import (
     ToolExecutor,
     ToolSpecification,
 )
+from agentforge_cli.core.wrapping import ExecutorWrapper
 from agentforge_cli.errors import ArgumentError, ToolArgumentsError
 
 __all__ = ["ToolService", "unknown_tool_message"]
@@ -35,11 +36,18 @@ def unknown_tool_message(name: object, known: list[str]) -> str:
     return f"{text} No tools are registered."
 
 
-class ToolService:
-    """Dispatches tool calls by name (the seed's ``ToolService``)."""
+class ToolService(ExecutorWrapper):
+    """Dispatches tool calls by name.
+
+    ``execute(request, memory_id=None)`` and its async twin ``aexecute`` answer every
+    request with a result: ``is_error`` is true for argument errors, unknown tools and
+    (under the default policy) execution errors. They raise only ``ToolExecutionError``,
+    from an executor set to propagate execution errors.
+    """
 
     def __init__(self) -> None:
-        self._executors: dict[str, ToolExecutor] = {}
+        # name -> (executor, no token): what _start answers, built once per tool
+        self._targets: dict[str, tuple[ToolExecutor, None]] = {}
         self._specifications: dict[str, ToolSpecification] = {}
 
     def tools(self, tools: Mapping[ToolSpecification, ToolExecutor]) -> ToolService:
@@ -50,7 +58,7 @@ class ToolService:
             The service itself, for chaining.
         """
         for spec, executor in tools.items():
-            self._executors[spec.name] = executor
+            self._targets[spec.name] = (executor, None)
             self._specifications[spec.name] = spec
         return self
 
@@ -62,47 +70,38 @@ class ToolService:
     @property
     def names(self) -> list[str]:
         """The registered tool names, in registration order."""
-        return list(self._executors)
+        return list(self._targets)
 
     def executor(self, name: str) -> ToolExecutor | None:
         """The executor registered under ``name``, or ``None``."""
-        return self._executors.get(name)
+        target = self._targets.get(name)
+        return target[0] if target is not None else None
+
+    # -- the call (execute / aexecute: ExecutorWrapper) -----------------------------------
+
+    def _start(self, request: ToolExecutionRequest, memory_id: object
+               ) -> tuple[ToolExecutor, None]:
+        return self._targets.get(request.name) or (_UnknownTool(self.names), None)
+
+    def _fail(self, request: ToolExecutionRequest, memory_id: object, token: None,
+              exc: BaseException) -> ToolExecutionResult:
+        if isinstance(exc, ArgumentError | ToolArgumentsError):
+            return ToolExecutionResult(str(exc), True)
+        raise exc
+
+
+class _UnknownTool:
+    """Answers a request for a name no tool is registered under."""
+
+    __slots__ = ("known",)
+
+    def __init__(self, known: list[str]) -> None:
+        self.known = known
 
     def execute(self, request: ToolExecutionRequest, memory_id: object = None
                 ) -> ToolExecutionResult:
-        """Execute one request.
-
-        Args:
-            request: The model's call.
-            memory_id: The conversation's memory id (defaults to ``None``).
-
-        Returns:
-            What the model should see; ``is_error`` is true for argument errors, unknown
-            tools and (under the default policy) execution errors.
-
-        Raises:
-            ToolExecutionError: Only from an executor set to propagate execution errors.
-        """
-        executor = self._executors.get(request.name)
-        if executor is None:
-            return ToolExecutionResult(unknown_tool_message(request.name, self.names), True)
-        try:
-            return executor.execute(request, memory_id)
-        except (ArgumentError, ToolArgumentsError) as error:
-            return ToolExecutionResult(str(error), True)
+        return ToolExecutionResult(unknown_tool_message(request.name, self.known), True)
 
     async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
                        ) -> ToolExecutionResult:
-        """:meth:`execute` for async callers: ``async def`` tools are awaited on the
-        running loop, sync tools run in a worker thread."""
-        executor = self._executors.get(request.name)
-        if executor is None:
-            return ToolExecutionResult(unknown_tool_message(request.name, self.names), True)
-        try:
-            if hasattr(executor, "aexecute"):
-                return await executor.aexecute(request, memory_id)
-            import asyncio
-
-            return await asyncio.to_thread(executor.execute, request, memory_id)
-        except (ArgumentError, ToolArgumentsError) as error:
-            return ToolExecutionResult(str(error), True)
+        return self.execute(request, memory_id)

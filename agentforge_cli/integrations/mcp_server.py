@@ -1,4 +1,4 @@
-"""``agentforge serve``: the tool table as a Model Context Protocol server (SPEC 5).
+"""``agentforge serve``: the tool table as a Model Context Protocol server.
 
 Built on the official ``mcp`` Python SDK (2.x, low-level ``Server`` API), installed with
 the optional extra ``pip install 'agentforge-cli[mcp]'``. The SDK (and ``anyio``, which

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,50 +81,45 @@ def _fail(message: str, hint: str | None = None) -> None:
                 pytrace=False)
 
 
-# --- targets -----------------------------------------------------------------------------
+# --- targets ------------------------------------------------------------------------------
+# One loader for the command line, the MCP server and this plugin: integrations.targets.
 
-def configured_targets(config: pytest.Config) -> tuple[tuple[str, ...], Path]:
-    """The configured target strings and the directory relative file targets are read from.
+_HOW_TO_CONFIGURE = ("set agentforge_tools in the pytest configuration, pass "
+                     "--agentforge-tools TARGET, set AGENTFORGE_TOOLS, or add tools = [...] "
+                     "under [tool.agentforge] in pyproject.toml")
+
+
+def configured_targets(config: pytest.Config) -> Any:
+    """The configured targets (a :class:`~agentforge_cli.integrations.targets.TargetSource`).
 
     Fails the test (``pytest.fail``) when no target is configured anywhere.
     """
     __tracebackhide__ = True
-    from agentforge_cli.cli.errors import CliError
+    from agentforge_cli.errors import TargetError
     from agentforge_cli.integrations.targets import find_targets
 
     given = list(config.getoption("--agentforge-tools") or ()) or [
         line.strip() for line in config.getini("agentforge_tools") if line.strip()]
     try:
-        source = find_targets(given, cwd=Path(config.rootpath))
-    except CliError as exc:
-        _fail(exc.message, "set agentforge_tools in the pytest configuration, pass "
-              "--agentforge-tools TARGET, set AGENTFORGE_TOOLS, or add tools = [...] under "
-              "[tool.agentforge] in pyproject.toml")
-    return source.specs, source.base
+        return find_targets(given, cwd=Path(config.rootpath))
+    except TargetError as exc:
+        _fail(exc.message, _HOW_TO_CONFIGURE)
 
 
-def _load_objects(targets: Iterable[str], base: Path) -> list[Any]:
-    __tracebackhide__ = True
-    from agentforge_cli.cli.errors import CliError
-    from agentforge_cli.integrations.targets import load_target
-
-    objects: dict[int, Any] = {}  # by identity: one module named twice yields its tools once
-    for target in targets:
-        try:
-            for obj in load_target(target, base):
-                objects.setdefault(id(obj), obj)
-        except CliError as exc:
-            _fail(exc.message, exc.hint)
-    return list(objects.values())
-
-
-def _build(objects: list[Any]) -> dict[ToolSpecification, Any]:
+def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification, Any]:
+    """The tools of ``source``'s targets, plus those of ``objects`` (instances, modules,
+    functions given directly)."""
     __tracebackhide__ = True
     from agentforge_cli.core.discovery import build_local_tools
-    from agentforge_cli.errors import ToolDefinitionError
+    from agentforge_cli.errors import TargetError, ToolDefinitionError
+    from agentforge_cli.integrations.targets import load_objects
 
     try:
-        return build_local_tools(objects)
+        loaded = load_objects(source) if source.specs else []
+        unique = list({id(obj): obj for obj in [*loaded, *objects]}.values())
+        return build_local_tools(unique)
+    except TargetError as exc:
+        _fail(exc.message, exc.hint)
     except ToolDefinitionError as exc:
         _fail(f"the tools cannot be defined: {exc}")
     return {}  # not reached
@@ -135,9 +130,8 @@ def agentforge_service(request: pytest.FixtureRequest) -> Any:
     """A ``ToolService`` holding the tools of the configured targets."""
     from agentforge_cli.core.service import ToolService
 
-    targets, base = configured_targets(request.config)
     service = ToolService()
-    service.tools(_build(_load_objects(targets, base)))
+    service.tools(_load_tools(configured_targets(request.config)))
     return service
 
 
@@ -160,8 +154,7 @@ def agentforge_snapshot(request: pytest.FixtureRequest) -> Callable[..., list[An
               fail_on: str = "breaking") -> list[Any]:
         __tracebackhide__ = True
         if specs_or_targets is None:
-            targets, base = configured_targets(config)
-            specs = list(_build(_load_objects(targets, base)))
+            specs = list(_load_tools(configured_targets(config)))
         else:
             specs = _specifications(specs_or_targets, Path(config.rootpath))
         return _check(specs, path, fail_on=fail_on, config=config)
@@ -184,11 +177,13 @@ def _specifications(value: Any, base: Path) -> list[ToolSpecification]:
     many = isinstance(value, list | tuple | set | frozenset | types.GeneratorType)
     items = list(value) if many else [value]
     specs = [item for item in items if isinstance(item, ToolSpecification)]
-    strings = [item for item in items if isinstance(item, str)]
+    strings = tuple(item for item in items if isinstance(item, str))
     objects = [item for item in items if not isinstance(item, ToolSpecification | str)]
-    objects.extend(_load_objects(strings, base))
-    if objects:
-        specs.extend(_build(list({id(obj): obj for obj in objects}.values())))
+    if strings or objects:
+        from agentforge_cli.integrations.targets import TargetSource
+
+        source = TargetSource(specs=strings, origin="assert_tools_match_snapshot", base=base)
+        specs.extend(_load_tools(source, objects))
     return specs
 
 
@@ -208,7 +203,7 @@ def assert_tools_match_snapshot(specs_or_targets: Any, path: str | os.PathLike[s
             runs with ``--agentforge-update-snapshots``.
 
     Returns:
-        The findings (:class:`~agentforge_cli.schema.lint.Finding`) that did not fail the test.
+        The findings (:class:`~agentforge_cli.schema.findings.Finding`) that did not fail the test.
     """
     __tracebackhide__ = True
     config = _current_config()
@@ -220,7 +215,7 @@ def assert_tools_match_snapshot(specs_or_targets: Any, path: str | os.PathLike[s
 def _check(specs: list[ToolSpecification], path: str | os.PathLike[str], *, fail_on: str,
            config: pytest.Config | None, update: bool | None = None) -> list[Any]:
     __tracebackhide__ = True
-    from agentforge_cli.schema.lint import fails, format_findings, summarize
+    from agentforge_cli.schema.findings import fails, format_findings, summarize
     from agentforge_cli.schema.snapshots import SnapshotError, SnapshotMissingError, check_snapshot
 
     if fail_on not in ("breaking", "warning", "info"):

@@ -28,8 +28,15 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
-from agentforge_cli.schema.lint import BREAKING, INFO, WARNING, Finding, subject
-from agentforge_cli.schema.providers.base import ROOT, child_path, json_type
+from agentforge_cli.schema.findings import BREAKING, INFO, WARNING, Finding, finding
+from agentforge_cli.schema.jsonschema import (
+    META_KEYWORDS,
+    ROOT,
+    child_path,
+    definitions,
+    json_type,
+    resolve_ref,
+)
 
 __all__ = ["diff_specs"]
 
@@ -53,21 +60,16 @@ def diff_specs(old: Iterable[ToolSpecification], new: Iterable[ToolSpecification
             findings.extend(_diff_tool(before, new_by_name[name]))
         elif name in renamed:
             after = new_by_name[renamed[name]]
-            findings.append(_tool_finding(after.name, "tool-renamed", WARNING,
-                                          f'renamed from "{name}" (same parameters); a model '
-                                          f'that calls "{name}" gets an unknown-tool error'))
+            findings.append(finding(after.name, "tool-renamed", WARNING,
+                                    f'renamed from "{name}" (same parameters); a model '
+                                    f'that calls "{name}" gets an unknown-tool error'))
             findings.extend(_diff_tool(before, after))
         else:
-            findings.append(_tool_finding(name, "tool-removed", BREAKING,
-                                          "the tool was removed"))
+            findings.append(finding(name, "tool-removed", BREAKING, "the tool was removed"))
     for name in added:
         if name not in renamed.values():
-            findings.append(_tool_finding(name, "tool-added", INFO, "the tool was added"))
+            findings.append(finding(name, "tool-added", INFO, "the tool was added"))
     return findings
-
-
-def _tool_finding(tool: str, rule: str, level: str, text: str) -> Finding:
-    return Finding(tool=tool, rule=rule, level=level, message=f"{subject(tool)}: {text}")
 
 
 def _canonical(value: Any) -> str:
@@ -97,9 +99,9 @@ def _renames(removed: list[str], added: list[str], old: dict[str, ToolSpecificat
 
 def _diff_tool(before: ToolSpecification, after: ToolSpecification) -> Iterator[Finding]:
     if before.description != after.description:
-        yield _tool_finding(after.name, "description-changed", WARNING,
-                            f"the description changed from {_short(before.description)} "
-                            f"to {_short(after.description)}")
+        yield finding(after.name, "description-changed", WARNING,
+                      f"the description changed from {_short(before.description)} "
+                      f"to {_short(after.description)}")
     differ = _SchemaDiff(after.name, before.parameters, after.parameters)
     differ.compare(before.parameters, after.parameters, ROOT)
     yield from differ.findings
@@ -156,14 +158,13 @@ class _SchemaDiff:
 
     def __init__(self, tool: str, old_root: dict[str, Any], new_root: dict[str, Any]):
         self.tool = tool
-        self.old_defs = old_root.get("$defs") or {}
-        self.new_defs = new_root.get("$defs") or {}
+        self.old_defs = definitions(old_root)
+        self.new_defs = definitions(new_root)
         self.findings: list[Finding] = []
         self.active: set[tuple[str | None, str | None]] = set()
 
     def add(self, level: str, rule: str, path: str, text: str) -> None:
-        self.findings.append(Finding(tool=self.tool, rule=rule, level=level, path=path,
-                                     message=f"{subject(self.tool, path)}: {text}"))
+        self.findings.append(finding(self.tool, rule, level, text, path))
 
     # -- resolution
 
@@ -175,16 +176,14 @@ class _SchemaDiff:
             return {"not": {}}, None
         if not isinstance(schema, dict):
             return {}, None
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref[len("#/$defs/"):]
-            target = defs.get(name)
-            if isinstance(target, dict):
-                merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-                inner, _ = _SchemaDiff._resolve(merged, defs) if "$ref" in target else (
-                    merged, None)
-                return inner, name
-        return schema, None
+        merged, name = resolve_ref(schema, defs)
+        seen = {name}
+        while "$ref" in merged and name is not None:  # a chain of $refs, to its end
+            merged, inner = resolve_ref(merged, defs)
+            if inner is None or inner in seen:
+                break
+            seen.add(inner)
+        return merged, name
 
     def _branches(self, schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
         """A schema as the alternatives it accepts (``anyOf``/``oneOf`` members, or one
@@ -199,9 +198,9 @@ class _SchemaDiff:
             return out
         kind = schema.get("type")
         if isinstance(kind, list) and len(kind) > 1:
-            rest = {k: v for k, v in schema.items() if k not in _META}
+            rest = {k: v for k, v in schema.items() if k not in META_KEYWORDS}
             return [{**rest, "type": k} for k in kind]
-        return [{k: v for k, v in schema.items() if k not in _META}]
+        return [{k: v for k, v in schema.items() if k not in META_KEYWORDS}]
 
     # -- comparison
 
@@ -467,9 +466,6 @@ class _SchemaDiff:
         if before is False or after is False:
             return
         self.compare(before, after, child_path(path, 0, "items"))
-
-
-_META = frozenset({"description", "title", "default", "examples", "$comment", "deprecated"})
 
 
 def _rest(items: Any) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import SnapshotError, SnapshotMissingError
 from agentforge_cli.schema.drift import diff_specs
-from agentforge_cli.schema.lint import INFO, Finding
+from agentforge_cli.schema.findings import INFO, Finding
 
 __all__ = [
     "SNAPSHOT_VERSION",

@@ -7,7 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "sample_tools" / "transcripts"
 CRM = "sample_tools.crm:CrmTools"
-SEED_LIST = (
+TABLE_LIST = (
     "[queryCustomer] 按客户名查询客户信息\n"
     "  parameters: { name: string (required), limit: integer (required) }\n"
 )

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import CRM, ROOT, SEED_LIST, TRANSCRIPTS
+from cli_support import CRM, ROOT, TABLE_LIST, TRANSCRIPTS
 
 AGENTFORGE = Path(sys.executable).parent / "agentforge"
 if not AGENTFORGE.exists():  # pragma: no cover - a python outside the virtualenv
@@ -41,10 +41,10 @@ def test_version():
     assert text(done.stdout) == "agentforge 0.1.0\n"
 
 
-def test_tools_list_seed_view():
+def test_tools_list_table_view():
     done = run("tools", "list", CRM)
     assert done.returncode == 0
-    assert text(done.stdout) == SEED_LIST
+    assert text(done.stdout) == TABLE_LIST
 
 
 def test_tools_call_exit_codes():

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from cli_support import CRM, TRANSCRIPTS
+from cli_support import CRM, ROOT, TRANSCRIPTS
 
-SEED_TRACE = [
+from agentforge_cli.replay.transcripts import TranscriptFormat, open_transcript, registry
+
+CRM_TRACE = [
     '[user]    查一下客户"长路"的信息',
     "[think]   call queryCustomer",
     '[act]     queryCustomer {"name":"长路","limit":5}',
@@ -33,11 +38,11 @@ COUNTING_TOOLS = """
 
 
 @pytest.mark.parametrize("name", ["crm.jsonl", "crm_openai.json", "crm_anthropic.json"])
-def test_each_format_replays_the_seed_trace(cli, name):
+def test_each_format_replays_the_same_trace(cli, name):
     result = cli("replay", str(TRANSCRIPTS / name), "-t", CRM)
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[:5] == SEED_TRACE
+    assert lines[:5] == CRM_TRACE
     assert "matched           1" in lines
     assert "✓ 1 call replayed, no result differs" in lines
     assert result.stderr == ""
@@ -262,3 +267,137 @@ def test_lone_surrogates_in_results_are_reported_safely(cli, write_module, tmp_p
     assert "bad\\udcff" in failure.text
     trace = cli("replay", str(path), "-t", str(module))
     assert "bad\\udcff" in trace.stdout
+
+
+# -- adding a transcript format: one module, one registry entry -------------------------------
+
+TERSE_FORMAT = '''"""A made-up transcript format: ``{"ask"}``, ``{"run", "with", "id"}`` and
+``{"got", "id"}`` lines (a user message, a call, a result)."""
+
+from agentforge_cli.replay.transcripts import Claim, ToolResult, UserMessage
+from agentforge_cli.replay.transcripts.calls import calls_to_answer, named_call
+from agentforge_cli.replay.transcripts.records import Record
+
+NAME = "terse"
+TITLE = "terse lines"
+
+
+def claims(data):
+    own = isinstance(data, dict) and bool(data.keys() & {"ask", "run", "got"})
+    return Claim.OWN if own else Claim.NO
+
+
+def record_events(record, book):
+    data, where = record.data, record.where
+    if record.blank:
+        return []
+    if "ask" in data:
+        return [UserMessage(content=data["ask"], where=where)]
+    if "run" in data:
+        function = {"name": data["run"], "arguments": data.get("with")}
+        return [named_call(function, data.get("id"), data, book, where)]
+    index = book.result(data.get("id"), where)
+    return [ToolResult(call_index=index, id=data.get("id"), content=data["got"],
+                       is_error=None, where=where)]
+
+
+def rewrite(records, updates, answered, book):
+    for record in records:
+        events = record_events(record, book)
+        result = events[0] if events and isinstance(events[0], ToolResult) else None
+        if result is not None and result.call_index in updates:
+            text = updates[result.call_index][0]
+            yield Record({**record.data, "got": text}, record.where, record.position)
+            continue
+        yield record
+        for call in calls_to_answer(events, updates, answered):
+            yield Record({"got": updates[call.index][0], "id": call.id})
+'''
+"""A format module written as a user would, registered by the tests below."""
+
+TERSE_TRANSCRIPT = (
+    '{"ask":"查一下客户"}\n'
+    '{"run":"queryCustomer","with":{"name":"长路","limit":5},"id":"a"}\n'
+    '{"got":"customer:长路,limit:5","id":"a"}\n'
+    '{"run":"queryCustomer","with":{"name":"小明","limit":3},"id":"b"}\n'
+    '{"got":"stale","id":"b"}\n'
+    '{"run":"queryCustomer","with":{"name":"老王","limit":1}}\n')
+
+
+@pytest.fixture
+def terse(tmp_path, monkeypatch):
+    """The made-up ``terse`` format, registered (the registry is restored afterwards)."""
+    source = tmp_path / "terse_format.py"
+    source.write_text(TERSE_FORMAT, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("terse_format", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, module))
+    path = tmp_path / "talk.jsonl"
+    path.write_text(TERSE_TRANSCRIPT, encoding="utf-8")
+    return module, path
+
+
+def test_a_registered_format_is_detected_read_and_rewritten(terse):
+    module, path = terse
+    assert isinstance(module, TranscriptFormat)
+    transcript = open_transcript(path)
+    assert transcript.format == "terse"
+    assert [type(e).__name__ for e in transcript.events()] == [
+        "UserMessage", "ToolCall", "ToolResult", "ToolCall", "ToolResult", "ToolCall"]
+    assert open_transcript(path, "terse").format == "terse"
+    with pytest.raises(ValueError, match="agentforge, openai, anthropic, terse"):
+        open_transcript(path, "yaml")
+
+
+def test_a_registered_format_replays_and_updates_through_the_cli(cli, terse):
+    _, path = terse
+    result = cli("replay", str(path), "-t", CRM, "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["format"] == "terse"
+    assert data["summary"] == {"matched": 1, "mismatched": 1, "unrecorded": 1}
+    assert cli("replay", str(path), "-t", CRM, "--update").exit_code == 0
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert lines[4] == {"got": "customer:小明,limit:3", "id": "b"}
+    assert lines[6] == {"got": "customer:老王,limit:1", "id": None}
+    again = cli("replay", str(path), "-t", CRM, "--json")
+    assert json.loads(again.stdout)["summary"]["matched"] == 3
+
+
+_REGISTER_THEN_RUN = """
+import sys
+sys.path.insert(0, sys.argv.pop(1))
+import terse_format
+from agentforge_cli.replay.transcripts import registry
+registry.FORMATS = (*registry.FORMATS, terse_format)  # what the registry line does
+from agentforge_cli.cli.app import main
+sys.argv[0] = "agentforge"
+main()
+"""
+
+
+def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
+    (tmp_path / "terse_format.py").write_text(TERSE_FORMAT, encoding="utf-8")
+    path = tmp_path / "talk.jsonl"
+    path.write_text(TERSE_TRANSCRIPT, encoding="utf-8")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _REGISTER_THEN_RUN, str(tmp_path),
+                               *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+    done = run("replay", str(path), "-t", CRM, "--format", "TERSE", "--json")
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["format"] == "terse"
+    shown = run("replay", "--help").stdout
+    assert "<auto|agentforge|openai|anthropic|terse>" in shown
+    assert "OpenAI chat messages, Anthropic messages or terse lines." in shown
+
+
+def test_format_choices_and_help_are_the_registry(cli):
+    from agentforge_cli.cli.replay_cmd import FormatName
+
+    assert [choice.value for choice in FormatName] == ["auto", *registry.format_names()]
+    shown = " ".join(cli("replay", "--help").stdout.split())
+    assert f"The recorded conversation: {registry.join_titles()}." in shown.replace("│ ", "")

@@ -8,6 +8,7 @@ import pytest
 from cli_support import CRM
 
 from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.errors import AgentForgeError, TargetConfigError, TargetError
 from agentforge_cli.integrations.targets import ENV_VAR, find_targets
 
 
@@ -29,7 +30,7 @@ def test_environment_then_pyproject(tmp_path):
 
 
 def test_nothing_anywhere_is_a_usage_error(tmp_path):
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(TargetConfigError) as info:
         find_targets([], cwd=tmp_path, environ={})
     assert ENV_VAR in info.value.hint
     assert "[tool.agentforge]" in info.value.hint
@@ -37,13 +38,13 @@ def test_nothing_anywhere_is_a_usage_error(tmp_path):
 
 def test_pyproject_without_the_table_is_no_configuration(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.other]\nk = 1\n')
-    with pytest.raises(UsageError, match="no tool target given"):
+    with pytest.raises(TargetConfigError, match="no tool target given"):
         find_targets([], cwd=tmp_path, environ={})
 
 
 def test_bad_pyproject_is_a_usage_error(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.agentforge]\ntools = 5\n")
-    with pytest.raises(UsageError, match="list of strings"):
+    with pytest.raises(TargetConfigError, match="list of strings"):
         find_targets([], cwd=tmp_path, environ={})
 
 
@@ -188,3 +189,10 @@ def test_malformed_target_strings(cli):
 def test_load_error_classes_have_exit_codes():
     assert LoadError("x").exit_code == 3
     assert UsageError("x").exit_code == 2
+
+
+def test_target_errors_belong_to_the_one_exception_tree():
+    # the loader is shared by the CLI, the plugin and the MCP server: it raises core errors
+    assert issubclass(TargetConfigError, TargetError)
+    assert issubclass(TargetError, AgentForgeError)
+    assert TargetError("x", hint="y").hint == "y"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_support import CRM, SEED_LIST
+from cli_support import CRM, TABLE_LIST
 from rich.cells import cell_len
 
 FAILING_TOOLS = """
@@ -39,10 +39,10 @@ def test_version(cli):
 # -- tools list ------------------------------------------------------------------------------
 
 
-def test_list_matches_the_seed_view(cli):
+def test_list_prints_the_readable_table(cli):
     result = cli("tools", "list", CRM)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == SEED_LIST
+    assert result.stdout == TABLE_LIST
     assert "\x1b[" not in result.stdout
 
 

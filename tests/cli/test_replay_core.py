@@ -1,4 +1,4 @@
-"""``agentforge_cli.replay.runner``: result comparison and the replay engine (no CLI)."""
+"""``agentforge_cli.replay``: result comparison, the replay engine and its report (no CLI)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,9 @@ import pytest
 from cli_support import TRANSCRIPTS
 
 from agentforge_cli import ToolService, build_local_tools
-from agentforge_cli.replay.runner import (
-    MATCHED,
-    MISMATCHED,
-    UNRECORDED,
-    CallReport,
-    Replayer,
-    replay,
-    result_diff,
-    same_result,
-)
+from agentforge_cli.replay.compare import result_diff, same_result
+from agentforge_cli.replay.report import MATCHED, MISMATCHED, UNRECORDED, CallReport
+from agentforge_cli.replay.runner import Replayer, replay
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     ToolCall,
@@ -110,3 +103,11 @@ def test_replay_a_sample_file():
     assert report.summary == {MATCHED: 1, MISMATCHED: 1, UNRECORDED: 1}
     assert report.calls[1].diff == ["- recorded: customer:小明,limit:30",
                                     "+ actual:   customer:小明,limit:3"]
+
+
+def test_replaying_returns_data_and_prints_nothing(capsys):
+    transcript = open_transcript(TRANSCRIPTS / "crm_mismatch.jsonl")
+    report = replay(transcript.events(), service())
+    assert capsys.readouterr() == ("", "")
+    assert [c.needs_update for c in report.calls] == [False, True, True]
+    assert report.to_dict()["summary"] == report.summary

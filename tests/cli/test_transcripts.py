@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cli_support import TRANSCRIPTS
@@ -12,11 +13,14 @@ from cli_support import TRANSCRIPTS
 from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
+    Claim,
     ToolCall,
     ToolResult,
     TranscriptError,
+    TranscriptFormat,
     UserMessage,
     open_transcript,
+    registry,
 )
 
 
@@ -34,7 +38,7 @@ def kinds(transcript) -> list[str]:
     return [type(e).__name__ for e in transcript.events()]
 
 
-SEED_EVENTS = ["UserMessage", "ToolCall", "ToolResult", "AssistantMessage"]
+CRM_EVENTS = ["UserMessage", "ToolCall", "ToolResult", "AssistantMessage"]
 
 
 @pytest.mark.parametrize(("name", "fmt", "container", "is_error"), [
@@ -46,7 +50,7 @@ def test_sample_transcripts_read_into_the_same_events(name, fmt, container, is_e
     transcript = open_transcript(TRANSCRIPTS / name)
     assert (transcript.format, transcript.container) == (fmt, container)
     events = list(transcript.events())
-    assert [type(e).__name__ for e in events] == SEED_EVENTS
+    assert [type(e).__name__ for e in events] == CRM_EVENTS
     call, result = events[1], events[2]
     assert (call.index, call.id, call.name) == (0, "call_1", "queryCustomer")
     assert json.loads(call.arguments) == {"name": "长路", "limit": 5}
@@ -284,3 +288,60 @@ def test_rewrite_escapes_lone_surrogates(tmp_path):
     path.read_bytes().decode("utf-8")  # still valid UTF-8
     (_, result) = open_transcript(path).events()
     assert result.content == "bad\udcff"
+
+
+# -- the format registry ---------------------------------------------------------------------
+
+
+def test_every_registered_format_conforms_to_the_protocol():
+    assert registry.FORMATS, "no format registered"
+    for fmt in registry.FORMATS:
+        assert isinstance(fmt, TranscriptFormat), fmt
+        assert fmt.NAME.islower() and fmt.NAME.isidentifier() and fmt.TITLE
+        for data in (None, 42, "text", [], {}, {"role": 1}, {"content": [1, None]}):
+            assert isinstance(fmt.claims(data), Claim), (fmt.NAME, data)
+    assert len(set(registry.format_names())) == len(registry.FORMATS)
+    assert not isinstance(object(), TranscriptFormat)  # the check does check something
+
+
+def test_registry_lookups(monkeypatch):
+    assert registry.format_names()[:3] == ("agentforge", "openai", "anthropic")
+    assert registry.find_format("openai").NAME == "openai"
+    assert registry.find_format("yaml") is None
+    titles = [SimpleNamespace(NAME=name, TITLE=name.upper()) for name in "abc"]
+    for count, joined in [(1, "A"), (2, "A or B"), (3, "A, B or C")]:
+        monkeypatch.setattr(registry, "FORMATS", tuple(titles[:count]))
+        assert registry.join_titles() == joined
+
+
+def test_plain_text_chat_is_read_as_openai(tmp_path):
+    path = write(tmp_path, "t.json", json.dumps([{"role": "system", "content": "s"},
+                                                 {"role": "user", "content": "hi"},
+                                                 {"role": "assistant", "content": "yo"}]))
+    assert open_transcript(path).format == "openai"
+
+
+def test_a_later_record_a_format_owns_decides_over_shared_ones(tmp_path):
+    path = write(tmp_path, "t.jsonl", jsonl(
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "x",
+                                           "input": {}}]}))
+    assert open_transcript(path).format == "anthropic"
+
+
+def test_a_record_both_chat_formats_own_goes_to_the_earlier_one(tmp_path):
+    path = write(tmp_path, "t.json", json.dumps([
+        {"role": "assistant", "tool_calls": [],
+         "content": [{"type": "tool_use", "id": "a", "name": "x", "input": {}}]}]))
+    transcript = open_transcript(path)
+    assert transcript.format == "openai"
+    with pytest.raises(TranscriptError, match="use --format anthropic"):
+        list(transcript.events())
+
+
+def test_an_unknown_record_names_every_registered_format(tmp_path):
+    path = write(tmp_path, "t.jsonl", jsonl({"foo": 1}))
+    with pytest.raises(TranscriptError) as info:
+        open_transcript(path)
+    assert info.value.where == "line 1"
+    assert registry.join_titles() in info.value.reason

@@ -164,7 +164,7 @@ def test_argument_error_is_an_error_result_with_the_cli_message(remote: Remote) 
 
 
 def test_missing_arguments_object_goes_through_the_pipeline(remote: Remote) -> None:
-    # No `arguments` at all: bound as {} (the seed's defaults), as `tools call` would.
+    # No `arguments` at all: bound as {} (lenient defaults), as `tools call` would.
     result = remote.call("add", None)
     assert (result.is_error, remote.text(result)) == (False, "0")
 

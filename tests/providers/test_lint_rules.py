@@ -9,17 +9,16 @@ import pytest
 from provider_testing import obj, raw, spec
 
 from agentforge_cli import P, tool
-from agentforge_cli.schema.lint import (
+from agentforge_cli.schema.findings import (
     Finding,
-    check_specs,
     exit_code,
     fails,
     findings_to_json,
     format_findings,
-    run_checks,
     summarize,
 )
-from agentforge_cli.schema.providers import NAME_RULES, PROVIDERS, name_problem
+from agentforge_cli.schema.lint import check_specs, run_checks
+from agentforge_cli.schema.providers import PROVIDERS, REGISTRY, name_problem
 from agentforge_cli.schema.snapshots import SnapshotMissingError
 
 
@@ -131,8 +130,11 @@ def test_name_rules(provider, name, accepted):
     assert (name_problem(provider, name) is None) is accepted
 
 
-def test_every_provider_has_a_name_rule():
-    assert set(NAME_RULES) == set(PROVIDERS)
+def test_every_registered_provider_is_checkable_by_name():
+    assert tuple(p.name for p in REGISTRY) == PROVIDERS
+    assert len(set(PROVIDERS)) == len(PROVIDERS)
+    for provider in REGISTRY:
+        assert name_problem(provider.name, "get_weather") is None, provider.name
 
 
 def test_provider_name_errors_are_per_provider():

@@ -14,8 +14,6 @@ from provider_testing import keywords_outside, obj, raw, schema_nodes, spec, spe
 from agentforge_cli import Int32, P, tool
 from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.schema.providers import (
-    GEMINI_KEYWORDS,
-    STRICT_KEYWORDS,
     ProviderExportError,
     convert_tool,
     export_tools,
@@ -25,8 +23,8 @@ from agentforge_cli.schema.providers import (
     to_mcp,
     to_openai,
 )
-from agentforge_cli.schema.providers.gemini import GEMINI_FORMATS
-from agentforge_cli.schema.providers.openai import STRICT_FORMATS
+from agentforge_cli.schema.providers.gemini import GEMINI_FORMATS, GEMINI_KEYWORDS
+from agentforge_cli.schema.providers.openai import STRICT_FORMATS, STRICT_KEYWORDS
 
 # --- sample modules through every provider --------------------------------------------------
 

@@ -94,6 +94,29 @@ def test_service_fixture_from_the_environment(pytester, run, monkeypatch):
     run().assert_outcomes(passed=2)
 
 
+CLASS_TOOLS = '''
+from agentforge_cli import tool
+
+class CrmTools:
+    @tool(name="queryCustomer")
+    def query(self, name: str) -> str:
+        """Look a customer up."""
+        return f"customer:{name}"
+'''
+
+
+def test_one_class_named_twice_gives_one_instance_as_in_the_cli(pytester, run):
+    # the plugin and the CLI share one target loader: a class reached through two target
+    # strings is instantiated once, so its tools are not defined twice
+    pytester.makepyfile(af_class_tools=CLASS_TOOLS, test_af_specs='''
+def test_specs(agentforge_specs):
+    assert [s.name for s in agentforge_specs] == ["queryCustomer"]
+''')
+    result = run("--agentforge-tools", "af_class_tools:CrmTools",
+                 "--agentforge-tools", "af_class_tools.py:CrmTools")
+    result.assert_outcomes(passed=1)
+
+
 def test_no_target_fails_with_a_hint(pytester, run):
     pytester.makepyfile(test_af_service=USES_SERVICE)
     result = run()

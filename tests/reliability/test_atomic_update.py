@@ -104,9 +104,9 @@ def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
 def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_whole(
         tmp_path, monkeypatch):
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay.transcripts import _records, open_transcript
+    from agentforge_cli.replay.transcripts import open_transcript, records
 
-    monkeypatch.setattr(_records, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(records, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "huge.jsonl"
     call = {"type": "tool_call", "id": "c1", "name": "slow_echo", "arguments": "{}"}
     path.write_text(json.dumps(call) + "\n" + json.dumps({**call, "pad": "x" * 5000}) + "\n")

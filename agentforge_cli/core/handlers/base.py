@@ -9,6 +9,7 @@ their path segment while the error travels up.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from agentforge_cli.core.jsonvalues import describe
@@ -19,43 +20,29 @@ __all__ = ["ALL_JSON_TYPES", "TypeHandler", "mismatch"]
 ALL_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 
 
+# Not frozen: an object type's handler exists (for recursive references) before its
+# coercer is built, and the registry sets ``coerce`` once it is. Compared by identity.
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class TypeHandler:
-    """The schema and the coercer of one annotation.
+    """The schema and the coercer of one annotation."""
 
-    Attributes:
-        label: How messages name the type (``int``, ``Int32``, ``list[int]``, ``Color``).
-        schema: The JSON Schema fragment.
-        coerce: ``value -> python value``; raises ``ArgumentError`` (path-less).
-        json_types: JSON types the handler takes natively (used to order ``Union`` members).
-        fast_type: When a parsed value has exactly this Python type it is already the
-            answer, and the binder skips ``coerce``.
-        seed_default: Value for a missing top-level argument when nothing else applies
-            (the seed's rule: ``0`` / ``0.0`` / ``False`` / ``None``).
-        optional_of: For ``X | None``, the handler of ``X`` (its schema is what a parameter
-            or field shows); otherwise ``None``.
-    """
-
-    __slots__ = ("coerce", "fast_type", "json_types", "label", "optional_of", "schema",
-                 "seed_default")
-
-    def __init__(
-        self,
-        *,
-        label: str,
-        schema: dict[str, Any],
-        coerce: Callable[[Any], Any],
-        json_types: frozenset[str],
-        fast_type: type | None = None,
-        seed_default: Any = None,
-        optional_of: TypeHandler | None = None,
-    ) -> None:
-        self.label = label
-        self.schema = schema
-        self.coerce = coerce
-        self.json_types = json_types
-        self.fast_type = fast_type
-        self.seed_default = seed_default
-        self.optional_of = optional_of
+    label: str
+    """How messages name the type (``int``, ``Int32``, ``list[int]``, ``Color``)."""
+    schema: dict[str, Any]
+    """The JSON Schema fragment."""
+    coerce: Callable[[Any], Any]
+    """``value -> python value``; raises ``ArgumentError`` (path-less)."""
+    json_types: frozenset[str]
+    """JSON types the handler takes natively (used to order ``Union`` members)."""
+    fast_type: type | None = None
+    """When a parsed value has exactly this Python type it is already the answer, and the
+    binder skips ``coerce``."""
+    lenient_default: Any = None
+    """Value for a missing top-level argument when nothing else applies and the binding
+    is not strict: ``0`` / ``0.0`` / ``False`` / ``None``."""
+    optional_of: TypeHandler | None = None
+    """For ``X | None``, the handler of ``X`` (its schema is what a parameter or field
+    shows); otherwise ``None``."""
 
     @property
     def field_schema(self) -> dict[str, Any]:
@@ -85,7 +72,7 @@ def decode_nested(value: str, want: type) -> Any:
     """Decode a container the model encoded twice (``"[1,2]"`` for a list).
 
     Parse the string; use it if it has the wanted shape (``list`` or ``dict``), else strip
-    one layer of quotes and escapes and try once more (seed 3.5).
+    one layer of quotes and escapes and try once more.
 
     Returns:
         The decoded container, or ``None`` when the string holds no such shape.

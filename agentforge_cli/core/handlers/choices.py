@@ -107,7 +107,7 @@ def optional_handler(inner: TypeHandler) -> TypeHandler:
         coerce=coerce,
         json_types=inner.json_types | {"null"},
         fast_type=inner.fast_type,
-        seed_default=None,
+        lenient_default=None,
         optional_of=inner,
     )
 

@@ -25,28 +25,22 @@ __all__ = [
 ]
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class FieldSpec:
-    """One field of an object type.
+    """One field of an object type."""
 
-    Attributes:
-        attr: Python attribute / keyword name.
-        key: JSON key (``P(name=...)`` or ``attr``).
-        handler: The field type's handler.
-        has_default: The class supplies a value when the field is missing.
-        default: The default value, when it is a plain constant (shown in the schema).
-        description: From ``P`` or the class docstring, else ``None``.
-    """
-
-    __slots__ = ("attr", "default", "description", "handler", "has_default", "key")
-
-    def __init__(self, attr: str, key: str, handler: TypeHandler, has_default: bool,
-                 default: Any, description: str | None) -> None:
-        self.attr = attr
-        self.key = key
-        self.handler = handler
-        self.has_default = has_default
-        self.default = default
-        self.description = description
+    attr: str
+    """Python attribute / keyword name."""
+    key: str
+    """JSON key (``P(name=...)`` or ``attr``)."""
+    handler: TypeHandler
+    """The field type's handler."""
+    has_default: bool
+    """The class supplies a value when the field is missing."""
+    default: Any
+    """The default value, when it is a plain constant (shown in the schema)."""
+    description: str | None
+    """From ``P`` or the class docstring, else ``None``."""
 
 
 def is_named_tuple(cls: type) -> bool:

@@ -53,11 +53,11 @@ def str_handler() -> TypeHandler:
         raise mismatch("string", "str", value)
 
     return TypeHandler(label="str", schema={"type": "string"}, coerce=coerce,
-                       json_types=_STRING, fast_type=str, seed_default=None)
+                       json_types=_STRING, fast_type=str, lenient_default=None)
 
 
 def bool_handler() -> TypeHandler:
-    """``bool``: JSON ``true``/``false`` only (the seed's strict rule)."""
+    """``bool``: JSON ``true``/``false`` only (``"true"``, ``1`` are refused)."""
 
     def coerce(value: Any) -> bool:
         if type(value) is bool:
@@ -65,7 +65,7 @@ def bool_handler() -> TypeHandler:
         raise mismatch("boolean", "bool", value)
 
     return TypeHandler(label="bool", schema={"type": "boolean"}, coerce=coerce,
-                       json_types=frozenset({"boolean"}), fast_type=bool, seed_default=False)
+                       json_types=frozenset({"boolean"}), fast_type=bool, lenient_default=False)
 
 
 def _numeric_string(value: str) -> str | None:
@@ -158,7 +158,7 @@ def int_handler(label: str = "int", minimum=None, maximum=None, fixed: bool = Fa
     return TypeHandler(
         label=label, schema=_bounded_schema({"type": "integer"}, minimum, maximum),
         coerce=coerce, json_types=frozenset({"integer"}),
-        fast_type=int if check is None else None, seed_default=0,
+        fast_type=int if check is None else None, lenient_default=0,
     )
 
 
@@ -191,7 +191,7 @@ def float_handler(label: str = "float", minimum=None, maximum=None, fixed: bool 
 
     return TypeHandler(
         label=label, schema=_bounded_schema({"type": "number"}, minimum, maximum),
-        coerce=coerce, json_types=frozenset({"integer", "number"}), seed_default=0.0,
+        coerce=coerce, json_types=frozenset({"integer", "number"}), lenient_default=0.0,
     )
 
 

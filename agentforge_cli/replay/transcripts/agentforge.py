@@ -1,4 +1,4 @@
-"""agentforge JSONL: one event a line (SPEC 6).
+"""agentforge JSONL: one event a line.
 
 ::
 
@@ -7,7 +7,7 @@
     {"type":"tool_result","id":"call_1","content":"customer:长路,limit:5","is_error":false}
     {"type":"assistant","content":"..."}
 
-A bare ``{"name": ..., "arguments": ...}`` line (the seed's function-call shape) is a
+A bare ``{"name": ..., "arguments": ...}`` line (the plain function-call shape) is a
 call with no id and, until a result follows, no recorded result. A ``tool_result``
 without an id answers the oldest call still waiting that has no id. ``system`` lines are
 accepted and skipped; any other ``type`` is an error.
@@ -19,18 +19,15 @@ Unchanged lines are written back byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts._records import (
+from agentforge_cli.replay.transcripts.calls import (
     CallBook,
-    Record,
+    Updates,
     calls_to_answer,
-    dumps,
     named_call,
-    optional_bool,
-    optional_id,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -39,18 +36,23 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.fields import optional_bool, optional_id
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.records import Record, dumps
 
 NAME = "agentforge"
+TITLE = "agentforge JSONL"
 TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
 
 
-def claims(data: Any) -> bool:
-    """Whether a record is an agentforge event line (used by auto-detection)."""
+def claims(data: Any) -> Claim:
+    """An event line (a known ``type``, or a bare ``{"name", ...}`` call) and no ``role``
+    is agentforge's own."""
     if not isinstance(data, dict) or "role" in data:
-        return False
+        return Claim.NO
     if data.get("type") in TYPES:
-        return True
-    return "type" not in data and isinstance(data.get("name"), str)
+        return Claim.OWN
+    return Claim.OWN if "type" not in data and isinstance(data.get("name"), str) else Claim.NO
 
 
 def _text(data: dict, path: Path, where: str) -> str:
@@ -98,7 +100,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                           f"(expected one of {', '.join(TYPES)})")
 
 
-def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
     """Yield the records with the updated results applied (see the module docstring)."""
     for record in records:

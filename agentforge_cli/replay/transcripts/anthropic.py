@@ -14,19 +14,10 @@ message when the next one is not a user's).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts._records import (
-    CallBook,
-    Record,
-    calls_to_answer,
-    content_text,
-    dumps,
-    optional_bool,
-    optional_id,
-    replace_content,
-)
+from agentforge_cli.replay.transcripts.calls import CallBook, Updates, calls_to_answer
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
     Event,
@@ -35,17 +26,28 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.fields import (
+    content_text,
+    optional_bool,
+    optional_id,
+    replace_content,
+)
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.records import Record, dumps
 
 NAME = "anthropic"
-_TOOL_BLOCKS = ("tool_use", "tool_result")
+TITLE = "Anthropic messages"
+_OWN_BLOCKS = ("tool_use", "tool_result", "thinking")
 
 
-def claims(data: Any) -> bool:
-    """Whether a message can only be Anthropic's (used by auto-detection)."""
+def claims(data: Any) -> Claim:
+    """A message with a ``tool_use``, ``tool_result`` or ``thinking`` block is Anthropic's
+    own. Plain text messages are left to OpenAI's format, which reads them the same way."""
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        return False
-    return any(isinstance(block, dict) and block.get("type") in (*_TOOL_BLOCKS, "thinking")
-               for block in data["content"])
+        return Claim.NO
+    own = any(isinstance(block, dict) and block.get("type") in _OWN_BLOCKS
+              for block in data["content"])
+    return Claim.OWN if own else Claim.NO
 
 
 def record_events(record: Record, book: CallBook) -> list[Event]:
@@ -132,7 +134,7 @@ def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
     return block
 
 
-def _apply(record: Record, events: list[Event], updates: Mapping[int, Any]) -> Record:
+def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
     """Rewrite the recorded ``tool_result`` blocks of one message."""
     targets = {e.where: e.call_index for e in events
                if isinstance(e, ToolResult) and e.call_index in updates}
@@ -170,7 +172,7 @@ def _merge(record: Record, waiting: list[dict]) -> Record:
     return Record(data, record.where, record.position)
 
 
-def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
     """Yield the messages with the updated results applied."""
     waiting: list[dict] = []

@@ -14,19 +14,15 @@ call that had none, after the tool messages that already follow its assistant me
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts._records import (
+from agentforge_cli.replay.transcripts.calls import (
     CallBook,
-    Record,
+    Updates,
     calls_to_answer,
-    content_text,
-    dumps,
     named_call,
-    optional_id,
-    replace_content,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -36,18 +32,25 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.fields import content_text, optional_id, replace_content
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.records import Record, dumps
 
 NAME = "openai"
+TITLE = "OpenAI chat messages"
 _SKIPPED = ("system", "developer")
 _RESULT_ROLES = ("tool", "function")
 
 
-def claims(data: Any) -> bool:
-    """Whether a message can only be OpenAI's (used by auto-detection)."""
+def claims(data: Any) -> Claim:
+    """A ``tool``/``function`` message or one with ``tool_calls``/``function_call`` is
+    OpenAI's own; any other message with a ``role`` is one it reads too (plain text chat
+    reads the same in both chat formats, and OpenAI's also skips system/developer)."""
     if not isinstance(data, dict):
-        return False
-    return (data.get("role") in _RESULT_ROLES or "tool_calls" in data
-            or "function_call" in data)
+        return Claim.NO
+    if data.get("role") in _RESULT_ROLES or "tool_calls" in data or "function_call" in data:
+        return Claim.OWN
+    return Claim.SHARED if isinstance(data.get("role"), str) else Claim.NO
 
 
 def _message(record: Record, path: Path) -> dict:
@@ -123,7 +126,7 @@ def _new_result(call: ToolCall, text: str) -> Record:
     return Record(data)
 
 
-def rewrite(records: Iterable[Record], updates: Mapping[int, Any], answered: set[int],
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
     """Yield the messages with the updated results applied."""
     waiting: list[Record] = []

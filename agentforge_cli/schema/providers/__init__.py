@@ -1,58 +1,49 @@
 """Provider exports: one ``ToolSpecification`` list, the wire shape each provider documents.
 
-=================  ===========================================================
-``openai``         ``[{"type": "function", "function": {name, description, parameters}}]``
-``openai-strict``  the same with ``"strict": true`` and a strict-mode schema
-``anthropic``      ``[{"name", "description", "input_schema"}]``
-``gemini``         ``[{"name", "description", "parameters"}]`` in Gemini's OpenAPI subset
-``mcp``            ``{"tools": [{"name", "description", "inputSchema"}]}``
-=================  ===========================================================
+Each provider is one module of this package that declares a
+:class:`~agentforge_cli.schema.providers.base.Provider` — its export, its tool-name rule,
+its own lint rules and the document its entries go in — and :data:`REGISTRY` lists them.
+Everything else reads the registry: :data:`PROVIDERS`, :data:`FORMATS`, the lint rules
+of ``tools check --provider``, and the choices and help of the command line.
 
 Every export is a pure function of the specifications. A part a provider cannot express
 exactly is exported in the closest accepted form and reported in
 :attr:`ProviderExport.warnings`; a part with no accepted form makes the export raise
 :class:`ProviderExportError`, which lists every such part (tool, parameter path, rule).
-Tool names are not checked here: :mod:`agentforge_cli.schema.lint` applies
-:data:`NAME_RULES`.
+Tool names are not checked here: :mod:`agentforge_cli.schema.lint` applies each
+provider's name rule.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
-from agentforge_cli.schema.providers.anthropic import convert_anthropic
+from agentforge_cli.schema.providers.anthropic import ANTHROPIC
 from agentforge_cli.schema.providers.base import (
+    Provider,
     ProviderExportError,
     SchemaIssue,
     ToolConversion,
-    display_path,
 )
-from agentforge_cli.schema.providers.gemini import GEMINI_KEYWORDS, convert_gemini
-from agentforge_cli.schema.providers.mcp import convert_mcp
-from agentforge_cli.schema.providers.openai import (
-    STRICT_KEYWORDS,
-    convert_openai,
-    convert_openai_strict,
-)
+from agentforge_cli.schema.providers.gemini import GEMINI
+from agentforge_cli.schema.providers.mcp import MCP
+from agentforge_cli.schema.providers.openai import OPENAI, OPENAI_STRICT
 
 __all__ = [
     "FORMATS",
-    "GEMINI_KEYWORDS",
-    "NAME_RULES",
     "PROVIDERS",
-    "STRICT_KEYWORDS",
-    "NameRule",
+    "REGISTRY",
+    "Provider",
     "ProviderExport",
     "ProviderExportError",
     "SchemaIssue",
     "ToolConversion",
     "convert_tool",
-    "display_path",
     "export_tools",
+    "get_provider",
     "name_problem",
     "provider_name",
     "to_anthropic",
@@ -61,79 +52,68 @@ __all__ = [
     "to_openai",
 ]
 
-PROVIDERS = ("openai", "openai-strict", "anthropic", "gemini", "mcp")
+REGISTRY: tuple[Provider, ...] = (OPENAI, OPENAI_STRICT, ANTHROPIC, GEMINI, MCP)
+"""Every provider agentforge knows, in the order the command line lists them."""
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # PROVIDERS and FORMATS are read from REGISTRY on each access, so they always agree
+    # with it (a test may register a provider of its own).
+    if name == "PROVIDERS":
+        return tuple(p.name for p in REGISTRY)
+    if name == "FORMATS":
+        return tuple(p.name for p in REGISTRY if p.list_format)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+PROVIDERS: tuple[str, ...]
 """The providers ``tools check --provider`` knows."""
 
-FORMATS = ("openai", "anthropic", "gemini", "mcp")
-"""The provider formats of ``tools list --format`` (``openai`` takes ``--strict``)."""
-
-_CONVERTERS: dict[str, Callable[[ToolSpecification], ToolConversion]] = {
-    "openai": convert_openai,
-    "openai-strict": convert_openai_strict,
-    "anthropic": convert_anthropic,
-    "gemini": convert_gemini,
-    "mcp": convert_mcp,
-}
+FORMATS: tuple[str, ...]
+"""The provider formats of ``tools list --format`` (a strict form is reached with
+``--strict``)."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class NameRule:
-    """What a provider accepts as a tool name."""
+def get_provider(provider: str, strict: bool = False) -> Provider:
+    """The registered provider of that name (case and spaces ignored); with ``strict``,
+    its strict form.
 
-    pattern: re.Pattern[str]
-    """The whole name must match."""
-    text: str
-    """The rule in words, for messages."""
-
-    def problem(self, name: str) -> str | None:
-        """``None`` when ``name`` is accepted, else what is wrong with it."""
-        if self.pattern.fullmatch(name):
-            return None
-        return f'the name "{name}": {self.text}'
-
-
-_OPENAI_NAMES = NameRule(pattern=re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-                         text="use 1 to 64 letters, digits, '_' or '-'")
-
-NAME_RULES: dict[str, NameRule] = {
-    "openai": _OPENAI_NAMES,
-    "openai-strict": _OPENAI_NAMES,
-    "anthropic": _OPENAI_NAMES,
-    "gemini": NameRule(pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}"),
-                       text="start with a letter or '_', then letters, digits, '_', '.', "
-                            "':' or '-', at most 64 characters"),
-    "mcp": NameRule(pattern=re.compile(r"[A-Za-z0-9_./-]{1,128}"),
-                    text="use 1 to 128 letters, digits, '_', '.', '-' or '/'"),
-}
-"""Tool-name rules per provider (SPEC 5)."""
-
-
-def name_problem(provider: str, name: str) -> str | None:
-    """What ``provider`` finds wrong with a tool name, or ``None``."""
-    return NAME_RULES[provider_name(provider)].problem(name)
+    Raises:
+        ValueError: For an unknown provider, or ``strict`` with a provider that has no
+            strict form.
+    """
+    name = provider.strip().lower()
+    by_name = {p.name: p for p in REGISTRY}
+    found = by_name.get(name)
+    if found is None:
+        raise ValueError(f"unknown provider {provider!r}; choose one of: "
+                         f"{', '.join(by_name)}")
+    if strict:
+        if found.strict is None:
+            with_strict = [p.name for p in REGISTRY if p.strict and p.list_format]
+            raise ValueError(f"strict mode applies to {', '.join(with_strict)} only, not "
+                             f"{provider!r}")
+        found = by_name[found.strict]
+    return found
 
 
 def provider_name(provider: str, strict: bool = False) -> str:
     """Normalise a provider name; ``("openai", strict=True)`` is ``openai-strict``.
 
     Raises:
-        ValueError: For an unknown provider, or ``strict`` with a provider other than
-            OpenAI.
+        ValueError: See :func:`get_provider`.
     """
-    name = provider.strip().lower()
-    if name not in _CONVERTERS:
-        raise ValueError(f"unknown provider {provider!r}; choose one of: "
-                         f"{', '.join(PROVIDERS)}")
-    if strict:
-        if name not in ("openai", "openai-strict"):
-            raise ValueError(f"strict mode applies to openai only, not {provider!r}")
-        name = "openai-strict"
-    return name
+    return get_provider(provider, strict).name
+
+
+def name_problem(provider: str, name: str) -> str | None:
+    """What ``provider`` finds wrong with a tool name, or ``None``."""
+    return get_provider(provider).name_rule.problem(name)
 
 
 def convert_tool(spec: ToolSpecification, provider: str) -> ToolConversion:
     """Convert one tool, collecting warnings and errors instead of raising."""
-    return _CONVERTERS[provider_name(provider)](spec)
+    return get_provider(provider).convert(spec)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -143,7 +123,8 @@ class ProviderExport:
     provider: str
     """The normalised provider name."""
     data: Any
-    """What to send: a JSON-able list (a ``{"tools": [...]}`` object for MCP)."""
+    """What to send: the provider's document of the entries (a JSON-able list, or e.g.
+    MCP's ``{"tools": [...]}``)."""
     warnings: list[SchemaIssue] = field(default_factory=list)
     """Parts exported in the closest accepted form."""
 
@@ -154,29 +135,27 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
 
     Args:
         specs: The specifications (a ``build_local_tools`` table works too: its keys).
-        provider: ``openai``, ``openai-strict``, ``anthropic``, ``gemini`` or ``mcp``.
-        strict: With ``openai``, the strict-mode form.
+        provider: A name of :data:`PROVIDERS`.
+        strict: The provider's strict form (``openai`` -> ``openai-strict``).
 
     Raises:
         ProviderExportError: Some part of some tool has no form the provider accepts;
             every such part is listed.
-        ValueError: Unknown provider (see :func:`provider_name`).
+        ValueError: Unknown provider (see :func:`get_provider`).
     """
-    name = provider_name(provider, strict)
-    convert = _CONVERTERS[name]
+    chosen = get_provider(provider, strict)
     entries: list[dict[str, Any]] = []
     warnings: list[SchemaIssue] = []
     errors: list[SchemaIssue] = []
     for spec in specs:
-        result = convert(spec)
+        result = chosen.convert(spec)
         warnings.extend(result.warnings)
         errors.extend(result.errors)
         if result.data is not None:
             entries.append(result.data)
     if errors:
-        raise ProviderExportError(name, errors)
-    data: Any = {"tools": entries} if name == "mcp" else entries
-    return ProviderExport(provider=name, data=data, warnings=warnings)
+        raise ProviderExportError(chosen.name, errors)
+    return ProviderExport(provider=chosen.name, data=chosen.wrap(entries), warnings=warnings)
 
 
 def to_openai(specs: Iterable[ToolSpecification], *, strict: bool = False

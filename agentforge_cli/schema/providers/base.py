@@ -1,90 +1,37 @@
-"""What every provider transform shares: issues, the export error, paths, ``$ref``s, and
-the steps the schema-walking transforms (Gemini, OpenAI strict) take alike.
+"""What a provider is (:class:`Provider`) and what every provider's export shares: issues,
+the conversion result, the tool-name rule, and :class:`ProviderWalker`.
 
-A transform walks one tool's ``parameters`` schema and builds the provider's form of it.
-Whatever the provider cannot express exactly is recorded as a *warning*
+A provider's export converts one tool's specification into the entry that provider
+documents. Whatever the provider cannot express exactly is recorded as a *warning*
 (:class:`SchemaIssue`) and exported in the closest accepted form; whatever has no accepted
 form at all is recorded as an *error*, and the export raises
 :class:`ProviderExportError` listing every one of them — a parameter is never dropped
 silently.
-
-Paths name the argument the model writes, JSONPath style: ``$`` is the arguments object,
-``$.items[*].qty`` the ``qty`` field of every element of ``items``, ``$.levels.*`` any
-value of the mapping ``levels``, ``$.destination[0]`` the first member of a fixed tuple and
-``$defs.Node`` a shared definition.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import ProviderExportError
+from agentforge_cli.schema.findings import Finding, subject
+from agentforge_cli.schema.jsonschema import ROOT, SchemaWalker, is_object_root, resolve_ref
 
 __all__ = [
-    "ROOT",
+    "LintRule",
+    "NameRule",
+    "Provider",
     "ProviderExportError",
+    "ProviderWalker",
     "SchemaIssue",
     "ToolConversion",
-    "Walker",
-    "child_path",
-    "display_path",
-    "json_type",
     "plain_copy",
-    "ref_cycle",
 ]
-
-ROOT = "$"
-"""The path of the arguments object itself."""
-
-_META_KEYS = frozenset({"description", "title", "default", "examples", "deprecated",
-                        "readOnly", "writeOnly", "$comment"})
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_REF_PREFIX = "#/$defs/"
-
-
-def child_path(path: str, segment: str | int, kind: str = "property") -> str:
-    """Extend a path: a ``property`` name, an ``items`` element, a ``prefix`` index, ``any``
-    value of a mapping."""
-    if kind == "property":
-        key = str(segment)
-        return f"{path}.{key}" if _IDENTIFIER.match(key) else f'{path}["{key}"]'
-    if kind == "items":
-        return f"{path}[*]"
-    if kind == "prefix":
-        return f"{path}[{segment}]"
-    if kind == "any":
-        return f"{path}.*"
-    raise ValueError(f"unknown path segment kind: {kind}")
-
-
-def display_path(path: str) -> str:
-    """The parameter as a person reads it: ``$.items[*].qty`` -> ``items[*].qty``."""
-    if path.startswith("$."):
-        return path[2:]
-    if path.startswith("$"):
-        return path[1:]
-    return path
-
-
-def json_type(value: Any) -> str:
-    """The JSON type of a JSON value: ``null``, ``boolean``, ``integer``, ``number``,
-    ``string``, ``array`` or ``object``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -92,7 +39,7 @@ class SchemaIssue:
     """Something a provider cannot take as it is."""
 
     provider: str
-    """``openai``, ``openai-strict``, ``anthropic``, ``gemini`` or ``mcp``."""
+    """The provider's name (``openai-strict``, ``gemini``, ...)."""
     tool: str
     """The tool's name."""
     path: str
@@ -103,9 +50,7 @@ class SchemaIssue:
     """What is wrong and what the export does about it."""
 
     def __str__(self) -> str:
-        where = display_path(self.path)
-        subject = f'tool "{self.tool}"' + (f', parameter "{where}"' if where else "")
-        return f"{self.provider}: {subject}: {self.message} [{self.rule}]"
+        return f"{self.provider}: {subject(self.tool, self.path)}: {self.message} [{self.rule}]"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -122,32 +67,82 @@ class ToolConversion:
     """Parts with no accepted form."""
 
 
-Convert = Callable[[Any, str], dict[str, Any]]
-"""A transform's recursion: ``(subschema, its path) -> the provider's form of it``."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NameRule:
+    """What a provider accepts as a tool name."""
+
+    pattern: re.Pattern[str]
+    """The whole name must match."""
+    text: str
+    """The rule in words, for messages."""
+
+    def problem(self, name: str) -> str | None:
+        """``None`` when ``name`` is accepted, else what is wrong with it."""
+        if self.pattern.fullmatch(name):
+            return None
+        return f'the name "{name}": {self.text}'
 
 
-class Walker:
-    """Base of a schema transform for one tool: collects issues, resolves ``$ref``s.
+LintRule = Callable[[ToolSpecification], Iterable[Finding]]
+"""A provider's own lint rule: the findings it has about one tool."""
 
-    A subclass that walks the schema phrases what its provider lacks in
-    :attr:`unsupported`, :attr:`no_form` and :attr:`untyped`, which the shared steps
-    (:meth:`typed`, :meth:`flatten`, :meth:`elements`, :meth:`drop`) put in their
-    messages.
+
+def _entries_as_they_are(entries: list[dict[str, Any]]) -> Any:
+    return entries
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Provider:
+    """Everything agentforge knows about one provider; the registry in
+    :mod:`agentforge_cli.schema.providers` lists them."""
+
+    name: str
+    """What ``tools check --provider`` takes, and the prefix of its findings' rules
+    (``gemini:free-form-object``)."""
+    convert: Callable[[ToolSpecification], ToolConversion]
+    """The export of one tool."""
+    name_rule: NameRule
+    """The tool names it accepts (lint reports ``<name>:name`` for any other)."""
+    lint_rules: tuple[LintRule, ...] = ()
+    """Its rules beyond the name rule and what the export reports."""
+    wrap: Callable[[list[dict[str, Any]]], Any] = _entries_as_they_are
+    """The document the exported entries go in (by default the list itself)."""
+    list_format: bool = True
+    """Whether ``tools list --format <name>`` exports it (a strict form is reached with
+    ``--strict`` on its plain format instead)."""
+    strict: str | None = None
+    """The provider ``--strict`` selects for this one (``openai`` -> ``openai-strict``; a
+    strict form names itself); ``None`` when there is no strict form."""
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy, so an export never shares dicts with the specification."""
+    return copy.deepcopy(value)
+
+
+class ProviderWalker(SchemaWalker):
+    """Base of a provider's transform of one tool: collects issues, resolves ``$ref``s, and
+    takes the steps the transforms share.
+
+    A subclass phrases what its provider lacks in :attr:`unsupported`, :attr:`no_form` and
+    :attr:`untyped_text`, which the shared steps (:meth:`untyped`, :meth:`flatten`,
+    :meth:`elements`, :meth:`drop`) put in their messages.
     """
 
     provider = ""
+    """The provider's name, as its issues carry it."""
     unsupported = "is not supported"
     """Ends a message about a keyword the provider leaves out (``oneOf ...``)."""
     no_form = "has no accepted form"
     """Ends a message about a part with no accepted form (``allOf of several schemas ...``)."""
-    untyped = "a value of any type (Any) has no accepted form; declare a concrete type"
+    untyped_text = "a value of any type (Any) has no accepted form; declare a concrete type"
     """The message of an ``untyped-value`` error."""
 
-    def __init__(self, spec: ToolSpecification) -> None:
+    def __init__(self, spec: ToolSpecification, provider: str | None = None) -> None:
+        super().__init__(spec.parameters)
+        if provider is not None:
+            self.provider = provider
         self.tool = spec.name
-        self.root: dict[str, Any] = spec.parameters if isinstance(spec.parameters, dict) else {}
-        defs = self.root.get("$defs")
-        self.defs: dict[str, Any] = defs if isinstance(defs, dict) else {}
         self.warnings: list[SchemaIssue] = []
         self.errors: list[SchemaIssue] = []
 
@@ -161,57 +156,55 @@ class Walker:
         self.errors.append(SchemaIssue(provider=self.provider, tool=self.tool, path=path,
                                        rule=rule, message=message))
 
-    def ref_name(self, ref: Any) -> str | None:
-        """``#/$defs/Node`` -> ``Node`` when it names a known definition, else ``None``."""
-        if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
-            name = ref[len(_REF_PREFIX):]
-            if name in self.defs:
-                return name
-        return None
-
-    def resolve(self, schema: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None]:
-        """Merge a ``$ref``'s definition under the schema's own keywords.
-
-        Returns:
-            ``(merged schema, definition name)``; the schema itself and ``None`` when it
-            has no ``$ref``. An unknown reference is an error and resolves to ``{}``.
-        """
-        ref = schema.get("$ref")
-        if ref is None:
-            return schema, None
-        name = self.ref_name(ref)
-        siblings = {k: v for k, v in schema.items() if k != "$ref"}
-        if name is None:
-            self.error(path, "unresolved-ref",
-                       f"$ref {ref!r} does not name a definition under $defs")
-            return siblings, None
-        return {**self.defs[name], **siblings}, name
-
     def conversion(self, data: dict[str, Any] | None) -> ToolConversion:
         """The result for the tool: ``data`` (``None`` when there are errors) and the
         issues recorded."""
         return ToolConversion(tool=self.tool, data=None if self.errors else data,
                               warnings=self.warnings, errors=self.errors)
 
+    def root_object(self) -> bool:
+        """Check that the parameters schema is a plain object; record an error if not."""
+        if not is_object_root(self.root):
+            self.error(ROOT, "root-not-object",
+                       'the parameters schema must be a plain {"type": "object"} schema')
+            return False
+        return True
+
+    # -- hooks every transform shares
+
+    def untyped(self, schema: Any, path: str) -> dict[str, Any]:
+        """A value of any type: an ``untyped-value`` error."""
+        self.error(path, "untyped-value", self.untyped_text)
+        return {}
+
+    def invalid(self, schema: Any, path: str) -> dict[str, Any]:
+        """Not a schema object: an ``invalid-schema`` error."""
+        self.error(path, "invalid-schema", f"not a schema object: {schema!r}")
+        return {}
+
+    # -- shared steps
+
+    def resolve(self, schema: dict[str, Any], path: str) -> tuple[dict[str, Any], str | None]:
+        """Merge a ``$ref``'s definition under the schema's own keywords.
+
+        Returns:
+            ``(merged schema, definition name)``; the schema itself and ``None`` when it
+            has no ``$ref``. An unknown reference is an error and resolves to the schema's
+            other keywords.
+        """
+        if "$ref" not in schema:
+            return schema, None
+        merged, name = resolve_ref(schema, self.defs)
+        if name is None:
+            self.error(path, "unresolved-ref",
+                       f"$ref {schema['$ref']!r} does not name a definition under $defs")
+            return {k: v for k, v in schema.items() if k != "$ref"}, None
+        return merged, name
+
     def drop(self, key: str, path: str) -> None:
         """Record a keyword the provider lacks, left out of the export (warning)."""
         self.warn(path, "unsupported-keyword", f'"{key}" {self.unsupported}; exported '
                   "without it (binding still checks the value)")
-
-    def typed(self, schema: Any, path: str) -> bool:
-        """Whether ``schema`` is a schema object that says something of its type.
-
-        Records an ``untyped-value`` error for a value of any type (``true``, ``{}``, or
-        annotations only) and an ``invalid-schema`` error for a non-object.
-        """
-        if schema is True or schema == {} or (
-                isinstance(schema, dict) and schema.keys() <= _META_KEYS):
-            self.error(path, "untyped-value", self.untyped)
-            return False
-        if not isinstance(schema, dict):
-            self.error(path, "invalid-schema", f"not a schema object: {schema!r}")
-            return False
-        return True
 
     def flatten(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         """``allOf`` of one schema merged in (its ``$ref`` resolved); ``oneOf`` read as
@@ -232,8 +225,7 @@ class Walker:
             schema = {**rest, "anyOf": [*rest.get("anyOf", ()), *schema["oneOf"]]}
         return schema
 
-    def elements(self, schema: dict[str, Any], out: dict[str, Any], path: str,
-                 convert: Convert) -> bool:
+    def elements(self, schema: dict[str, Any], out: dict[str, Any], path: str) -> bool:
         """Set ``out["items"]`` from an array schema's ``items`` and ``prefixItems``.
 
         A fixed tuple becomes ``items``: its one member type, or ``anyOf`` its distinct
@@ -249,12 +241,11 @@ class Walker:
         found = True
         if isinstance(prefix, list) and prefix:
             distinct: list[dict[str, Any]] = []
-            for i, member in enumerate(prefix):
-                converted = convert(member, child_path(path, i, "prefix"))
+            for converted in self.prefix_items(schema, path):
                 if converted not in distinct:
                     distinct.append(converted)
             if isinstance(items, dict) and items:
-                distinct.append(convert(items, child_path(path, 0, "items")))
+                distinct.append(self.items(schema, path))
             if len(distinct) > 1:
                 self.warn(path, "tuple-positions",
                           f"a fixed tuple (prefixItems) {self.unsupported}; exported as an "
@@ -267,45 +258,10 @@ class Walker:
                 out.setdefault("minItems", len(prefix))
                 out.setdefault("maxItems", len(prefix))
         elif isinstance(items, dict) or items is True:
-            out["items"] = convert(items, child_path(path, 0, "items"))
+            out["items"] = self.items(schema, path)
         else:
             found = False
         if schema.get("uniqueItems"):
             self.warn(path, "unique-items", f"uniqueItems {self.unsupported}; exported "
                       "without it (binding still removes duplicates of a set)")
         return found
-
-    def root_object(self) -> bool:
-        """Check that the parameters schema is a plain object; record an error if not."""
-        root = self.root
-        if not isinstance(root, dict) or root.get("type") != "object" or any(
-                key in root for key in ("anyOf", "oneOf", "allOf", "$ref", "not", "enum")):
-            self.error(ROOT, "root-not-object",
-                       'the parameters schema must be a plain {"type": "object"} schema')
-            return False
-        return True
-
-
-def ref_cycle(start: str, defs: dict[str, Any]) -> list[str]:
-    """The chain of bare ``$ref``s leading from the definition ``start`` back to itself
-    (``["A", "B", "A"]``), or ``[]`` when the definition describes a value."""
-    chain = [start]
-    current = defs.get(start)
-    while isinstance(current, dict) and isinstance(current.get("$ref"), str) and (
-            current.keys() - _META_KEYS == {"$ref"}):
-        ref = current["$ref"]
-        target = ref[len(_REF_PREFIX):] if ref.startswith(_REF_PREFIX) else None
-        if target is None or target not in defs:
-            return []
-        chain.append(target)
-        if target == start:
-            return chain
-        if target in chain[:-1]:
-            return []  # a cycle further on, reported for its own members
-        current = defs[target]
-    return []
-
-
-def plain_copy(value: Any) -> Any:
-    """A deep copy, so an export never shares dicts with the specification."""
-    return copy.deepcopy(value)

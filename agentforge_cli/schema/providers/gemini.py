@@ -15,25 +15,36 @@ Gemini reads ``parameters`` as a subset of the OpenAPI 3.0 schema object, so the
 * leaves ``parameters`` out for a tool without parameters, as Gemini asks.
 
 No accepted form exists for a recursive type and for a value typed ``Any`` (every
-schema needs one type).
+schema needs one type). Lint also warns about parameter names outside
+``^[A-Za-z_][A-Za-z0-9_]{0,63}$`` (``gemini:parameter-name``).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.schema.findings import WARNING, Finding, finding
+from agentforge_cli.schema.jsonschema import ROOT, child_path, json_type, ref_name
 from agentforge_cli.schema.providers.base import (
-    ROOT,
+    NameRule,
+    Provider,
+    ProviderWalker,
     ToolConversion,
-    Walker,
-    child_path,
-    json_type,
     plain_copy,
 )
 
-__all__ = ["GEMINI_FORMATS", "GEMINI_KEYWORDS", "convert_gemini"]
+__all__ = ["GEMINI", "GEMINI_FORMATS", "GEMINI_KEYWORDS", "GEMINI_NAMES", "convert_gemini"]
+
+GEMINI_NAMES = NameRule(pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}"),
+                        text="start with a letter or '_', then letters, digits, '_', '.', "
+                             "':' or '-', at most 64 characters")
+"""The tool names Gemini accepts."""
+
+_PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 GEMINI_KEYWORDS = frozenset({
     "type", "format", "title", "description", "nullable", "default", "items", "minItems",
@@ -41,7 +52,7 @@ GEMINI_KEYWORDS = frozenset({
     "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "minimum",
     "maximum",
 })
-"""The keywords of Gemini's OpenAPI subset (SPEC 5)."""
+"""The keywords of Gemini's OpenAPI subset."""
 
 GEMINI_FORMATS: dict[str, frozenset[str]] = {
     "string": frozenset({"date-time", "enum"}),
@@ -59,7 +70,7 @@ def convert_gemini(spec: ToolSpecification) -> ToolConversion:
     walker = _Gemini(spec)
     data: dict[str, Any] = {"name": spec.name, "description": spec.description}
     if walker.root_object():
-        parameters = walker.node(walker.root, ROOT, ())
+        parameters = walker.walk(walker.root, ROOT)
         if parameters.get("properties"):
             data["parameters"] = parameters
     return walker.conversion(data)
@@ -76,65 +87,75 @@ def _describe(out: dict[str, Any], note: str) -> None:
     out["description"] = f"{text} ({note})" if text else note.capitalize()
 
 
-class _Gemini(Walker):
+def parameter_names(spec: ToolSpecification) -> Iterator[Finding]:
+    """Lint: a warning for each parameter name Gemini does not document."""
+    properties = spec.parameters.get("properties") if isinstance(spec.parameters, dict) else None
+    for key in properties or {}:
+        if not _PARAMETER_NAME.fullmatch(key):
+            yield finding(spec.name, "gemini:parameter-name", WARNING,
+                          "Gemini documents parameter names as a letter or '_' followed by "
+                          "letters, digits or '_', at most 64 characters",
+                          child_path(ROOT, key))
+
+
+class _Gemini(ProviderWalker):
     provider = "gemini"
     unsupported = "is not in Gemini's schema subset"
     no_form = "has no form in Gemini's schema subset"
-    untyped = ("a value of any type (Any) has no form in Gemini's schema subset (every "
-               "schema needs one type); declare a concrete type")
+    untyped_text = ("a value of any type (Any) has no form in Gemini's schema subset (every "
+                    "schema needs one type); declare a concrete type")
 
-    def node(self, schema: Any, path: str, stack: tuple[str, ...]) -> dict[str, Any]:
-        if not self.typed(schema, path):
-            return {}
-        if "$ref" in schema:
-            name = self.ref_name(schema["$ref"])
-            if name is not None and name in stack:
-                self.error(path, "recursive-type",
-                           f'the recursive type "{name}" has no form in Gemini\'s schema '
-                           "subset (no $ref); limit the nesting with a non-recursive type")
-                return {"type": "object"}
-            merged, name = self.resolve(schema, path)
-            return self.node(merged, path, (*stack, name) if name else stack)
+    def reference(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        name = ref_name(schema["$ref"])
+        if name is not None and name in self.following:
+            self.error(path, "recursive-type",
+                       f'the recursive type "{name}" has no form in Gemini\'s schema '
+                       "subset (no $ref); limit the nesting with a non-recursive type")
+            return {"type": "object"}
+        merged, name = self.resolve(schema, path)
+        if name is None:
+            return self.walk(merged, path)
+        with self.entering(name):
+            return self.walk(merged, path)
+
+    def node(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         schema = self.flatten(schema, path)
         if "anyOf" in schema:
-            return self.union(schema, path, stack)
+            return self.union(schema, path)
         kind = schema.get("type")
         if isinstance(kind, list):
-            return self.type_list(schema, kind, path, stack)
+            return self.type_list(schema, kind, path)
         if "enum" in schema or "const" in schema:
             return self.choices(schema, path)
-        return self.single(schema, path, stack)
+        return self.single(schema, path)
 
-    def union(self, schema: dict[str, Any], path: str, stack: tuple[str, ...]
-              ) -> dict[str, Any]:
+    def union(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         members = list(schema["anyOf"])
         rest = {k: v for k, v in schema.items() if k != "anyOf"}
         others = [m for m in members if not _is_null(m)]
         null = len(others) < len(members)
         if len(others) == 1:
-            out = self.node({**others[0], **rest}, path, stack)
+            out = self.walk({**others[0], **rest}, path)
         elif not others:
             self.error(path, "null-only", "a value that can only be null has no form in "
                        "Gemini's schema subset")
             return {}
         else:
-            out = self.keywords(rest, path, stack)
-            out["anyOf"] = [self.node(m, path, stack) for m in others]
+            out = self.keywords(rest, path)
+            out["anyOf"] = [self.walk(m, path) for m in others]
         if null:
             out["nullable"] = True
         return out
 
-    def type_list(self, schema: dict[str, Any], kinds: list[Any], path: str,
-                  stack: tuple[str, ...]) -> dict[str, Any]:
+    def type_list(self, schema: dict[str, Any], kinds: list[Any], path: str) -> dict[str, Any]:
         rest = {k: v for k, v in schema.items() if k != "type"}
         members = [{"type": k} for k in kinds if k != "null"]
         if len(members) == 1:
-            out = self.node({**rest, **members[0]}, path, stack)
+            out = self.walk({**rest, **members[0]}, path)
         else:
             shared = {k: rest.pop(k) for k in ("description", "title", "default")
                       if k in rest}
-            out = self.node({**shared, "anyOf": [{**rest, **m} for m in members]},
-                            path, stack)
+            out = self.walk({**shared, "anyOf": [{**rest, **m} for m in members]}, path)
         if "null" in kinds:
             out["nullable"] = True
         return out
@@ -151,7 +172,7 @@ class _Gemini(Walker):
         kinds = sorted({json_type(v) for v in values}, key=_TYPES.index)
         if kinds == ["integer", "number"]:
             kinds = ["number"]
-        out = self.keywords(rest, path, ())
+        out = self.keywords(rest, path)
         if kinds == ["string"]:
             out = {"type": "string", **out, "enum": values}
         else:
@@ -170,8 +191,7 @@ class _Gemini(Walker):
             out["nullable"] = True
         return out
 
-    def single(self, schema: dict[str, Any], path: str, stack: tuple[str, ...]
-               ) -> dict[str, Any]:
+    def single(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         kind = schema.get("type")
         if kind is None:
             if "properties" in schema or "additionalProperties" in schema:
@@ -184,15 +204,15 @@ class _Gemini(Walker):
             return {}
         out: dict[str, Any] = {"type": kind} if kind else {}
         out.update(self.keywords({k: v for k, v in schema.items() if k != "type"},
-                                 path, stack, kind))
+                                 path, kind))
         if kind == "object":
-            self.object(schema, out, path, stack)
+            self.object(schema, out, path)
         elif kind == "array":
-            self.array(schema, out, path, stack)
+            self.array(schema, out, path)
         return out
 
-    def keywords(self, schema: dict[str, Any], path: str, stack: tuple[str, ...],
-                 kind: str | None = None) -> dict[str, Any]:
+    def keywords(self, schema: dict[str, Any], path: str, kind: str | None = None
+                 ) -> dict[str, Any]:
         """The scalar keywords of a schema, in Gemini's form."""
         out: dict[str, Any] = {}
         notes: list[str] = []
@@ -243,12 +263,10 @@ class _Gemini(Walker):
             inclusive = max(current, inclusive) if lower else min(current, inclusive)
         out[bound] = inclusive
 
-    def object(self, schema: dict[str, Any], out: dict[str, Any], path: str,
-               stack: tuple[str, ...]) -> None:
+    def object(self, schema: dict[str, Any], out: dict[str, Any], path: str) -> None:
         properties = schema.get("properties")
         if isinstance(properties, dict):
-            out["properties"] = {key: self.node(sub, child_path(path, key), stack)
-                                 for key, sub in properties.items()}
+            out["properties"] = self.properties(schema, path)
             required = [k for k in schema.get("required") or () if k in properties]
             if required or "required" in schema:
                 out["required"] = required
@@ -262,8 +280,12 @@ class _Gemini(Walker):
                       "additionalProperties); exported as a free-form object (binding "
                       "still coerces the values)")
 
-    def array(self, schema: dict[str, Any], out: dict[str, Any], path: str,
-              stack: tuple[str, ...]) -> None:
-        if not self.elements(schema, out, path, lambda sub, at: self.node(sub, at, stack)):
-            self.error(path, "untyped-items", f"an array without an items schema {self.no_form}; "
-                       "declare the element type")
+    def array(self, schema: dict[str, Any], out: dict[str, Any], path: str) -> None:
+        if not self.elements(schema, out, path):
+            self.error(path, "untyped-items", f"an array without an items schema "
+                       f"{self.no_form}; declare the element type")
+
+
+GEMINI = Provider(name="gemini", convert=convert_gemini, name_rule=GEMINI_NAMES,
+                  lint_rules=(parameter_names,))
+"""Gemini function declarations."""

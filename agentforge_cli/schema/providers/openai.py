@@ -17,37 +17,48 @@ Structured Outputs) accepts a subset of JSON Schema only, so the strict transfor
 No accepted form exists — and the export fails — for an object whose keys are not fixed
 (``dict[str, V]``, a free-form object), a value typed ``Any``, ``allOf`` of several
 schemas, and schemas beyond strict mode's documented size limits.
+
+Two providers live here: :data:`OPENAI` (``openai``) and :data:`OPENAI_STRICT`
+(``openai-strict``, what ``tools list --format openai --strict`` exports).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.schema.jsonschema import ROOT, definition_path, ref_cycle, ref_name
 from agentforge_cli.schema.providers.base import (
-    ROOT,
+    NameRule,
+    Provider,
+    ProviderWalker,
     ToolConversion,
-    Walker,
-    child_path,
     plain_copy,
-    ref_cycle,
 )
 
 __all__ = [
     "MAX_NESTING",
     "MAX_PROPERTIES",
+    "OPENAI",
+    "OPENAI_NAMES",
+    "OPENAI_STRICT",
     "STRICT_FORMATS",
     "STRICT_KEYWORDS",
     "convert_openai",
     "convert_openai_strict",
 ]
 
+OPENAI_NAMES = NameRule(pattern=re.compile(r"[a-zA-Z0-9_-]{1,64}"),
+                        text="use 1 to 64 letters, digits, '_' or '-'")
+"""The tool names OpenAI accepts, plain or strict."""
+
 STRICT_KEYWORDS = frozenset({
     "type", "description", "properties", "required", "additionalProperties", "items",
     "enum", "anyOf", "$defs", "$ref", "const", "title", "pattern", "format", "multipleOf",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
 })
-"""The keywords OpenAI strict mode accepts (SPEC 5)."""
+"""The keywords OpenAI strict mode accepts."""
 
 STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname",
                             "ipv4", "ipv6", "uuid"})
@@ -64,8 +75,7 @@ _NULL = {"type": "null"}
 
 def convert_openai(spec: ToolSpecification) -> ToolConversion:
     """The plain (non-strict) function tool: ``parameters`` as generated."""
-    walker = Walker(spec)
-    walker.provider = "openai"
+    walker = ProviderWalker(spec, "openai")
     return walker.conversion({
         "type": "function",
         "function": {"name": spec.name, "description": spec.description,
@@ -111,45 +121,62 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [inner, dict(_NULL)], **outer}
 
 
-class _Strict(Walker):
+class _Strict(ProviderWalker):
     provider = "openai-strict"
     unsupported = "is not supported in strict mode"
     no_form = "has no strict-mode form"
-    untyped = ("a value of any type (Any) has no strict-mode form: every schema needs a "
-               "type; declare a concrete type")
+    untyped_text = ("a value of any type (Any) has no strict-mode form: every schema needs "
+                    "a type; declare a concrete type")
 
     def __init__(self, spec: ToolSpecification) -> None:
         super().__init__(spec)
-        self.properties = 0
+        self.property_count = 0
+        self.depth = 0  # objects around the node being walked
+        self.inlining: set[tuple[str, int]] = set()  # (definition, depth) being inlined
 
     def convert_root(self) -> dict[str, Any]:
         if not self.root_object():
             return {}
-        out = self.node(self.root, ROOT, 0)
+        out = self.walk(self.root, ROOT)
         if self.defs:
             out["$defs"] = {}
+            self.depth = 1
             for name, schema in self.defs.items():
                 if ref_cycle(name, self.defs):
-                    self.error(f"$defs.{name}", "ref-cycle", f"the definition {name!r} is "
-                               "only a $ref back to itself; it describes no value")
-                out["$defs"][name] = self.node(schema, f"$defs.{name}", 1)
-        if self.properties > MAX_PROPERTIES:
+                    self.error(definition_path(name), "ref-cycle", f"the definition "
+                               f"{name!r} is only a $ref back to itself; it describes no "
+                               "value")
+                out["$defs"][name] = self.walk(schema, definition_path(name))
+            self.depth = 0
+        if self.property_count > MAX_PROPERTIES:
             self.error(ROOT, "too-many-properties",
-                       f"{self.properties} object properties in total; strict mode allows "
-                       f"at most {MAX_PROPERTIES}")
+                       f"{self.property_count} object properties in total; strict mode "
+                       f"allows at most {MAX_PROPERTIES}")
         return out
 
-    def node(self, schema: Any, path: str, depth: int) -> dict[str, Any]:
-        if not self.typed(schema, path):
+    def reference(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
+        if len(schema) == 1:  # kept: the definition is exported under $defs
+            if ref_name(schema["$ref"]) not in self.defs:
+                self.resolve(schema, path)  # records the unresolved reference
+            return dict(schema)
+        merged, name = self.resolve(schema, path)  # strict mode takes no $ref siblings
+        if name is None:
+            return self.node(merged, path)
+        # Inlining a recursive type ends at MAX_NESTING objects; one that meets itself
+        # again before the next object level would never end.
+        inlined = (name, self.depth)
+        if inlined in self.inlining:
+            self.error(path, "recursive-ref", f"the definition {name!r} is inlined into "
+                       "itself (strict mode takes no keywords beside a $ref); it has no "
+                       "strict-mode form")
             return {}
-        if "$ref" in schema:
-            if len(schema) == 1:
-                if self.ref_name(schema["$ref"]) is None:
-                    self.resolve(schema, path)  # records the unresolved reference
-                return dict(schema)
-            schema, _ = self.resolve(schema, path)  # strict mode takes no $ref siblings
-            if "$ref" in schema:
-                return self.node(schema, path, depth)
+        self.inlining.add(inlined)
+        try:
+            return self.walk(merged, path) if "$ref" in merged else self.node(merged, path)
+        finally:
+            self.inlining.discard(inlined)
+
+    def node(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         schema = self.flatten(schema, path)
         out: dict[str, Any] = {}
         kind = schema.get("type")
@@ -166,7 +193,7 @@ class _Strict(Walker):
             if key in skip:
                 continue
             if key == "anyOf":
-                out["anyOf"] = [self.node(m, path, depth) for m in value]
+                out["anyOf"] = self.members(schema, "anyOf", path)
             elif key == "format" and value not in STRICT_FORMATS:
                 self.warn(path, "unsupported-format",
                           f'format "{value}" is not supported in strict mode; exported '
@@ -176,18 +203,16 @@ class _Strict(Walker):
             else:
                 self.drop(key, path)
         if is_object:
-            self.object(schema, out, path, depth)
+            self.object(schema, out, path)
         if is_array:
-            self.array(schema, out, path, depth)
+            self.array(schema, out, path)
         return out
 
-    def object(self, schema: dict[str, Any], out: dict[str, Any], path: str,
-               depth: int) -> None:
-        if depth >= MAX_NESTING:
+    def object(self, schema: dict[str, Any], out: dict[str, Any], path: str) -> None:
+        if self.depth >= MAX_NESTING:
             self.error(path, "too-deep", f"objects nested more than {MAX_NESTING} levels "
                        "deep; strict mode does not accept them")
             return
-        properties = schema.get("properties") or {}
         # An object that lists its properties is closed here (the arguments object lists
         # them without saying additionalProperties); one that lists none is free-form.
         extra = schema.get("additionalProperties", "properties" not in schema)
@@ -202,20 +227,29 @@ class _Strict(Walker):
             self.warn(path, "unsupported-keyword", '"propertyNames" is not supported in '
                       "strict mode; exported without it")
         required = set(schema.get("required") or ())
-        converted: dict[str, Any] = {}
-        for key, sub in properties.items():
-            self.properties += 1
-            prop = self.node(sub, child_path(path, key), depth + 1)
-            converted[key] = prop if key in required else nullable(prop)
+        self.depth += 1
+        try:
+            converted = self.properties(schema, path)
+        finally:
+            self.depth -= 1
+        self.property_count += len(converted)
         out["type"] = "object"
-        out["properties"] = converted
+        out["properties"] = {key: prop if key in required else nullable(prop)
+                             for key, prop in converted.items()}
         out["required"] = list(converted)
         out["additionalProperties"] = False
 
-    def array(self, schema: dict[str, Any], out: dict[str, Any], path: str,
-              depth: int) -> None:
+    def array(self, schema: dict[str, Any], out: dict[str, Any], path: str) -> None:
         out["type"] = "array"
-        found = self.elements(schema, out, path, lambda sub, at: self.node(sub, at, depth))
-        if not found and schema.get("items") is None:
-            self.error(path, "untyped-items", f"an array without an items schema {self.no_form}; "
-                       "declare the element type")
+        if not self.elements(schema, out, path) and schema.get("items") is None:
+            self.error(path, "untyped-items", f"an array without an items schema "
+                       f"{self.no_form}; declare the element type")
+
+
+OPENAI = Provider(name="openai", convert=convert_openai, name_rule=OPENAI_NAMES,
+                  strict="openai-strict")
+"""OpenAI function tools as generated (``--strict`` selects :data:`OPENAI_STRICT`)."""
+
+OPENAI_STRICT = Provider(name="openai-strict", convert=convert_openai_strict,
+                         name_rule=OPENAI_NAMES, list_format=False, strict="openai-strict")
+"""OpenAI function tools in strict mode (``tools list --format openai --strict``)."""

@@ -1,26 +1,28 @@
-"""Reading a transcript file into records, pairing results with calls, and the field
-checks and steps the formats share.
+"""A transcript file as records, and JSON text as transcripts are written.
 
-A *record* is one JSONL line or one element of a JSON document's message list. JSONL is
-read lazily, line by line, in binary so that a line that is not UTF-8 is reported by
-number; a JSON document is parsed whole (it has to be). Blank JSONL lines are records
-with ``data`` ``None`` so that a rewrite keeps them.
+A *record* is one JSONL line or one element of a JSON document's message list; every
+format reads records, whatever file they came from. JSONL is read lazily, line by line,
+in binary so that a line that is not UTF-8 is reported by number; a JSON document is
+parsed whole (it has to be). Blank JSONL lines are records with ``data`` ``None`` so that
+a rewrite keeps them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.events import Event, ToolCall, TranscriptError
+from agentforge_cli.replay.transcripts.events import TranscriptError
 
-__all__ = ["CallBook", "Document", "Record", "calls_to_answer", "content_text", "dumps",
-           "iter_jsonl", "load_document", "named_call", "read_head"]
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_LINE_BYTES", "Document", "Record", "dumps",
+           "iter_jsonl", "load_document", "read_head"]
 
 
+# Hot path: one Record per JSONL line. Not frozen (a frozen __init__ pays an
+# object.__setattr__ per field) and built positionally; nothing changes one once built.
 @dataclass(slots=True)
 class Record:
     """One line or message."""
@@ -41,7 +43,7 @@ class Record:
         return self.data is None and self.text is not None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Document:
     """A whole-file JSON transcript."""
 
@@ -205,148 +207,5 @@ def load_document(path: Path) -> Document:
     records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(messages)]
     stripped = text.strip()
     indent = 2 if "\n" in stripped else None
-    return Document(records, envelope, indent, text.endswith("\n"))
-
-
-def content_text(value: Any) -> str:
-    """The text of a message or result ``content``: a string, or text parts/blocks.
-
-    Text blocks (``{"type": "text", "text": ...}``) are joined with newlines; any other
-    block, and any other JSON value, is written as compact JSON text.
-    """
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        parts = []
-        for block in value:
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(
-                    block.get("text"), str):
-                parts.append(block["text"])
-            elif isinstance(block, str):
-                parts.append(block)
-            else:
-                parts.append(dumps(block))
-        return "\n".join(parts)
-    if value is None:
-        return ""
-    return dumps(value)
-
-
-def replace_content(old: Any, text: str) -> Any:
-    """New ``content`` holding ``text`` in the shape of the old one (string or blocks)."""
-    if isinstance(old, list):
-        return [{"type": "text", "text": text}]
-    return text
-
-
-class CallBook:
-    """Pairs results with calls while a transcript is read.
-
-    Calls are numbered in order. A result with an id answers the waiting call with that
-    id; a result without one answers the oldest waiting call that has no id, else the
-    oldest waiting call. Only waiting calls are remembered, so reading is constant-memory
-    when results follow their calls.
-
-    Args:
-        path: The transcript (for error messages).
-        track_answered: Keep the set of answered call indexes (for a rewrite).
-    """
-
-    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
-        self.path = path
-        self.count = 0
-        self._waiting: dict[int, str | None] = {}
-        self._anonymous: dict[int, None] = {}
-        self._by_id: dict[str, int] = {}
-        self.answered: set[int] | None = set() if track_answered else None
-
-    def call(self, call_id: str | None, where: str) -> int:
-        """Register a call; returns its index."""
-        index = self.count
-        if call_id is None:
-            self._anonymous[index] = None
-        else:
-            if call_id in self._by_id:
-                raise TranscriptError(self.path, where,
-                                      f"tool call id {call_id!r} is used twice "
-                                      "before its first call was answered")
-            self._by_id[call_id] = index
-        self._waiting[index] = call_id
-        self.count += 1
-        return index
-
-    def result(self, call_id: str | None, where: str) -> int:
-        """Register a result; returns the index of the call it answers."""
-        if call_id is not None:
-            index = self._by_id.pop(call_id, None)
-            if index is None:
-                raise TranscriptError(self.path, where,
-                                      f"tool result for call id {call_id!r}, but no earlier "
-                                      "call with that id is waiting for a result")
-        elif self._anonymous:
-            index = next(iter(self._anonymous))
-        elif self._waiting:
-            index = next(iter(self._waiting))
-            self._by_id.pop(self._waiting[index], None)
-        else:
-            raise TranscriptError(self.path, where,
-                                  "tool result without an id, and no call is waiting for a "
-                                  "result")
-        del self._waiting[index]
-        self._anonymous.pop(index, None)
-        if self.answered is not None:
-            self.answered.add(index)
-        return index
-
-
-def optional_id(value: Any, path: Path, where: str, field: str) -> str | None:
-    """A call id: a string (a number is accepted and written as text) or absent."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    raise TranscriptError(path, where, f'"{field}" must be a string, got {dumps(value)}')
-
-
-def arguments_text(value: Any, path: Path, where: str) -> str:
-    """The raw argument string of a call: a string as is, an object as compact JSON."""
-    if value is None:
-        return "{}"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return dumps(value)
-    raise TranscriptError(path, where, "the call's arguments must be a JSON string or "
-                          f"object, got {dumps(value)[:80]}")
-
-
-def optional_bool(value: Any, path: Path, where: str, field: str) -> bool | None:
-    """``is_error``: true, false, or absent/null."""
-    if value is None or isinstance(value, bool):
-        return value
-    raise TranscriptError(path, where, f'"{field}" must be true or false, got {dumps(value)}')
-
-
-def named_call(function: dict, call_id: str | None, raw: Any, book: CallBook,
-               where: str) -> ToolCall:
-    """The call of a ``{"name", "arguments"}`` object (``arguments`` a JSON string or
-    object), registered with ``book``; ``raw`` is what the event keeps as recorded."""
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise TranscriptError(book.path, where, 'a tool call needs a "name" string')
-    arguments = arguments_text(function.get("arguments"), book.path, where)
-    index = book.call(call_id, where)
-    return ToolCall(index=index, id=call_id, name=name, arguments=arguments, raw=raw,
-                    where=where)
-
-
-def calls_to_answer(events: Iterable[Event], updates: Mapping[int, Any],
-                    answered: set[int]) -> Iterator[ToolCall]:
-    """The calls among ``events`` that a rewrite adds a result for: updated, and with no
-    result recorded."""
-    for event in events:
-        if (isinstance(event, ToolCall) and event.index in updates
-                and event.index not in answered):
-            yield event
+    return Document(records=records, envelope=envelope, indent=indent,
+                    trailing_newline=text.endswith("\n"))

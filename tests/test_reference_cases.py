@@ -1,4 +1,6 @@
-"""The seed's own test list (design doc 5.2), one test per entry, same names in snake_case."""
+"""Reference cases: one test per behaviour the harness promises, end to end through
+``build_local_tools``, the executor and ``ToolService`` (the CRM example, coercion, defaults,
+error switches, argument repair)."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ class Level(Enum):
 
 
 class Recorder:
-    """Tools recording what they receive (the seed's test fixtures)."""
+    """Tools recording what they receive."""
 
     def __init__(self) -> None:
         self.calls: list[tuple] = []
@@ -136,7 +138,7 @@ def test_should_decorate_executor_with_logging(caplog):
 @pytest.mark.parametrize("arguments", [None, "", "   ", "\n\t", "null"])
 def test_should_return_empty_map_for_null_or_empty_input(arguments):
     assert parse_arguments(arguments) == {}
-    # The factory side of the same edge: no targets, no tools.
+    # The build side of the same edge: no targets, no tools.
     assert build_local_tools(None) == {}
     assert build_local_tools([]) == {}
 

@@ -1,4 +1,4 @@
-"""SPEC 2: the factory's targets, definition errors, duplicates, ``ToolSpecification``."""
+"""``build_local_tools``: its targets, definition errors, duplicates, ``ToolSpecification``."""
 
 from __future__ import annotations
 
@@ -241,7 +241,7 @@ def test_tool_specification_fields():
     assert len({spec, other}) == 2
 
 
-def test_factory_returns_specification_keys():
+def test_build_local_tools_returns_specification_keys():
     tools = build_local_tools([crm.CrmTools(), weather])
     for spec, executor in tools.items():
         assert isinstance(spec, ToolSpecification)

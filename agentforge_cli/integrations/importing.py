@@ -1,0 +1,173 @@
+"""Import what a target names: a module by dotted name or a ``.py`` file, then an attribute
+path inside it, then an instance of a class whose constructor takes no arguments.
+
+Every failure becomes a :class:`~agentforge_cli.errors.TargetError` that names the target
+and says what to do. Standard library only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.errors import TargetConfigError, TargetError
+
+__all__ = ["ensure_on_path", "import_location", "instantiate", "read_attribute", "short",
+           "split_target"]
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def split_target(spec: str) -> tuple[str, str | None]:
+    """``location[:Name]`` -> (location, Name); a Windows drive colon is not a separator."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or not head or tail.startswith(("/", "\\")):
+        return spec, None
+    if not tail:
+        raise TargetConfigError(f"target {spec!r} has nothing after ':'",
+                                hint="write package.module:Name or path/to/file.py:Name")
+    return head, tail
+
+
+def ensure_on_path(directory: Path) -> None:
+    """Put ``directory`` first on the import path unless it is there already."""
+    text = str(directory)
+    if text not in sys.path:
+        sys.path.insert(0, text)
+
+
+def short(exc: BaseException) -> str:
+    """``TypeName: first line of the message``."""
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def import_location(spec: str, location: str, base: Path) -> Any:
+    """The module at ``location``: a ``.py`` path (relative to ``base``) or a dotted name."""
+    if location.endswith(".py") or "/" in location or "\\" in location:
+        return _import_file(spec, location, base)
+    return _import_module(spec, location)
+
+
+def _import_failure(spec: str, module: str, exc: BaseException) -> TargetError:
+    if isinstance(exc, ModuleNotFoundError) and exc.name and (
+            module == exc.name or module.startswith(exc.name + ".")):
+        return TargetError(f"cannot load target {spec!r}: no module named {exc.name!r}",
+                           hint="check the spelling; the current directory is on the import "
+                                "path, so run agentforge from your project's root")
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename}, line {exc.lineno}" if exc.filename else "the module"
+        message = f"cannot load target {spec!r}: syntax error in {where}: {exc.msg}"
+        if exc.text and exc.text.strip():
+            message += f"\n  {exc.text.strip()}"
+        return TargetError(message)
+    return TargetError(f"cannot load target {spec!r}: importing {module} failed: {short(exc)}")
+
+
+def _import_module(spec: str, name: str) -> Any:
+    if not _DOTTED.fullmatch(name):
+        raise TargetError(f"cannot load target {spec!r}: {name!r} is neither a module name "
+                          "nor a path to a .py file")
+    try:
+        return importlib.import_module(name)
+    except (Exception, SystemExit) as exc:
+        raise _import_failure(spec, name, exc) from exc
+
+
+def _module_name_for(path: Path) -> str | None:
+    """The dotted name of a file inside packages reachable from ``sys.path``, if any."""
+    parts = [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file():
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    if len(parts) == 1:
+        return None
+    root = str(directory)
+    if any(os.path.abspath(entry or ".") == root for entry in sys.path):
+        name = ".".join(parts)
+        return name if _DOTTED.fullmatch(name) else None
+    return None
+
+
+def _import_file(spec: str, location: str, base: Path) -> Any:
+    path = Path(location)
+    if not path.is_absolute():
+        path = base / path
+    path = path.resolve()
+    if not path.is_file():
+        raise TargetError(f"cannot load target {spec!r}: no such file {str(path)!r}")
+    dotted = _module_name_for(path)
+    if dotted is not None:
+        return _import_module(spec, dotted)
+    ensure_on_path(path.parent)
+    name = path.stem if path.stem.isidentifier() else "agentforge_target"
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if os.path.abspath(getattr(existing, "__file__", "") or "") == str(path):
+            return existing
+        name = f"_agentforge_target_{abs(hash(str(path))):x}"
+        if name in sys.modules:
+            return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise TargetError(f"cannot load target {spec!r}: {path} is not a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        sys.modules.pop(name, None)
+        raise _import_failure(spec, str(path), exc) from exc
+    return module
+
+
+def read_attribute(spec: str, module: Any, name: str) -> Any:
+    """``module.a.b`` for the dotted ``name``; a missing part suggests close names."""
+    value = module
+    for part in name.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            import difflib
+
+            owner = getattr(value, "__name__", type(value).__name__)
+            close = difflib.get_close_matches(part, [a for a in dir(value)
+                                                     if not a.startswith("_")], n=3)
+            hint = f"did you mean: {', '.join(close)}?" if close else None
+            raise TargetError(f"cannot load target {spec!r}: {owner!r} has no attribute "
+                              f"{part!r}", hint=hint) from None
+        except Exception as exc:  # a property that raises
+            raise TargetError(f"cannot load target {spec!r}: reading {part!r} failed: "
+                              f"{short(exc)}") from exc
+    return value
+
+
+def instantiate(spec: str, cls: type) -> Any:
+    """``cls()``, refused with a hint when the constructor needs arguments."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        needed = [p.name for p in signature.parameters.values()
+                  if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if needed:
+            raise TargetError(
+                f"cannot load target {spec!r}: class {cls.__qualname__} needs constructor "
+                f"arguments ({', '.join(needed)}); only a class whose constructor takes no "
+                "arguments can be created for you",
+                hint=f"create an instance in its module, e.g. `tools = {cls.__name__}(...)`, "
+                     "and target module:tools")
+    try:
+        return cls()
+    except Exception as exc:
+        raise TargetError(f"cannot load target {spec!r}: creating {cls.__qualname__}() "
+                          f"failed: {short(exc)}") from exc

@@ -1,0 +1,89 @@
+"""Whether today's result is the recorded one, and how they differ.
+
+* When both texts parse as JSON they are compared as JSON values: object key order is
+  ignored, numbers are compared by value (``5`` equals ``5.0``; exactly, never through
+  ``float``), and ``true`` never equals ``1``;
+* otherwise they are compared as text.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["result_diff", "same_result"]
+
+
+def _parse_json(text: str) -> tuple[bool, Any]:
+    def refuse(name: str) -> Any:
+        raise ValueError(name)
+
+    try:
+        return True, json.loads(text, parse_float=Decimal, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | Decimal) and isinstance(b, int | Decimal):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def same_result(expected: str, actual: str) -> bool:
+    """Whether two result texts are the same result (JSON-aware, see the module docstring)."""
+    if expected == actual:
+        return True
+    ok_a, a = _parse_json(expected)
+    ok_b, b = _parse_json(actual)
+    if ok_a and ok_b:
+        try:
+            return _same_json(a, b)
+        except RecursionError:
+            return False
+    return False
+
+
+def _pretty(text: str) -> list[str]:
+    ok, value = _parse_json(text)
+    if ok and isinstance(value, dict | list):
+        try:
+            return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True,
+                              default=str).splitlines()
+        except (ValueError, RecursionError):
+            pass
+    return text.splitlines() or [""]
+
+
+def result_diff(expected: str, actual: str, expected_is_error: bool | None = None,
+                is_error: bool = False) -> list[str]:
+    """Readable lines saying how today's result differs from the recorded one.
+
+    Short single-line results give ``- recorded: ...`` / ``+ actual:   ...``; longer ones
+    (and JSON objects and arrays, pretty-printed with sorted keys) a unified diff.
+    """
+    import difflib
+
+    lines: list[str] = []
+    if expected_is_error is not None and expected_is_error != is_error:
+        lines.append(f"is_error: recorded {str(expected_is_error).lower()}, "
+                     f"actual {str(is_error).lower()}")
+    if same_result(expected, actual):
+        return lines
+    old, new = _pretty(expected), _pretty(actual)
+    if len(old) == 1 and len(new) == 1:
+        lines.append(f"- recorded: {old[0]}")
+        lines.append(f"+ actual:   {new[0]}")
+        return lines
+    for line in difflib.unified_diff(old, new, "recorded", "actual", n=1, lineterm=""):
+        lines.append(line)
+    return lines

@@ -1,0 +1,98 @@
+"""Pairing results with calls while a transcript is read, and the calls a rewrite answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.replay.transcripts.events import Event, ToolCall, TranscriptError
+from agentforge_cli.replay.transcripts.fields import arguments_text
+
+__all__ = ["CallBook", "Updates", "calls_to_answer", "named_call"]
+
+Updates = Mapping[int, tuple[str, bool]]
+"""Today's results a rewrite writes: call index (``ToolCall.index``) -> ``(text, is_error)``."""
+
+
+class CallBook:
+    """Pairs results with calls while a transcript is read.
+
+    Calls are numbered in order. A result with an id answers the waiting call with that
+    id; a result without one answers the oldest waiting call that has no id, else the
+    oldest waiting call. Only waiting calls are remembered, so reading is constant-memory
+    when results follow their calls.
+
+    Args:
+        path: The transcript (for error messages).
+        track_answered: Keep the set of answered call indexes (for a rewrite).
+    """
+
+    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
+        self.path = path
+        self.count = 0
+        self._waiting: dict[int, str | None] = {}
+        self._anonymous: dict[int, None] = {}
+        self._by_id: dict[str, int] = {}
+        self.answered: set[int] | None = set() if track_answered else None
+
+    def call(self, call_id: str | None, where: str) -> int:
+        """Register a call; returns its index."""
+        index = self.count
+        if call_id is None:
+            self._anonymous[index] = None
+        else:
+            if call_id in self._by_id:
+                raise TranscriptError(self.path, where,
+                                      f"tool call id {call_id!r} is used twice "
+                                      "before its first call was answered")
+            self._by_id[call_id] = index
+        self._waiting[index] = call_id
+        self.count += 1
+        return index
+
+    def result(self, call_id: str | None, where: str) -> int:
+        """Register a result; returns the index of the call it answers."""
+        if call_id is not None:
+            index = self._by_id.pop(call_id, None)
+            if index is None:
+                raise TranscriptError(self.path, where,
+                                      f"tool result for call id {call_id!r}, but no earlier "
+                                      "call with that id is waiting for a result")
+        elif self._anonymous:
+            index = next(iter(self._anonymous))
+        elif self._waiting:
+            index = next(iter(self._waiting))
+            self._by_id.pop(self._waiting[index], None)
+        else:
+            raise TranscriptError(self.path, where,
+                                  "tool result without an id, and no call is waiting for a "
+                                  "result")
+        del self._waiting[index]
+        self._anonymous.pop(index, None)
+        if self.answered is not None:
+            self.answered.add(index)
+        return index
+
+
+def named_call(function: dict, call_id: str | None, raw: Any, book: CallBook,
+               where: str) -> ToolCall:
+    """The call of a ``{"name", "arguments"}`` object (``arguments`` a JSON string or
+    object), registered with ``book``; ``raw`` is what the event keeps as recorded."""
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise TranscriptError(book.path, where, 'a tool call needs a "name" string')
+    arguments = arguments_text(function.get("arguments"), book.path, where)
+    index = book.call(call_id, where)
+    return ToolCall(index=index, id=call_id, name=name, arguments=arguments, raw=raw,
+                    where=where)
+
+
+def calls_to_answer(events: Iterable[Event], updates: Updates,
+                    answered: set[int]) -> Iterator[ToolCall]:
+    """The calls among ``events`` that a rewrite adds a result for: updated, and with no
+    result recorded."""
+    for event in events:
+        if (isinstance(event, ToolCall) and event.index in updates
+                and event.index not in answered):
+            yield event

@@ -1,0 +1,46 @@
+"""The transcript formats replay knows, in auto-detection order.
+
+:data:`FORMATS` is the one list: ``open_transcript`` detects and looks formats up in it,
+and ``agentforge replay --format`` takes its choices and help from it. Adding a format is
+one module satisfying :class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat`
+and one line here. Read it through the functions below (not a copy taken at import), so
+that what is registered at the time of the call counts.
+"""
+
+from __future__ import annotations
+
+from agentforge_cli.replay.transcripts import agentforge, anthropic, openai
+from agentforge_cli.replay.transcripts.format import TranscriptFormat
+
+__all__ = ["FORMATS", "find_format", "format_names", "join_titles"]
+
+FORMATS: tuple[TranscriptFormat, ...] = (
+    # Detection asks in this order, and --format lists the names in it. The order only
+    # decides a record that two formats both claim as their own:
+    # - agentforge first: its event lines (a "type", no "role") are unmistakable;
+    # - OpenAI before Anthropic: a message holding both OpenAI's tool_calls/tool roles and
+    #   Anthropic's blocks is then read as OpenAI's, whose reader refuses Anthropic blocks
+    #   by name ("use --format anthropic") instead of quietly dropping the OpenAI calls.
+    agentforge,
+    openai,
+    anthropic,
+)
+"""Every format, in the order auto-detection asks them (the first to claim a record as
+its own wins)."""
+
+
+def format_names() -> tuple[str, ...]:
+    """The registered formats' names, in registry order."""
+    return tuple(fmt.NAME for fmt in FORMATS)
+
+
+def find_format(name: str) -> TranscriptFormat | None:
+    """The format called ``name``, or ``None``."""
+    return next((fmt for fmt in FORMATS if name == fmt.NAME), None)
+
+
+def join_titles() -> str:
+    """``agentforge JSONL, OpenAI chat messages or Anthropic messages``: every format's
+    title, in registry order, for help and messages."""
+    titles = [fmt.TITLE for fmt in FORMATS]
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " or " + titles[-1]

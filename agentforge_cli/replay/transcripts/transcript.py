@@ -1,0 +1,178 @@
+"""A transcript file opened in a known format: its events, and results written back.
+
+Reading never changes the file; :meth:`Transcript.write_results` rewrites it atomically.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.replay.transcripts import registry
+from agentforge_cli.replay.transcripts.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.detection import (
+    DETECTION_WINDOW,
+    container_of,
+    detect_format,
+)
+from agentforge_cli.replay.transcripts.events import Event, TranscriptError
+from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.records import (
+    MAX_LINE_BYTES,
+    Document,
+    Record,
+    dumps,
+    iter_jsonl,
+    load_document,
+    read_head,
+)
+
+__all__ = ["Transcript", "open_transcript"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Transcript:
+    """One transcript file, its format known. Reading it never changes it."""
+
+    path: Path
+    """The file."""
+    format: str
+    """The format's name (``agentforge``, ``openai``, ``anthropic``: see the registry)."""
+    container: str
+    """``jsonl`` (streamed) or ``json`` (one document)."""
+
+    @property
+    def _format(self) -> TranscriptFormat:
+        found = registry.find_format(self.format)
+        if found is None:
+            raise ValueError(f"transcript format {self.format!r} is not registered")
+        return found
+
+    def _records(self) -> Iterator[Record]:
+        if self.container == "jsonl":
+            return iter_jsonl(self.path)
+        return iter(load_document(self.path).records)
+
+    def events(self) -> Iterator[Event]:
+        """Yield the conversation's events in order.
+
+        Raises:
+            TranscriptError: At the first malformed line or message (for a JSON document,
+                before any event is yielded).
+        """
+        if self.container == "json":
+            yield from list(self._parse(self._records()))
+        else:
+            yield from self._parse(self._records())
+
+    def _parse(self, records: Iterator[Record]) -> Iterator[Event]:
+        book = CallBook(self.path)
+        record_events = self._format.record_events
+        for record in records:
+            yield from record_events(record, book)
+
+    def count_records(self) -> int:
+        """Lines (JSONL) or messages (JSON) in the file, for a progress bar."""
+        if self.container == "json":
+            return len(load_document(self.path).records)
+        with self.path.open("rb") as stream:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
+
+    def write_results(self, updates: Updates) -> int:
+        """Record new results, atomically, and return how many calls were updated.
+
+        Args:
+            updates: Call index (``ToolCall.index``) -> ``(text, is_error)``. A call that
+                has a recorded result gets it rewritten in place; one that has none gets a
+                result added. Everything else in the file is kept.
+
+        Raises:
+            TranscriptError: When the file no longer reads as it did.
+        """
+        if not updates:
+            return 0
+        from agentforge_cli.core.fileio import atomic_writer
+
+        answered_calls = self._answered()  # reads (and checks) the whole file first
+        book = CallBook(self.path)
+        rewrite = self._format.rewrite
+        if self.container == "jsonl":
+            newline = _newline_of(self.path)
+            with atomic_writer(self.path) as stream:
+                ended = True  # the last line written ended with a newline
+                for record in rewrite(iter_jsonl(self.path), updates, answered_calls, book):
+                    text = record.text if record.text is not None else dumps(record.data)
+                    if not ended:
+                        stream.write(newline)
+                    stream.write(text if record.text is not None else text + newline)
+                    ended = text.endswith("\n") or record.text is None
+        else:
+            document = load_document(self.path)
+            messages = [r.data for r in rewrite(iter(document.records), updates,
+                                                answered_calls, book)]
+            _write_document(self.path, document, messages)
+        return len([i for i in updates if i < book.count])
+
+    def _answered(self) -> set[int]:
+        book = CallBook(self.path, track_answered=True)
+        record_events = self._format.record_events
+        for record in self._records():
+            record_events(record, book)
+        return book.answered or set()
+
+
+def _newline_of(path: Path) -> str:
+    with path.open("rb") as stream:
+        first = stream.readline(MAX_LINE_BYTES + 1)
+    return "\r\n" if first.endswith(b"\r\n") else "\n"
+
+
+def _write_document(path: Path, document: Document, messages: list[Any]) -> None:
+    from agentforge_cli.core.fileio import write_text_atomic
+
+    if document.envelope is not None:
+        data: Any = dict(document.envelope)
+        data["messages"] = messages
+    else:
+        data = messages
+    text = dumps(data, indent=document.indent)
+    if document.trailing_newline:
+        text += "\n"
+    write_text_atomic(path, text)
+
+
+def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
+    """Open a transcript, detecting its format unless one is named.
+
+    Args:
+        path: The file.
+        format: ``auto``, or a registered format's name (``agentforge``, ``openai``,
+            ``anthropic``).
+
+    Raises:
+        TranscriptError: The file is missing, unreadable, empty, or its format cannot be
+            told.
+        ValueError: ``format`` is not one of the names above.
+    """
+    path = Path(path)
+    if format != "auto" and registry.find_format(format) is None:
+        raise ValueError(f"unknown transcript format {format!r}; expected auto, "
+                         + ", ".join(registry.format_names()))
+    if not path.exists():
+        raise TranscriptError(path, "", "no such file")
+    if path.is_dir():
+        raise TranscriptError(path, "", "is a directory, not a transcript file")
+    head = read_head(path)
+    if head is None:
+        raise TranscriptError(path, "", "the transcript is empty")
+    container = container_of(head)
+    if format == "auto":
+        if container == "json":
+            records: Iterable[Record] = load_document(path).records
+        else:
+            records = itertools.islice(iter_jsonl(path), DETECTION_WINDOW)
+        format = detect_format(path, records).NAME
+    return Transcript(path=path, format=format, container=container)

@@ -1,0 +1,162 @@
+"""The provider registry is the one extension point: a provider registered there is
+exported, linted and offered by the command line, with no other file touched."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import typer
+from provider_testing import obj, raw
+from typer.testing import CliRunner
+
+from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.schema import providers
+from agentforge_cli.schema.findings import WARNING, Finding, finding
+from agentforge_cli.schema.lint import check_specs
+from agentforge_cli.schema.providers import (
+    FORMATS,
+    PROVIDERS,
+    REGISTRY,
+    export_tools,
+    get_provider,
+    provider_name,
+)
+from agentforge_cli.schema.providers.base import (
+    NameRule,
+    Provider,
+    ProviderWalker,
+    ToolConversion,
+)
+
+CRM = "sample_tools.crm:CrmTools"
+
+
+# --- a provider of the test's own, as a provider module would declare it ---------------------
+
+def convert_acme(spec: ToolSpecification) -> ToolConversion:
+    walker = ProviderWalker(spec, "acme")
+    if walker.root_object() and "limit" in (spec.parameters.get("properties") or {}):
+        walker.warn("$.limit", "limit-ignored", "acme ignores limits; exported as is")
+    return walker.conversion({"fn": spec.name, "args": spec.parameters})
+
+
+def no_underscores(spec: ToolSpecification) -> Iterator[Finding]:
+    if "_" in spec.name:
+        yield finding(spec.name, "acme:underscore", WARNING, "acme prefers names without '_'")
+
+
+ACME = Provider(name="acme", convert=convert_acme,
+                name_rule=NameRule(pattern=re.compile(r"[a-z_]{1,8}"),
+                                   text="use 1 to 8 lowercase letters or '_'"),
+                lint_rules=(no_underscores,), wrap=lambda entries: {"functions": entries})
+
+
+@pytest.fixture
+def acme(monkeypatch: pytest.MonkeyPatch) -> Provider:
+    """ACME registered: one line, as in the registry itself."""
+    monkeypatch.setattr(providers, "REGISTRY", (*REGISTRY, ACME))
+    return ACME
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
+    from agentforge_cli.cli.app import app
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
+    monkeypatch.chdir(request.config.rootpath)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args), catch_exceptions=False)
+
+
+# --- the library --------------------------------------------------------------------------------
+
+def test_registered_provider_is_known_everywhere(acme):
+    assert (*PROVIDERS, "acme") == providers.PROVIDERS
+    assert (*FORMATS, "acme") == providers.FORMATS
+    assert get_provider(" ACME ") is acme
+    with pytest.raises(ValueError, match="strict mode applies to openai only, not 'acme'"):
+        provider_name("acme", strict=True)
+
+
+def test_registered_provider_exports_in_its_own_envelope(acme):
+    spec = raw("lookup", obj({"limit": {"type": "integer", "description": "n"}}))
+    export = export_tools([spec], "acme")
+    assert export.provider == "acme"
+    assert export.data == {"functions": [{"fn": "lookup", "args": spec.parameters}]}
+    assert [str(w) for w in export.warnings] == [
+        'acme: tool "lookup", parameter "limit": acme ignores limits; exported as is '
+        "[limit-ignored]"]
+
+
+def test_registered_provider_name_rule_and_lint_rules_run(acme):
+    specs = [raw("get_it", obj({"limit": {"type": "integer", "description": "n"}})),
+             raw("much_too_long", obj({}))]
+    found = [(f.tool, f.rule, f.level, f.path) for f in check_specs(specs, ["acme"])]
+    assert found == [
+        ("get_it", "acme:underscore", "warning", ""),
+        ("get_it", "acme:limit-ignored", "warning", "$.limit"),
+        ("much_too_long", "acme:name", "error", ""),
+        ("much_too_long", "acme:underscore", "warning", ""),
+    ]
+
+
+def test_an_unregistered_provider_is_unknown():
+    with pytest.raises(ValueError, match="unknown provider 'acme'; choose one of: openai, "
+                                         "openai-strict, anthropic, gemini, mcp"):
+        check_specs([], ["acme"])
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_registered_provider_is_a_list_format(acme, cli):
+    listed = cli("tools", "list", CRM, "--format", "acme")
+    assert listed.exit_code == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    assert [entry["fn"] for entry in data["functions"]] == ["queryCustomer"]
+    assert listed.stderr.startswith('warning: acme: tool "queryCustomer", parameter "limit"')
+    unknown = cli("tools", "list", CRM, "--format", "nope")
+    assert unknown.exit_code == 2
+    assert "table, json, openai, anthropic, gemini, mcp, acme" in unknown.stderr
+    strict = cli("tools", "list", CRM, "--format", "acme", "--strict")
+    assert strict.exit_code == 2
+    assert "--strict with --format acme: strict mode applies to openai only" in strict.stderr
+
+
+def test_registered_provider_is_checked_by_tools_check(acme, cli):
+    result = cli("tools", "check", CRM, "--provider", "acme", "--json")
+    assert result.exit_code == 1, result.stdout  # the name rule refuses "queryCustomer"
+    data = json.loads(result.stdout)
+    assert data["providers"] == ["acme"]
+    assert [(f["rule"], f["level"], f["path"]) for f in data["findings"]] == [
+        ("acme:name", "error", ""), ("acme:limit-ignored", "warning", "$.limit")]
+
+
+def _options(*path: str) -> dict[str, Any]:
+    from agentforge_cli.cli.app import app
+
+    command: Any = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return {opt: param for param in command.params for opt in getattr(param, "opts", ())}
+
+
+def test_cli_help_names_exactly_the_registry():
+    list_help = _options("tools", "list")["--format"].help
+    assert list_help.endswith(f"or a provider's tool definitions: {', '.join(FORMATS)}.")
+    strict_help = _options("tools", "list")["--strict"].help
+    assert "with --format openai, export" in strict_help
+    check_help = _options("tools", "check")["--provider"].help
+    assert check_help.startswith(f"Also check a provider's rules: {', '.join(PROVIDERS)};")
+
+
+def test_cli_format_choices_are_the_registry():
+    from agentforge_cli.cli.tools_cmd import list_formats
+
+    assert list(list_formats()) == ["table", "json", *FORMATS]
+    assert tuple(p.name for p in REGISTRY if p.list_format) == FORMATS
