@@ -18,7 +18,7 @@ CRM := sample_tools.crm:CrmTools
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[dev,mcp]'
+	$(PY) -m pip install -e '.[dev,mcp,fuzz]'
 	touch $@
 
 install: $(STAMP)
@@ -27,7 +27,7 @@ install: $(STAMP)
 test: $(STAMP)
 	@status=0; \
 	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
-	$(PY) -m pytest || status=1; \
+	$(PY) -m pytest -n auto || status=1; \
 	exit $$status
 
 lint: $(STAMP)
@@ -38,9 +38,12 @@ demo: $(STAMP)
 	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":"5"}' -t $(CRM)
 	@echo '--- a call the model gets wrong (non-integer limit): exits 1, shown on purpose'
 	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":5.5}' -t $(CRM) || true
+	$(VENV)/bin/agentforge tools check $(CRM) --provider openai-strict --provider gemini
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm.jsonl -t $(CRM)
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_openai.json -t $(CRM)
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_anthropic.json -t $(CRM)
+	@echo '--- fuzzing a deliberately fragile tool finds its crash: exits 1, shown on purpose'
+	$(VENV)/bin/agentforge tools fuzz sample_tools.fragile --seed 0 || true
 
 bench: $(STAMP)
 	@if [ -f benchmarks/run.py ]; then \

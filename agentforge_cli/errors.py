@@ -14,6 +14,7 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      ├── TargetError              a tool target cannot be loaded (module, name, class, no tool)
      │    └── TargetConfigError   no target given, or a target / its configuration is malformed
      ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
+     │    └── TranscriptFormatError   no transcript format reads the file
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
      └── ProviderExportError      a provider has no accepted form for part of a schema
@@ -38,6 +39,7 @@ __all__ = [
     "ToolExecutionError",
     "ToolTimeoutError",
     "TranscriptError",
+    "TranscriptFormatError",
 ]
 
 
@@ -110,7 +112,7 @@ class ArgumentError(AgentForgeError, ValueError):
     def __str__(self) -> str:
         path = self.parameter_path
         text = f'Argument "{path}" {self.problem}' if path else self.problem
-        if self.tool is not None and f'tool "{self.tool}"' not in text:
+        if self.tool is not None and f'ool "{self.tool}"' not in text:  # Tool / tool
             text += f' (tool "{self.tool}")'
         return text
 
@@ -167,6 +169,11 @@ class TranscriptError(AgentForgeError):
         self.reason = reason
         location = f"{self.path}, {where}" if where else self.path
         super().__init__(f"{location}: {reason}")
+
+
+class TranscriptFormatError(TranscriptError):
+    """No registered transcript format reads the file: ``where`` names the first record
+    that none of them claims, ``reason`` the formats tried."""
 
 
 class SnapshotError(AgentForgeError, ValueError):

@@ -52,7 +52,7 @@ def test_the_new_type_gets_a_schema_and_binds(ipv4_registered):
     (spec,) = table
     properties = spec.parameters["properties"]
     assert properties["host"] == {"type": "string", "format": "ipv4"}
-    assert properties["also"]["items"] == {"type": "string", "format": "ipv4"}
+    assert properties["also"]["anyOf"][0]["items"] == {"type": "string", "format": "ipv4"}
     assert spec.parameters["required"] == ["host"]
 
     service = ToolService().tools(table)

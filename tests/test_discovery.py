@@ -111,12 +111,17 @@ def second_x() -> str:
 def test_duplicated_tool_name():
     with pytest.raises(ToolDefinitionError) as info:
         build_local_tools([first_x, second_x])
-    assert str(info.value) == "Duplicated definition for tool: x"
+    assert str(info.value) == (
+        "Duplicated definition for tool: x (defined by test_discovery:first_x and by "
+        "test_discovery:second_x); give one of them another name with @tool(name=...), "
+        "or load only one of them")
 
 
 def test_two_instances_of_the_same_class_are_duplicates():
-    with pytest.raises(ToolDefinitionError, match="Duplicated definition for tool: queryCustomer"):
+    with pytest.raises(ToolDefinitionError, match="Duplicated definition for tool: queryCustomer"
+                       ) as info:
         build_local_tools([crm.CrmTools(), crm.CrmTools()])
+    assert str(info.value).count("sample_tools.crm:CrmTools.queryCustomer") == 2
 
 
 # --- targets ---------------------------------------------------------------------------------

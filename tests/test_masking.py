@@ -13,14 +13,16 @@ from typing import Annotated
 
 import pytest
 
-from agentforge_cli import P, build_local_tools, tool
+from agentforge_cli import P, ToolService, build_local_tools, tool
 from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.masking import (
     MASK,
     mask_arguments,
     mask_text,
     mask_value,
+    may_hold_secret,
     sensitive_keys,
+    tool_sensitive_keys,
 )
 
 PIN = "40417731"  # the value of a sensitive parameter whose name looks harmless
@@ -128,3 +130,33 @@ def test_sensitive_keys_of_an_executor_through_the_logging_wrapper():
     assert sensitive_keys(logged) == frozenset({"pin", "db_password"})  # JSON keys
     assert sensitive_keys(LocalToolExecutor(unlock)) == frozenset({"api_token"})
     assert sensitive_keys(object()) == frozenset()
+
+
+def test_json_text_held_in_a_string_is_masked_too():
+    # a lenient str parameter takes an object as its JSON text: the text still hides secrets
+    shown = mask_value({"door": '{"password":"tok-SECRET-9","floor":2}'})
+    assert shown == {"door": '{"password":"***","floor":2}'}
+    assert mask_value("plain text") == "plain text"
+
+
+def test_a_tool_the_service_does_not_know_gets_every_tools_sensitive_keys():
+    service = ToolService().tools(build_local_tools([keyed, unlock]))
+    assert tool_sensitive_keys(service, "keyed") == frozenset({"pin", "db_password"})
+    assert tool_sensitive_keys(service, "renamed") == frozenset(
+        {"pin", "db_password", "api_token"})
+
+
+@pytest.mark.parametrize(("text", "keys", "may"), [
+    ('{"door":"front"}', frozenset(), False),
+    ('{"door":"front"}', frozenset({"pin"}), False),
+    ('{"door":"front","pin":"1"}', frozenset({"pin"}), True),
+    ('{"Api-Key":"k"}', frozenset(), True),
+    ('{"\\u0070assword":"p"}', frozenset(), True),  # an escape can spell a secret's name
+    ('"{\\"db_password\\":\\"p\\"}"', frozenset(), True),  # encoded twice
+])
+def test_may_hold_secret_is_never_false_for_a_secret(text, keys, may):
+    assert may_hold_secret(text, keys) is may
+    if not may:  # recorded text without secrets is shown exactly as recorded
+        assert mask_arguments(text, keys, as_recorded=True) == text
+    else:
+        assert mask_arguments(text, keys, as_recorded=True) == mask_arguments(text, keys)

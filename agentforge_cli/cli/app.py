@@ -1,29 +1,59 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
-Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``replay_cmd``,
-``serve_cmd``); rich rendering lives in ``render``; errors become exit codes in ``guard``.
+Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
+``replay_cmd``, ``serve_cmd``); rich rendering lives in ``render``; errors become exit
+codes in ``guard``.
+
+A command group is imported only when the command line asks for it (``agentforge tools
+...`` never imports the replay machinery): the start-up time of one command does not
+grow with the others. ``app`` (for tests and embedding) holds every group.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import sys
 from typing import Annotated
 
 import typer
 
 from agentforge_cli import __version__
-from agentforge_cli.cli import check_cmd, replay_cmd, serve_cmd, tools_cmd
 from agentforge_cli.cli.guard import set_debug
 
-app = typer.Typer(help="Check, call, replay and serve LLM tools written in Python.",
-                  no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False)
-tools_cmd.app.command("check")(check_cmd.check)
-tools_cmd.app.command("diff")(check_cmd.diff)
-app.add_typer(tools_cmd.app, name="tools")
-app.command("replay")(replay_cmd.replay)
-app.command("serve")(serve_cmd.serve)
+__all__ = ["GROUPS", "build_app", "main"]
+
+
+@functools.cache
+def _tools_group() -> typer.Typer:
+    """``agentforge tools``: list and call, plus check, diff and fuzz (registered once)."""
+    from agentforge_cli.cli import check_cmd, fuzz_cmd, tools_cmd
+
+    tools_cmd.app.command("check")(check_cmd.check)
+    tools_cmd.app.command("diff")(check_cmd.diff)
+    tools_cmd.app.command("fuzz")(fuzz_cmd.fuzz)
+    return tools_cmd.app
+
+
+def _add_tools(root: typer.Typer) -> None:
+    root.add_typer(_tools_group(), name="tools")
+
+
+def _add_replay(root: typer.Typer) -> None:
+    from agentforge_cli.cli import replay_cmd
+
+    root.command("replay")(replay_cmd.replay)
+
+
+def _add_serve(root: typer.Typer) -> None:
+    from agentforge_cli.cli import serve_cmd
+
+    root.command("serve")(serve_cmd.serve)
+
+
+GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve}
+"""The command groups, in the order ``--help`` lists them."""
 
 
 def _version(value: bool) -> None:
@@ -42,7 +72,6 @@ def _safe_streams() -> None:
                 reconfigure(errors="backslashreplace")
 
 
-@app.callback()
 def main_callback(
     version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Show the version and exit.")
@@ -55,6 +84,33 @@ def main_callback(
     _safe_streams()
 
 
+def build_app(groups: tuple[str, ...] | None = None) -> typer.Typer:
+    """The application with the named command groups (all of them by default)."""
+    root = typer.Typer(help="Check, call, replay and serve LLM tools written in Python.",
+                       no_args_is_help=True, add_completion=True,
+                       pretty_exceptions_enable=False)
+    root.callback()(main_callback)
+    for name, add in GROUPS.items():
+        if groups is None or name in groups:
+            add(root)
+    return root
+
+
+def _requested(argv: list[str]) -> tuple[str, ...] | None:
+    """The one group a command line names, or ``None`` (help, completion: all groups)."""
+    if any(key.endswith("_COMPLETE") for key in os.environ):
+        return None
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return (first,) if first in GROUPS else None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":  # every group, built once on first use
+        globals()["app"] = build_app()
+        return globals()["app"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    build_app(_requested(sys.argv[1:]))()

@@ -3,6 +3,11 @@
 Every command body runs inside :func:`guarded`. Expected failures (bad input, a target
 or transcript that cannot be loaded) print ``error: ...`` and exit with their code;
 anything unexpected prints a one-line message pointing at ``--debug`` (exit 1).
+
+While the body runs, what the user's code prints goes to standard error and the
+product's output to the real standard output
+(:func:`~agentforge_cli.cli.output.stdout_to_stderr`). ``serve`` also claims the file
+descriptors for its protocol (``integrations/mcp_stdio.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Iterator
 import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, EXIT_USAGE, CliError
+from agentforge_cli.cli.output import stdout_to_stderr
 
 __all__ = ["debug_enabled", "guarded", "set_debug"]
 
@@ -42,7 +48,14 @@ def _fail(message: str, hint: str | None, code: int, exc: BaseException) -> type
 
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
-    """Run a command body: map errors to messages and exit codes."""
+    """Run a command body: user output to stderr, errors to messages and exit codes."""
+    with stdout_to_stderr(), _mapped_errors():
+        yield
+
+
+@contextlib.contextmanager
+def _mapped_errors() -> Iterator[None]:
+    """Map errors to messages and exit codes."""
     from agentforge_cli.errors import (
         AgentForgeError,
         TargetConfigError,

@@ -1,7 +1,9 @@
 """Everything the command line draws with rich, in one place.
 
-Consoles are created on first use, bound to the current ``sys.stdout``/``sys.stderr``
-(so a test runner that swaps the streams gets fresh ones). Markup and highlighting are
+Consoles are created on first use, bound to the current product stream
+(:func:`~agentforge_cli.cli.output.product_stream`, the real standard output) and
+``sys.stderr``, and created again when those change (a test runner swaps the streams on
+every invocation). Markup and highlighting are
 off: user text such as ``[user]`` or ``[red]`` is printed as written. ``NO_COLOR`` and
 ``COLUMNS`` are honoured by rich. Text that cannot be encoded (lone surrogates) is
 written with backslash escapes instead of failing.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentforge_cli.cli.output import write
+from agentforge_cli.cli.output import product_stream, write
 
 if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolSpecification
@@ -34,6 +37,7 @@ __all__ = [
     "explain",
     "findings",
     "progress",
+    "progress_possible",
     "replay_summary",
     "safe_text",
     "stderr_console",
@@ -50,7 +54,7 @@ LONG_TRANSCRIPT = 200
 
 
 def _console(stderr: bool) -> Console:
-    stream = sys.stderr if stderr else sys.stdout
+    stream = sys.stderr if stderr else product_stream()
     console = _consoles.get(stderr)
     if console is None or console.file is not stream:
         console = Console(file=stream, markup=False, emoji=False, highlight=False,
@@ -143,7 +147,7 @@ def type_label(schema: Any) -> str:
             return " | ".join(type_label(s) for s in schema[key])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return " | ".join(str(k) for k in kind)
+        return " | ".join(type_label({**schema, "type": k}) for k in kind)
     if kind == "array":
         if isinstance(schema.get("prefixItems"), list):
             return "[" + ", ".join(type_label(s) for s in schema["prefixItems"]) + "]"
@@ -377,11 +381,8 @@ def _label(tag: str, style: str) -> Text:
 
 
 def _call_rows(call: CallReport) -> list[tuple[Text, Text, Text | None]]:
-    from agentforge_cli.core.masking import mask_arguments
-
-    shown = call.shown_arguments
     act = Text(safe_text(call.name), style="bold")
-    act.append(" " + _one_line(shown if shown is not None else mask_arguments(call.arguments)))
+    act.append(" " + _one_line(call.masked_arguments()))
     reflect = Text(safe_text(call.invocation or call.name))
     reflect.append(" → ")
     reflect.append(_one_line(call.actual), style="red" if call.is_error else "")
@@ -518,24 +519,62 @@ def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
 _POSITION = re.compile(r"(?:line (\d+)|messages\[(\d+)\])")
 
 
+def _same_terminal(first: Any, second: Any) -> bool:
+    """Both streams are open on the same device (False when that cannot be told)."""
+    try:
+        return os.path.samestat(os.fstat(first.fileno()), os.fstat(second.fileno()))
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def progress_possible(*, trace: bool) -> bool:
+    """A progress bar can be drawn: standard error is a terminal and, when the trace is
+    printed, standard output is not that same terminal (there the trace lines are the
+    progress, and a bar would split them)."""
+    if not _is_tty(sys.stderr):
+        return False
+    return not (trace and _is_tty(product_stream())
+                and _same_terminal(product_stream(), sys.stderr))
+
+
 @contextlib.contextmanager
 def progress(total: int, enabled: bool) -> Iterator[Callable[[Any], None]]:
-    """A transient progress bar on stderr; yields a callback taking each event."""
+    """A transient progress bar on stderr; yields a callback taking each event.
+
+    The bar follows the transcript's ``total`` records (lines or messages) and counts the
+    calls replayed. While it is drawn, what the user's code prints (to ``sys.stdout``,
+    which points at stderr then, or to ``sys.stderr``) is printed above it by rich.
+    """
     if not enabled:
         yield lambda event: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
-    bar = Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(),
+    from agentforge_cli.replay.transcripts.events import ToolCall
+
+    bar = Progress(TextColumn("replaying"), BarColumn(), TaskProgressColumn(),
+                   TextColumn("{task.fields[calls]}"),
                    console=stderr_console(), transient=True)
     with bar:
-        task = bar.add_task("replay", total=total)
+        task = bar.add_task("replay", total=total, calls="0 calls")
+        calls = 0
 
         def advance(event: Any) -> None:
+            nonlocal calls
+            if isinstance(event, ToolCall):
+                calls += 1
             match = _POSITION.match(getattr(event, "where", ""))
-            if match is None:
-                return
-            done = int(match.group(1)) if match.group(1) else int(match.group(2)) + 1
-            bar.update(task, completed=min(done, total))
+            done = None
+            if match is not None:
+                done = int(match.group(1)) if match.group(1) else int(match.group(2)) + 1
+                done = min(done, total)
+            bar.update(task, completed=done, calls=f"{calls} call{'' if calls == 1 else 's'}")
 
         yield advance

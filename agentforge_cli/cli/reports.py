@@ -5,7 +5,9 @@ for long ones) so a million-call replay needs no more memory than a short one, t
 write the whole document with its summary first. Standard library only.
 
 JUnit: one ``testcase`` per call; ``matched`` passes, ``mismatched`` is a ``failure``
-carrying the diff, ``unrecorded`` is ``skipped`` (there is nothing to compare).
+carrying the diff, ``unrecorded`` is ``skipped`` (there is nothing to compare). A replay
+that found no tool call writes one failing ``no tool calls`` testcase instead (unless
+``--allow-empty``: then the suite has no testcase), never an empty suite that passes.
 Characters XML 1.0 cannot hold (control characters, lone surrogates) are written as
 ``\\uXXXX``.
 """
@@ -99,6 +101,17 @@ class JUnitReport:
                           + "\n")
         self._tests += 1
         self._seconds += call.duration_ms / 1000
+
+    def fail_suite(self, name: str, message: str) -> None:
+        """Record one failing testcase that is no call: the replay itself failed."""
+        case = ElementTree.Element("testcase", {"classname": _clean(self.name),
+                                                "name": _clean(name), "time": "0.000000"})
+        ElementTree.SubElement(case, "failure", {"message": _clean(message), "type": "replay"})
+        ElementTree.indent(case, space="  ", level=2)
+        self._cases.write("    " + ElementTree.tostring(case, encoding="unicode").rstrip()
+                          + "\n")
+        self._tests += 1
+        self._failures += 1
 
     def write(self, path: Path) -> None:
         """Write the XML document to ``path`` atomically."""

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agentforge_cli.cli.completion import complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 
@@ -226,7 +227,8 @@ def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> Non
 @app.command("call")
 def call_tool(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The tool to call.",
-                                        show_default=False)],
+                                        show_default=False,
+                                        autocompletion=complete_tool_names)],
     arguments: Annotated[str, typer.Argument(
         metavar="ARGUMENTS", show_default=False,
         help="The JSON argument string, '-' to read it from standard input, or @file.json.")

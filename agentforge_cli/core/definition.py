@@ -21,7 +21,7 @@ from typing import Any
 
 from agentforge_cli.core.decorator import tool_meta
 from agentforge_cli.core.docstrings import parse_docstring
-from agentforge_cli.core.handlers.base import TypeHandler
+from agentforge_cli.core.handlers.base import TypeHandler, property_schema
 from agentforge_cli.core.handlers.registry import (
     BuildContext,
     UnsupportedTypeError,
@@ -234,20 +234,13 @@ def _param(parameter: inspect.Parameter, hints: dict[str, Any], doc_params: dict
 
 
 def _parameters_schema(params: list[ParamDef]) -> dict[str, Any]:
-    import enum
-
-    properties: dict[str, Any] = {}
-    for param in params:
-        prop = dict(param.handler.field_schema)
-        if param.description:
-            prop["description"] = param.description
-        default = param.default
-        if default is not NO_DEFAULT and (default is None or type(default) in (
-                str, int, float, bool)):
-            prop["default"] = default
-        elif isinstance(default, enum.Enum):
-            prop["default"] = default.name
-        properties[param.key] = prop
+    # a sensitive parameter's default is never published (it may be a secret)
+    properties = {
+        param.key: property_schema(param.handler, description=param.description,
+                                   has_default=param.default is not NO_DEFAULT and not (
+                                       param.sensitive and param.default is not None),
+                                   default=param.default)
+        for param in params}
     return {"type": "object", "properties": properties,
             "required": [p.key for p in params if p.required]}
 

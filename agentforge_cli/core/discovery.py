@@ -10,7 +10,8 @@ Targets:
 * a **function** (or bound method) yields itself, decorated or not;
 * a **class** is refused: its methods need an instance to be bound to.
 
-Two tools with the same name are refused with ``Duplicated definition for tool: <name>``.
+Two tools with the same name are refused with ``Duplicated definition for tool: <name>``,
+naming both definitions.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import types
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.core.calllog import LoggingToolExecutor
 from agentforge_cli.core.decorator import tool_meta
 from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.spec import ToolExecutor, ToolSpecification
@@ -86,6 +86,20 @@ def _as_targets(targets: Any) -> Iterable[Any]:
     return (targets,)
 
 
+def _logged(executor: ToolExecutor) -> ToolExecutor:
+    # imported on use: the logging module is not needed by a table built without logging
+    from agentforge_cli.core.calllog import LoggingToolExecutor
+
+    return LoggingToolExecutor(executor)
+
+
+def _where(func: Any) -> str:
+    """``module:Qualname`` of a tool function or bound method, for messages."""
+    inner = getattr(func, "__func__", func)
+    module = getattr(inner, "__module__", None) or "?"
+    return f"{module}:{getattr(inner, '__qualname__', repr(inner))}"
+
+
 def build_local_tools(
     targets: Any,
     logging: bool = False,
@@ -115,7 +129,7 @@ def build_local_tools(
             every tool is listed), or ``Duplicated definition for tool: <name>``.
     """
     table: dict[ToolSpecification, ToolExecutor] = {}
-    names: set[str] = set()
+    names: dict[str, Any] = {}  # tool name -> the function that defined it
     problems: list[str] = []
     for target in _as_targets(targets):
         for func in find_tools(target):
@@ -127,10 +141,13 @@ def build_local_tools(
                 problems.extend(exc.problems)
                 continue
             if executor.name in names:
-                raise ToolDefinitionError(f"Duplicated definition for tool: {executor.name}")
-            names.add(executor.name)
+                raise ToolDefinitionError(
+                    f"Duplicated definition for tool: {executor.name} (defined by "
+                    f"{_where(names[executor.name])} and by {_where(func)}); give one of "
+                    "them another name with @tool(name=...), or load only one of them")
+            names[executor.name] = func
             table[executor.specification] = (
-                LoggingToolExecutor(executor) if logging else executor)
+                _logged(executor) if logging else executor)
     if problems:
         raise ToolDefinitionError("Tools cannot be defined:\n  " + "\n  ".join(problems),
                                   problems=problems)

@@ -61,9 +61,16 @@ class ResultTooLarge(Exception):
 
 
 def error_message(exc: BaseException) -> str:
-    """The text a model sees for a tool's exception: its message, else its class name."""
+    """The text a model sees for a tool's exception: its message, else its class name.
+
+    A ``KeyError`` prints its argument's repr (``'no issue #99'``); the model gets the
+    message itself, as for any other exception.
+    """
     try:
-        text = str(exc)
+        if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+            text = exc.args[0]
+        else:
+            text = str(exc)
     except Exception:
         text = ""
     return text if text.strip() else type(exc).__name__

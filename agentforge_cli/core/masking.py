@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 __all__ = ["MASK", "is_sensitive_name", "mask_arguments", "mask_text", "mask_value",
-           "sensitive_keys"]
+           "may_hold_secret", "sensitive_keys", "tool_sensitive_keys"]
 
 MASK = "***"
 
@@ -45,6 +45,17 @@ def sensitive_keys(executor: Any) -> frozenset[str]:
     return keys if isinstance(keys, frozenset) else _NONE
 
 
+def tool_sensitive_keys(service: Any, name: str) -> frozenset[str]:
+    """The sensitive keys of the tool called ``name`` in a service (anything with
+    ``executor(name)`` and ``names``). For a name the service does not know, every tool's:
+    a call recorded under an old name may carry a secret parameter of today's tool."""
+    executor = service.executor(name)
+    if executor is not None:
+        return sensitive_keys(executor)
+    return frozenset().union(*(sensitive_keys(service.executor(known))
+                               for known in service.names))
+
+
 def _secret(key: object, keys: frozenset[str]) -> bool:
     return isinstance(key, str) and (key in keys or is_sensitive_name(key))
 
@@ -53,13 +64,16 @@ def mask_value(value: Any, sensitive_keys: frozenset[str] = _NONE) -> Any:
     """A parsed JSON value with secrets replaced by ``***``.
 
     ``sensitive_keys`` (the tool's) apply to the keys of ``value`` itself, an arguments
-    object; keys named like a secret are masked at any depth.
+    object; keys named like a secret are masked at any depth, also inside JSON text held
+    in a string (an object a lenient ``str`` parameter took as its JSON text).
     """
     if isinstance(value, dict):
         return {key: MASK if _secret(key, sensitive_keys) else mask_value(item)
                 for key, item in value.items()}
     if isinstance(value, list):
         return [mask_value(item) for item in value]
+    if isinstance(value, str) and '"' in value:
+        return mask_text(value)  # JSON text in a string (an object bound to a str)
     return value
 
 
@@ -74,13 +88,35 @@ def mask_text(text: str, sensitive_keys: frozenset[str] = _NONE) -> str:
     return _KEY_VALUE.sub(replace, text)
 
 
-def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = _NONE) -> str:
+def may_hold_secret(text: str, sensitive_keys: frozenset[str] = _NONE) -> bool:
+    """Whether argument text may hold a secret: it names one of ``sensitive_keys``, holds
+    a secret name's ending (case, ``_`` and ``-`` ignored) or a ``\\u`` escape (which
+    could spell either). Never false for text that holds one; cheap (no parsing)."""
+    if "\\u" in text:
+        return True
+    for key in sensitive_keys:
+        if key in text:
+            return True
+    folded = text.lower().replace("_", "").replace("-", "")
+    return any(ending in folded for ending in _SENSITIVE_ENDINGS)
+
+
+def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = _NONE, *,
+                   as_recorded: bool = False) -> str:
     """A model's argument string as compact JSON with secrets masked.
 
     The text is parsed the way the executor parses it (repairs included), so a secret in
     a double-encoded or sloppy argument string is masked too; text that cannot be parsed
     is shown with the ``"key": value`` pairs of secret keys masked.
+
+    Args:
+        as_recorded: Return text that cannot hold a secret (:func:`may_hold_secret`)
+            unchanged, unparsed: how a replay shows recorded arguments, at no cost for
+            the calls without secrets.
     """
+    if as_recorded and isinstance(arguments, str) and not may_hold_secret(arguments,
+                                                                           sensitive_keys):
+        return arguments
     from agentforge_cli.core.arguments import parse_arguments
     from agentforge_cli.core.jsonvalues import to_json_text
     from agentforge_cli.errors import ArgumentError

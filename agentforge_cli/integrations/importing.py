@@ -68,7 +68,39 @@ def _import_failure(spec: str, module: str, exc: BaseException) -> TargetError:
         if exc.text and exc.text.strip():
             message += f"\n  {exc.text.strip()}"
         return TargetError(message)
-    return TargetError(f"cannot load target {spec!r}: importing {module} failed: {short(exc)}")
+    where = _failing_line(exc)
+    return TargetError(f"cannot load target {spec!r}: importing {module} failed: {short(exc)}"
+                       + (f"\n  at {where}" if where else ""),
+                       hint="run again with --debug to see the whole traceback")
+
+
+def _shown(filename: str) -> str:
+    """A file as messages show it: relative to the current directory when inside it."""
+    try:
+        relative = os.path.relpath(filename) if os.path.isabs(filename) else filename
+    except ValueError:  # another drive
+        return filename
+    return filename if relative.startswith("..") else relative
+
+
+def _failing_line(exc: BaseException) -> str | None:
+    """``file, line N: source`` of the innermost frame in the user's code (not in the
+    standard library, an installed package or the import machinery)."""
+    import linecache
+    import sysconfig
+    import traceback
+
+    library = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib",
+                                                            "purelib", "platlib")})
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename and not frame.filename.startswith(("<", *library))
+              and not frame.filename.startswith(__file__.rsplit("integrations", 1)[0])]
+    if not frames:
+        return None
+    frame = frames[-1]
+    shown = _shown(frame.filename)
+    source = (frame.line or linecache.getline(frame.filename, frame.lineno or 0)).strip()
+    return f"{shown}, line {frame.lineno}" + (f": {source}" if source else "")
 
 
 def _import_module(spec: str, name: str) -> Any:
@@ -125,7 +157,7 @@ def _import_file(spec: str, location: str, base: Path) -> Any:
         module_spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
-        raise _import_failure(spec, str(path), exc) from exc
+        raise _import_failure(spec, _shown(str(path)), exc) from exc
     return module
 
 

@@ -1,10 +1,10 @@
 """``agentforge serve``: the tool table as a Model Context Protocol server.
 
 Built on the official ``mcp`` Python SDK (2.x, low-level ``Server`` API), installed with
-the optional extra ``pip install 'agentforge-cli[mcp]'``. The SDK (and ``anyio``, which
-comes with it) is imported only inside the functions below, so importing this module
-never fails; :func:`require_mcp` raises :class:`MCPUnavailableError`, whose message says
-how to install the extra, when the SDK is missing or too old.
+the optional extra: ``pip install '.[mcp]'`` in a clone of agentforge. The SDK (and
+``anyio``, which comes with it) is imported only inside the functions below, so importing
+this module never fails; :func:`require_mcp` raises :class:`MCPUnavailableError`, whose
+message says how to install the extra, when the SDK is missing or too old.
 
 * ``initialize`` reports the server name and agentforge's version;
 * ``tools/list`` is generated from the service's ``ToolSpecification`` table:
@@ -16,14 +16,23 @@ how to install the extra, when the SDK is missing or too old.
   and the message the CLI prints; an unknown tool is a JSON-RPC error (``-32602``); a
   successful result whose text is a JSON object is also sent as ``structuredContent``;
 * ``async def`` tools are awaited on the server's event loop; every other tool runs in a
-  worker thread, so a slow tool never blocks other requests;
-* stdout carries the protocol only: while serving, the SDK points file descriptor 1 at
-  stderr, and logging (``log=True``) goes to stderr.
+  worker thread, so a slow tool never blocks other requests. A call's time limit and
+  strictness are the executor's (``build_local_tools(..., timeout=..., strict=...)``);
+* ``notifications/cancelled`` is the SDK's: the call's task is cancelled (an ``async
+  def`` tool is interrupted; a sync tool runs on in its thread and its result is
+  dropped) and the request is never answered;
+* stdout carries the protocol only, at the file-descriptor level
+  (:func:`~agentforge_cli.integrations.mcp_stdio.claim_stdio`), and logging
+  (``log=True``) goes to stderr;
+* every request read is answered: when stdin closes, the calls still running finish
+  and are answered before the server returns
+  (:func:`~agentforge_cli.integrations.mcp_stdio.draining`).
 
-Typical use (what ``agentforge serve TARGET... [--log]`` does once targets are loaded)::
+Typical use (what ``agentforge serve TARGET... [--log]`` does)::
 
-    service = ToolService().tools(build_local_tools(targets, logging=log))
-    run_stdio(service, log=log)
+    with claim_stdio() as wire:  # before the targets are imported
+        service = ToolService().tools(build_local_tools(targets, logging=log))
+        run_stdio(service, log=log, wire=wire)
 """
 
 from __future__ import annotations
@@ -45,6 +54,8 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.types import CallToolResult, ListToolsResult
 
+    from agentforge_cli.integrations.mcp_stdio import Wire
+
 __all__ = [
     "INSTALL_HINT",
     "MCP_MIN_VERSION",
@@ -63,8 +74,9 @@ SERVER_NAME = "agentforge"
 """The name ``initialize`` reports by default."""
 MCP_MIN_VERSION = (2, 3)
 """Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
-INSTALL_HINT = "pip install 'agentforge-cli[mcp]'"
-"""How to install the optional MCP extra."""
+INSTALL_HINT = "pip install '.[mcp]'"
+"""How to install the optional MCP extra, run in a clone of agentforge (it is installed
+from source)."""
 
 
 class MCPUnavailableError(ImportError):
@@ -85,17 +97,17 @@ def require_mcp() -> str:
     except metadata.PackageNotFoundError:
         raise MCPUnavailableError(
             f"agentforge serve needs the MCP SDK (mcp>={wanted}), which is not installed. "
-            f"Install it with: {INSTALL_HINT}") from None
+            f"Install it from a clone of agentforge with: {INSTALL_HINT}") from None
     if _release(version) < MCP_MIN_VERSION:
         raise MCPUnavailableError(
             f"agentforge serve needs mcp>={wanted}; mcp {version} is installed. "
-            f"Upgrade it with: pip install --upgrade 'agentforge-cli[mcp]'")
+            f"Upgrade it from a clone of agentforge with: {INSTALL_HINT}")
     try:
         import mcp.server  # noqa: F401
     except ImportError as exc:
         raise MCPUnavailableError(
             f"the MCP SDK (mcp {version}) cannot be imported: {exc}. "
-            f"Reinstall it with: {INSTALL_HINT}") from exc
+            f"Reinstall it from a clone of agentforge with: {INSTALL_HINT}") from exc
     return version
 
 
@@ -233,43 +245,59 @@ def _log_to_stderr() -> None:
     call_logger.addHandler(handler)
 
 
-def _interactive() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
                       version: str | None = None, instructions: str | None = None,
-                      log: bool = False) -> None:
-    """Serve ``service`` over stdio until the client closes stdin.
+                      log: bool = False, wire: Wire | None = None) -> None:
+    """Serve ``service`` over stdio until the client closes stdin and every request read
+    has been answered.
 
     Args:
         log: Also send the call log to stderr (build the table with
             ``build_local_tools(..., logging=True)`` so calls are logged).
+        wire: The protocol's streams from an enclosing
+            :func:`~agentforge_cli.integrations.mcp_stdio.claim_stdio` (``agentforge
+            serve`` claims before it imports the targets); claimed here when omitted.
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
     server = build_server(service, name=name, version=version, instructions=instructions)
-    from mcp.server.stdio import stdio_server
+    from agentforge_cli.integrations.mcp_stdio import claim_stdio
 
     if log:
         _log_to_stderr()
-    if _interactive():
-        count = len(service.names)
+    if wire is None:
+        with claim_stdio() as claimed:
+            await _serve_wire(server, claimed, len(service.names))
+    else:
+        await _serve_wire(server, wire, len(service.names))
+
+
+async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from agentforge_cli.integrations.mcp_stdio import LineReader, draining
+
+    if wire.interactive:
         print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) on stdio; "
               "waiting for a client on stdin (register this command with an MCP client; "
               "Ctrl-C stops)", file=sys.stderr, flush=True)
-    async with stdio_server() as (read_stream, write_stream):
+    # Explicit streams: the SDK leaves the descriptors alone (claim_stdio moved them).
+    stdout = anyio.wrap_file(io.TextIOWrapper(wire.writer, encoding="utf-8"))
+    async with stdio_server(LineReader(wire.reader), stdout) as (read_stream, write_stream):
+        read_stream, write_stream = draining(read_stream, write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | None = None,
-              instructions: str | None = None, log: bool = False) -> None:
+              instructions: str | None = None, log: bool = False,
+              wire: Wire | None = None) -> None:
     """Blocking :func:`serve_stdio` (the body of ``agentforge serve``); returns when the
-    client disconnects or on Ctrl-C.
+    client disconnects (closes stdin, once every request read is answered, or stops
+    reading stdout), or on Ctrl-C.
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old (checked first, before
@@ -279,5 +307,8 @@ def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | N
     import anyio
 
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
-                                    instructions=instructions, log=log))
+        try:
+            anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
+                                        instructions=instructions, log=log, wire=wire))
+        except* BrokenPipeError:
+            pass  # the client stopped reading our stdout: it has gone, the session is over

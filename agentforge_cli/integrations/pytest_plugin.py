@@ -31,7 +31,7 @@ import os
 import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -47,6 +47,8 @@ __all__ = [
 
 UPDATE_OPTION = "--agentforge-update-snapshots"
 """The command-line flag that rewrites snapshot files instead of comparing."""
+
+pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz"]  # pytest --agentforge-fuzz
 
 _CONFIGS: list[pytest.Config] = []
 
@@ -75,10 +77,15 @@ def _current_config() -> pytest.Config | None:
     return _CONFIGS[-1] if _CONFIGS else None
 
 
-def _fail(message: str, hint: str | None = None) -> None:
+def _fail(message: str, hint: str | None = None) -> NoReturn:
+    """Fail the test with one short message and one hint, as pytest plugins do: the error
+    being handled is not chained to it (``from None``)."""
     __tracebackhide__ = True
-    pytest.fail(f"agentforge: {message}" + (f"\n  hint: {hint}" if hint else ""),
-                pytrace=False)
+    try:
+        pytest.fail(f"agentforge: {message}" + (f"\n  hint: {hint}" if hint else ""),
+                    pytrace=False)
+    except pytest.fail.Exception as failed:
+        raise failed from None
 
 
 # --- targets ------------------------------------------------------------------------------
@@ -227,7 +234,7 @@ def _check(specs: list[ToolSpecification], path: str | os.PathLike[str], *, fail
         update = bool(config is not None and config.getoption(UPDATE_OPTION))
     try:
         findings = check_snapshot(specs, target, update=update)
-    except SnapshotMissingError:
+    except SnapshotMissingError:  # its message carries the command line's flag: not shown
         _fail(f"snapshot file {target} does not exist",
               f"run pytest {UPDATE_OPTION} to create it")
     except SnapshotError as exc:

@@ -39,10 +39,12 @@ from agentforge_cli.integrations.importing import (
     split_target,
 )
 
-__all__ = ["ENV_VAR", "TargetSource", "find_providers", "find_targets", "load_objects",
-           "load_service", "load_target", "load_tools"]
+__all__ = ["CONFIG_KEYS", "ENV_VAR", "TargetSource", "find_providers", "find_targets",
+           "load_objects", "load_service", "load_target", "load_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
+CONFIG_KEYS = ("providers", "tools")
+"""The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 _HOW_TO_GIVE = (
     "give one: `agentforge tools list package.module:Name` (or `-t package.module:Name` "
     f"for call and replay), set {ENV_VAR}=package.module[:Name] (comma-separated), or add "
@@ -126,7 +128,18 @@ def _agentforge_table(path: Path) -> dict[str, Any]:
         raise TargetConfigError(f"cannot read {path}: {exc}") from exc
     tool = data.get("tool", {})
     table = tool.get("agentforge", {}) if isinstance(tool, dict) else {}
-    return table if isinstance(table, dict) else {}
+    if not isinstance(table, dict):
+        raise TargetConfigError(f"{path}: [tool.agentforge] must be a table, got {table!r}")
+    unknown = [key for key in table if key not in CONFIG_KEYS]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], CONFIG_KEYS, n=1)
+        raise TargetConfigError(
+            f"{path}: unknown key {unknown[0]!r} in [tool.agentforge]; the keys are: "
+            f"{', '.join(CONFIG_KEYS)}",
+            hint=f"did you mean {close[0]!r}?" if close else None)
+    return table
 
 
 def _string_list(path: Path, table: dict[str, Any], key: str) -> tuple[str, ...]:

@@ -32,7 +32,8 @@ class CallReport:
     name: str
     """The tool called."""
     arguments: str
-    """The recorded argument string."""
+    """The recorded argument string, secrets included: never print it, print
+    :attr:`shown_arguments`."""
     where: str
     """Where the call is in the file."""
     actual: str
@@ -45,9 +46,9 @@ class CallReport:
     """The Python call the arguments bound to, e.g. ``CrmTools.queryCustomer("长路", 5)``
     (secrets masked); ``None`` when they do not bind."""
     shown_arguments: str | None = None
-    """The recorded arguments as a trace shows them: compact JSON with the tool's secrets
-    masked (:func:`~agentforge_cli.core.masking.mask_arguments`); ``None`` unless the
-    replayer describes calls."""
+    """The recorded arguments as every output shows them: as recorded when they cannot
+    hold a secret, else compact JSON with the tool's secrets masked
+    (:func:`~agentforge_cli.core.masking.mask_arguments`); the replayer always fills it."""
     expected: str | None = None
     """The recorded result text, ``None`` when there is none."""
     expected_is_error: bool | None = None
@@ -64,12 +65,21 @@ class CallReport:
         """The recording is missing or differs: ``--update`` writes today's result."""
         return self.status != MATCHED
 
+    def masked_arguments(self) -> str:
+        """:attr:`shown_arguments`, or the recorded arguments masked with the secret-name
+        rule alone when the call was reported without them."""
+        if self.shown_arguments is not None:
+            return self.shown_arguments
+        from agentforge_cli.core.masking import mask_arguments
+
+        return mask_arguments(self.arguments, as_recorded=True)
+
     def to_dict(self) -> dict[str, Any]:
-        """The ``replay --json`` entry of this call."""
+        """The ``replay --json`` entry of this call (arguments masked)."""
         return {"id": self.id, "name": self.name, "status": self.status,
                 "expected": self.expected, "actual": self.actual,
                 "expected_is_error": self.expected_is_error, "is_error": self.is_error,
-                "arguments": self.arguments, "where": self.where,
+                "arguments": self.masked_arguments(), "where": self.where,
                 "duration_ms": round(self.duration_ms, 3)}
 
 

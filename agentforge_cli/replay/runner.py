@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.core.masking import mask_arguments, sensitive_keys
+from agentforge_cli.core.masking import mask_arguments, tool_sensitive_keys
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
 from agentforge_cli.replay.compare import result_diff, same_result
@@ -96,8 +96,8 @@ class Replayer:
     Args:
         service: The tools as they are today.
         memory_id: Passed to each execution.
-        describe: Fill :attr:`CallReport.invocation` (binds the arguments a second time)
-            and :attr:`CallReport.shown_arguments`.
+        describe: Fill :attr:`CallReport.invocation` (binds the arguments a second time).
+            :attr:`CallReport.shown_arguments` (masked) is always filled.
     """
 
     def __init__(self, service: ToolService, *, memory_id: object = None,
@@ -109,6 +109,7 @@ class Replayer:
         """Count of settled calls per status."""
         self._waiting: deque[Entry] = deque()
         self._open: dict[int, CallReport] = {}
+        self._secret_keys: dict[str, frozenset[str]] = {}
 
     @property
     def failed(self) -> bool:
@@ -164,11 +165,15 @@ class Replayer:
     def _execute(self, event: ToolCall) -> CallReport:
         service = self.service
         request = ToolExecutionRequest(id=event.id, name=event.name, arguments=event.arguments)
-        invocation = shown_arguments = None
+        keys = self._secret_keys.get(event.name)
+        if keys is None:
+            keys = tool_sensitive_keys(service, event.name)
+            if service.executor(event.name) is not None:  # bounded: one entry per tool
+                self._secret_keys[event.name] = keys
+        shown_arguments = mask_arguments(event.arguments, keys, as_recorded=True)
+        invocation = None
         if self.describe:
             invocation = describe_invocation(service, event.name, event.arguments)
-            shown_arguments = mask_arguments(event.arguments,
-                                             sensitive_keys(service.executor(event.name)))
         started = time.perf_counter()
         result = service.execute(request, self.memory_id)
         elapsed = (time.perf_counter() - started) * 1000

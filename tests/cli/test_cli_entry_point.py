@@ -9,15 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from cli_support import CRM, ROOT, TABLE_LIST, TRANSCRIPTS
 
 AGENTFORGE = Path(sys.executable).parent / "agentforge"
 if not AGENTFORGE.exists():  # pragma: no cover - a python outside the virtualenv
     AGENTFORGE = Path(shutil.which("agentforge") or AGENTFORGE)
-
-pytestmark = pytest.mark.skipif(not AGENTFORGE.exists(),
-                                reason="the agentforge entry point is not installed")
 
 
 def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None,

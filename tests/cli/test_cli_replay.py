@@ -79,12 +79,91 @@ def test_json_report_shape(cli):
     assert data["format"] == "agentforge"
 
 
-def test_json_report_with_no_calls(cli, tmp_path):
+CLAUDE_CODE_SESSION = (  # a chat-session log: each turn wrapped in "message"
+    '{"type":"user","message":{"role":"user","content":"look up 长路"},"uuid":"u1"}\n'
+    '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use",'
+    '"id":"t1","name":"queryCustomer","input":{"name":"长路","limit":5}}]},"uuid":"u2"}\n')
+GEMINI_CONTENTS = json.dumps({"contents": [
+    {"role": "user", "parts": [{"text": "look up 长路"}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "queryCustomer",
+                                                  "args": {"name": "长路", "limit": 5}}}]}]},
+    ensure_ascii=False)
+
+
+@pytest.mark.parametrize(("name", "text", "where"), [
+    ("session.jsonl", CLAUDE_CODE_SESSION, "line 1"),
+    ("gemini.json", GEMINI_CONTENTS, "line 1"),
+    ("gemini.json", json.dumps(json.loads(GEMINI_CONTENTS)["contents"]), "messages[0]"),
+    ("gemini_pretty.json", json.dumps(json.loads(GEMINI_CONTENTS), indent=2), ""),
+])
+def test_a_file_in_no_known_format_exits_2_naming_the_formats_tried(cli, tmp_path, name,
+                                                                     text, where):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    report = tmp_path / "r.xml"
+    result = cli("replay", str(path), "-t", CRM, "--junit", str(report))
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    location = f"{path}, {where}" if where else str(path)
+    assert f"error: cannot read transcript {location}: not a known transcript format" in (
+        " ".join(result.stderr.split()))
+    assert "agentforge JSONL, OpenAI chat messages, Anthropic messages" in " ".join(
+        result.stderr.split())
+    assert "unknown role" not in result.stderr
+    assert not report.exists()
+
+
+def test_a_session_log_line_inside_an_agentforge_file_is_refused_by_line(cli, tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"type":"user","content":"hi"}\n' + CLAUDE_CODE_SESSION, encoding="utf-8")
+    result = cli("replay", str(path), "-t", CRM)
+    assert result.exit_code == 3
+    assert f'{path}, line 2: a "user" line needs "content"' in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("options", [(), ("--json",), ("--update",)])
+def test_a_transcript_without_tool_calls_is_not_a_pass(cli, tmp_path, options):
     path = tmp_path / "talk.jsonl"
     path.write_text('{"type":"user","content":"hi"}\n', encoding="utf-8")
-    result = cli("replay", str(path), "-t", CRM, "--json")
-    assert result.exit_code == 0
-    assert json.loads(result.stdout)["calls"] == []
+    result = cli("replay", str(path), "-t", CRM, *options)
+    assert result.exit_code == 1
+    assert f"error: no tool calls found in {path} (read as agentforge)" in " ".join(
+        result.stderr.split())
+    assert "--allow-empty" in result.stderr
+    assert "replayed" not in result.stdout
+    if options == ("--json",):
+        assert json.loads(result.stdout)["calls"] == []
+
+
+@pytest.mark.parametrize("options", [(), ("--json",)])
+def test_allow_empty_accepts_a_transcript_without_tool_calls(cli, tmp_path, options):
+    path = tmp_path / "talk.jsonl"
+    path.write_text('{"type":"user","content":"hi"}\n', encoding="utf-8")
+    result = cli("replay", str(path), "-t", CRM, "--allow-empty", *options)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    if options:
+        assert json.loads(result.stdout)["calls"] == []
+    else:
+        assert "✓ 0 calls replayed, no result differs" in result.stdout
+
+
+def test_junit_of_a_transcript_without_tool_calls_fails_unless_allowed(cli, tmp_path):
+    path = tmp_path / "talk.jsonl"
+    path.write_text('{"type":"user","content":"hi"}\n', encoding="utf-8")
+    report = tmp_path / "r.xml"
+    assert cli("replay", str(path), "-t", CRM, "--junit", str(report)).exit_code == 1
+    suite = ElementTree.parse(report).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("1", "1")
+    (case,) = suite.findall("testcase")
+    assert case.get("name") == "no tool calls"
+    assert f"no tool calls found in {path} (read as agentforge)" in case.find(
+        "failure").get("message")
+
+    assert cli("replay", str(path), "-t", CRM, "--junit", str(report),
+               "--allow-empty").exit_code == 0
+    suite = ElementTree.parse(report).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("0", "0")
 
 
 def test_junit_report(cli, tmp_path):

@@ -18,7 +18,7 @@ from cli_support import CRM, ROOT
 
 AGENTFORGE = Path(sys.executable).with_name("agentforge")
 TIMEOUT = 20.0
-INSTALL_HINT = "pip install 'agentforge-cli[mcp]'"
+INSTALL_HINT = "pip install '.[mcp]'"  # in a clone: the distribution is installed from source
 
 
 @pytest.fixture
@@ -66,7 +66,8 @@ def test_serve_without_the_mcp_extra_exits_3(cli, served, monkeypatch):
     assert result.exit_code == 3
     assert result.stdout == ""
     assert result.stderr.startswith("error: agentforge serve needs the MCP SDK (mcp>=2.3)")
-    assert INSTALL_HINT in result.stderr
+    assert f"Install it from a clone of agentforge with: {INSTALL_HINT}" in result.stderr
+    assert "agentforge-cli" not in result.stderr  # an unrelated project's name on PyPI
     assert "Traceback" not in result.stderr
     assert served == []
 
@@ -78,6 +79,31 @@ def test_serve_with_an_old_sdk_exits_3(cli, served, monkeypatch):
     result = cli("serve", CRM)
     assert result.exit_code == 3
     assert "mcp 1.26.0 is installed" in result.stderr
+    assert f"Upgrade it from a clone of agentforge with: {INSTALL_HINT}" in result.stderr
+    assert served == []
+
+
+def test_serve_strict_and_timeout_build_the_tools(cli, served):
+    result = cli("serve", CRM, "--strict", "--timeout", "2.5")
+    assert result.exit_code == 0, result.stderr
+    assert (result.stdout, result.stderr) == ("", "")
+    [call] = served
+    executor = call["service"].executor("queryCustomer")
+    assert (executor.strict, executor.timeout) == (True, 2.5)
+    assert call["wire"] is not None  # stdout was claimed before the targets were loaded
+    plain = cli("serve", CRM)
+    assert plain.exit_code == 0
+    executor = served[1]["service"].executor("queryCustomer")
+    assert (executor.strict, executor.timeout) == (False, None)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_serve_timeout_must_be_a_positive_number(cli, served, value):
+    result = cli("serve", CRM, "--timeout", value)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--timeout must be a positive number of seconds" in result.stderr
+    assert "Traceback" not in result.stderr
     assert served == []
 
 
@@ -95,8 +121,11 @@ def test_serve_target_errors(cli, served, tmp_path, monkeypatch):
 def test_serve_help_says_how_to_install(cli):
     result = cli("serve", "--help")
     assert result.exit_code == 0
-    assert INSTALL_HINT in result.stdout
-    assert "--log" in result.stdout
+    text = " ".join(result.stdout.split())
+    assert f"{INSTALL_HINT} in a clone of agentforge" in text
+    assert "agentforge-cli" not in text
+    for option in ("--log", "--strict", "--timeout"):
+        assert option in text
 
 
 # -- the installed entry point, raw JSON-RPC over stdio ---------------------------------------

@@ -48,6 +48,24 @@ def test_bad_pyproject_is_a_usage_error(tmp_path):
         find_targets([], cwd=tmp_path, environ={})
 
 
+def test_an_unknown_key_in_the_table_is_an_error_with_a_suggestion(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.agentforge]\ntool = ["a:B"]\n')
+    with pytest.raises(TargetConfigError, match=r"unknown key 'tool' in \[tool\.agentforge\]"
+                       ) as info:
+        find_targets([], cwd=tmp_path, environ={})
+    assert "providers, tools" in info.value.message
+    assert info.value.hint == "did you mean 'tools'?"
+
+
+def test_an_unknown_key_exits_2_in_the_cli(cli, tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.agentforge]\ntool = ["a:B"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("tools", "list")
+    assert result.exit_code == 2
+    assert "unknown key 'tool'" in result.stderr
+    assert "did you mean 'tools'?" in result.stderr
+
+
 def test_cli_without_any_target_exits_2(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = cli("tools", "list")
@@ -127,6 +145,24 @@ def test_import_failures_show_the_module_error(cli, tmp_path, source, message):
     assert "Traceback" not in result.stderr
 
 
+def test_an_import_failure_names_the_file_and_line_and_points_at_debug(cli, write_module):
+    path = write_module("priority_tools", """
+        import enum
+
+        class Level(enum.Enum):
+            HIGH = 1
+
+        DEFAULT = Level.LOW
+    """)
+    result = cli("tools", "list", str(path))
+    assert result.exit_code == 3
+    assert "AttributeError: LOW" in result.stderr
+    # the user's line, not enum's internals where the exception was raised
+    assert "priority_tools.py, line 7: DEFAULT = Level.LOW" in result.stderr
+    assert "--debug" in result.stderr
+    assert "enum.py" not in result.stderr
+
+
 def test_class_targets(cli, write_module):
     path = write_module("class_tools", """
         from agentforge_cli import tool
@@ -179,6 +215,10 @@ def test_duplicate_definitions_are_a_load_error(cli, write_module):
     result = cli("tools", "list", CRM, str(path))
     assert result.exit_code == 3
     assert "Duplicated definition for tool: queryCustomer" in result.stderr
+    # both definitions, and the way out
+    assert "sample_tools.crm:CrmTools.queryCustomer" in result.stderr
+    assert "dupe_tools:other" in result.stderr
+    assert "@tool(name=...)" in result.stderr
 
 
 def test_malformed_target_strings(cli):

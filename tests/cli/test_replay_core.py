@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
 from cli_support import TRANSCRIPTS
 
-from agentforge_cli import ToolService, build_local_tools
+from agentforge_cli import P, ToolService, build_local_tools, tool
 from agentforge_cli.replay.compare import result_diff, same_result
 from agentforge_cli.replay.report import MATCHED, MISMATCHED, UNRECORDED, CallReport
 from agentforge_cli.replay.runner import Replayer, replay
@@ -111,3 +113,24 @@ def test_replaying_returns_data_and_prints_nothing(capsys):
     assert capsys.readouterr() == ("", "")
     assert [c.needs_update for c in report.calls] == [False, True, True]
     assert report.to_dict()["summary"] == report.summary
+
+
+@tool
+def unlock(door: str, pin: Annotated[str, P(sensitive=True)]) -> str:
+    """Open a door."""
+    return "opened"
+
+
+def test_reports_show_arguments_masked_even_undescribed_and_for_unknown_tools():
+    vault = ToolService().tools(build_local_tools([unlock]))
+    arguments = '{"door":"front","pin":"40417731","api_token":"t"}'
+    events = [ToolCall(index=0, id="a", name="unlock", arguments=arguments),
+              ToolCall(index=1, id="b", name="old_unlock", arguments=arguments)]
+    shown = '{"door":"front","pin":"***","api_token":"***"}'
+    replayer = Replayer(vault, describe=False)  # what --json runs
+    calls = list(replayer.run(events))
+    assert [c.to_dict()["arguments"] for c in calls] == [shown, shown]
+    # a report built without shown arguments still masks what is named like a secret
+    bare = CallReport(index=0, id=None, name="x", arguments=arguments, where="",
+                      actual="", is_error=False, duration_ms=0)
+    assert bare.to_dict()["arguments"] == '{"door":"front","pin":"40417731","api_token":"***"}'

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from cli_support import TRANSCRIPTS
 
-from agentforge_cli.errors import AgentForgeError
+from agentforge_cli.errors import AgentForgeError, TranscriptFormatError
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     Claim,
@@ -170,8 +170,8 @@ def test_malformed_messages_name_the_message(tmp_path, document, fmt, where):
     ("", "empty"),
     ("\n\n", "empty"),
     ('{"role": "user",\n "content": ', "invalid JSON"),
-    ('{"foo": 1}\n', "cannot tell the transcript's format"),
-    ("42\n", "cannot tell"),
+    ('{"foo": 1}\n', "not a known transcript format"),
+    ("42\n", "not a known transcript format"),
 ])
 def test_unreadable_files(tmp_path, text, reason):
     path = write(tmp_path, "t.json", text)
@@ -344,4 +344,79 @@ def test_an_unknown_record_names_every_registered_format(tmp_path):
     with pytest.raises(TranscriptError) as info:
         open_transcript(path)
     assert info.value.where == "line 1"
-    assert registry.join_titles() in info.value.reason
+    assert all(fmt.TITLE in info.value.reason for fmt in registry.FORMATS)
+
+
+# -- positive detection: a record is a format's only when it has that format's fields ----------
+
+CLAUDE_CODE_SESSION = [  # a chat-session log: each turn wrapped in "message"
+    {"type": "user", "message": {"role": "user", "content": "look up 长路"}, "uuid": "u1"},
+    {"type": "assistant", "uuid": "u2", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "queryCustomer",
+         "input": {"name": "长路", "limit": 5}}]}},
+]
+GEMINI_CONTENTS = [
+    {"role": "user", "parts": [{"text": "look up 长路"}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "queryCustomer",
+                                                  "args": {"name": "长路", "limit": 5}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "queryCustomer",
+                                                     "response": {"result": "ok"}}}]},
+]
+
+
+@pytest.mark.parametrize(("name", "text", "where"), [
+    ("session.jsonl", jsonl(*CLAUDE_CODE_SESSION), "line 1"),
+    ("session.jsonl", jsonl({"type": "system", "content": "started"}, *CLAUDE_CODE_SESSION),
+     "line 2"),
+    ("gemini.json", json.dumps(GEMINI_CONTENTS), "messages[0]"),
+    ("gemini.jsonl", jsonl(*GEMINI_CONTENTS), "line 1"),
+    ("gemini.json", json.dumps({"contents": GEMINI_CONTENTS}), "line 1"),
+    ("gemini.json", json.dumps({"contents": GEMINI_CONTENTS}, indent=2), ""),
+])
+def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, where):
+    path = write(tmp_path, name, text)
+    with pytest.raises(TranscriptFormatError) as info:
+        open_transcript(path)
+    assert info.value.where == where
+    assert "not a known transcript format" in info.value.reason
+    assert all(fmt.TITLE in info.value.reason for fmt in registry.FORMATS)
+    assert "unknown role" not in str(info.value)
+
+
+def test_the_first_record_that_does_not_fit_is_shown_by_its_keys(tmp_path):
+    path = write(tmp_path, "session.jsonl", jsonl(*CLAUDE_CODE_SESSION))
+    with pytest.raises(TranscriptFormatError) as info:
+        open_transcript(path)
+    assert "keys: type, message, uuid" in info.value.reason
+
+
+@pytest.mark.parametrize(("fmt", "text", "where", "reason"), [
+    ("agentforge", jsonl({"type": "user", "content": "a"}, *CLAUDE_CODE_SESSION), "line 2",
+     'a "user" line needs "content"'),
+    ("agentforge", jsonl({"type": "assistant", "message": {"content": "b"}}), "line 1",
+     'found keys: type, message'),
+    ("agentforge", jsonl({"name": "x"}), "line 1", '"arguments"'),
+    ("openai", json.dumps(GEMINI_CONTENTS), "messages[0]", '"parts"'),
+    ("openai", json.dumps([{"role": "assistant"}]), "messages[0]", 'needs "content"'),
+    ("anthropic", json.dumps([{"role": "user", "message": {"content": "x"}}]), "messages[0]",
+     'needs "content"'),
+])
+def test_a_reader_never_takes_misplaced_content_for_an_empty_turn(tmp_path, fmt, text, where,
+                                                                   reason):
+    path = write(tmp_path, "t.json" if text.startswith("[") else "t.jsonl", text)
+    with pytest.raises(TranscriptError) as info:
+        list(open_transcript(path, fmt).events())
+    assert info.value.where == where
+    assert reason in info.value.reason
+
+
+@pytest.mark.parametrize("data", [
+    {"type": "user", "message": {"content": "x"}},          # content not where it is read
+    {"type": "tool_result", "id": "a"},                      # a result needs content
+    {"name": "x"},                                           # a bare call needs arguments
+    {"role": "model", "parts": [{"text": "x"}]},             # Gemini
+    {"role": "user", "parts": [{"text": "x"}]},
+    {"role": "user"},
+])
+def test_no_format_claims_a_record_without_its_fields(data):
+    assert [fmt.claims(data) for fmt in registry.FORMATS] == [Claim.NO] * len(registry.FORMATS)

@@ -1,9 +1,9 @@
 """``agentforge serve``: the MCP server, driven end to end by the SDK's own stdio client.
 
 One server subprocess (``serve_launcher.py``: ``sample_tools.shop`` plus
-``mcp_sample_tools``, call log on) serves the whole module. The client session lives in an
-anyio blocking portal (an event loop in a background thread), so the tests themselves are
-plain synchronous functions and need no async pytest plugin.
+``mcp_sample_tools``, call log on) serves the whole module; the client plumbing is in
+``mcp_client_support.py``. Stdout discipline, stdin closing, concurrency, time limits and
+cancellation are in ``test_mcp_stdio.py``.
 """
 
 from __future__ import annotations
@@ -11,21 +11,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-pytest.importorskip("mcp")
-
 import anyio
 import mcp_sample_tools  # tests/mcp is on sys.path (pytest's rootdir-relative import)
-from anyio.from_thread import start_blocking_portal
-from mcp import ClientSession, types
-from mcp.client.stdio import StdioServerParameters, stdio_client
+import pytest
+from mcp import types
+from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_client_support import AGENTFORGE, ROOT, TIMEOUT, Remote, serve
 
 from agentforge_cli import ToolService, __version__, build_local_tools
 from agentforge_cli.core.spec import ToolExecutionRequest
@@ -37,75 +32,12 @@ from agentforge_cli.integrations.mcp_server import (
 )
 from sample_tools.shop import ShopTools
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-LAUNCHER = HERE / "serve_launcher.py"
-TIMEOUT = 20.0
-
-
-class Remote:
-    """A connected client session, called synchronously through the portal."""
-
-    def __init__(self, portal: Any, session: ClientSession, init: types.InitializeResult,
-                 stderr: Path, problems: list[Exception]) -> None:
-        self.portal = portal
-        self.session = session
-        self.init = init
-        self.stderr = stderr
-        self.problems = problems
-
-    def run(self, func: Any, *args: Any) -> Any:
-        return self.portal.call(_bounded, func, *args)
-
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
-        return self.run(self.session.call_tool, name, arguments)
-
-    def text(self, result: types.CallToolResult) -> str:
-        assert len(result.content) == 1
-        block = result.content[0]
-        assert isinstance(block, types.TextContent)
-        return block.text
-
-
-async def _bounded(func: Any, *args: Any) -> Any:
-    with anyio.fail_after(TIMEOUT):
-        return await func(*args)
-
-
-@asynccontextmanager
-async def _connect(params: StdioServerParameters, errlog: Any, problems: list[Exception]
-                   ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
-    async def on_message(message: Any) -> None:
-        # A line on stdout that is not a JSON-RPC message arrives here as an exception.
-        if isinstance(message, Exception):
-            problems.append(message)
-
-    async with stdio_client(params, errlog=errlog) as (read, write), \
-            ClientSession(read, write, read_timeout_seconds=TIMEOUT,
-                          message_handler=on_message) as session:
-        with anyio.fail_after(TIMEOUT):
-            init = await session.initialize()
-            await session.list_tools()  # the client learns the tools (output schemas)
-        yield session, init
-
-
-def _serve(args: list[str], tmp_path: Path, command: str = sys.executable,
-           stderr_name: str = "server-stderr.txt"):
-    """Start a server subprocess (``command args``) and yield a connected :class:`Remote`."""
-    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
-                                   env={"PYTHONWARNINGS": "error"})
-    stderr_path = tmp_path / stderr_name
-    problems: list[Exception] = []
-    with stderr_path.open("w", encoding="utf-8") as errlog, \
-            start_blocking_portal() as portal, \
-            portal.wrap_async_context_manager(_connect(params, errlog, problems)) as (session,
-                                                                                      init):
-        yield Remote(portal, session, init, stderr_path, problems)
+LAUNCHER = Path(__file__).resolve().parent / "serve_launcher.py"
 
 
 @pytest.fixture(scope="module")
 def remote(tmp_path_factory: pytest.TempPathFactory):
-    yield from _serve([str(LAUNCHER), "--log"], tmp_path_factory.mktemp("mcp-serve"))
+    yield from serve([str(LAUNCHER), "--log"], tmp_path_factory.mktemp("mcp-serve"))
 
 
 # ---------------------------------------------------------------- initialize, tools/list
@@ -275,9 +207,6 @@ def test_modern_protocol_era() -> None:
 # ---------------------------------------------------------------- the CLI: `agentforge serve`
 
 
-AGENTFORGE = Path(sys.executable).with_name("agentforge")
-
-
 def test_agentforge_serve_command(tmp_path: Path) -> None:
     """The installed command, its targets resolved by the CLI, driven by the SDK client."""
     assert AGENTFORGE.exists(), "the agentforge entry point is not installed (make install)"
@@ -310,7 +239,7 @@ def test_agentforge_serve_command(tmp_path: Path) -> None:
 
 
 def _serve_command(command: str, args: list[str], tmp_path: Path):
-    for remote in _serve(args, tmp_path, command=command, stderr_name="cli-stderr.txt"):
+    for remote in serve(args, tmp_path, command=command, stderr_name="cli-stderr.txt"):
         yield remote
         assert remote.problems == []
 
@@ -320,7 +249,7 @@ def _serve_command(command: str, args: list[str], tmp_path: Path):
 
 def test_core_never_imports_the_sdk() -> None:
     code = ("import sys, agentforge_cli; from agentforge_cli import *; "
-            "import agentforge_cli.integrations.mcp_server; "
+            "import agentforge_cli.integrations.mcp_server, agentforge_cli.integrations.mcp_stdio; "
             "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'anyio')));"
             "print(bad)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -335,7 +264,8 @@ def test_require_mcp_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
         raise metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(metadata, "version", missing)
-    with pytest.raises(MCPUnavailableError, match=r"pip install 'agentforge-cli\[mcp\]'"):
+    with pytest.raises(MCPUnavailableError,
+                       match=r"from a clone of agentforge with: pip install '\.\[mcp\]'"):
         require_mcp()
     monkeypatch.setattr(metadata, "version", lambda name: "1.26.0")
     with pytest.raises(MCPUnavailableError, match=r"mcp>=2\.3; mcp 1\.26\.0 is installed"):

@@ -59,3 +59,35 @@ def obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[s
     """``{"type": "object", "properties": ..., "required": ...}``."""
     return {"type": "object", "properties": properties,
             "required": list(properties) if required is None else required}
+
+
+def parameter_schemas(provider: str, data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(tool name, parameters schema)`` of every entry of one provider's export (``json``:
+    a list of ``ToolSpecification.to_dict()`` rows)."""
+    if provider == "mcp":
+        return [(e["name"], e["inputSchema"]) for e in data["tools"]]
+    found = []
+    for entry in data:
+        if provider in ("openai", "openai-strict"):
+            found.append((entry["function"]["name"], entry["function"]["parameters"]))
+        else:
+            key = {"anthropic": "input_schema", "gemini-json-schema": "parametersJsonSchema"
+                   }.get(provider, "parameters")
+            found.append((entry["name"], entry.get(key) or {}))
+    return found
+
+
+def invalid_defaults(root: dict[str, Any]) -> list[str]:
+    """``path: default`` for every ``default`` in ``root`` that its own schema refuses
+    (``$ref``s resolved against ``root``; JSON Schema 2020-12)."""
+    import jsonschema
+
+    defs = root.get("$defs") or {}
+    bad = []
+    for path, node in schema_nodes(root):
+        if "default" not in node:
+            continue
+        schema = {**node, "$defs": defs} if defs else node
+        if not jsonschema.Draft202012Validator(schema).is_valid(node["default"]):
+            bad.append(f"{path}: {node['default']!r} against {node}")
+    return bad

@@ -14,6 +14,7 @@ from provider_testing import keywords_outside, obj, raw, schema_nodes, spec, spe
 from agentforge_cli import Int32, P, tool
 from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.schema.providers import (
+    PROVIDERS,
     ProviderExportError,
     convert_tool,
     export_tools,
@@ -61,7 +62,7 @@ def test_mcp_shape_is_a_tools_list_result(sample_specs):
 
 
 def test_mcp_export_validates_against_the_mcp_sdk_types(sample_specs):
-    types = pytest.importorskip("mcp.types")
+    from mcp import types
     result = types.ListToolsResult.model_validate(to_mcp(sample_specs))
     assert [t.name for t in result.tools] == [s.name for s in sample_specs]
 
@@ -301,7 +302,8 @@ def test_gemini_optional_members_become_nullable_and_unions_any_of():
     props = gemini_parameters(g)
     assert props["properties"]["ids"]["items"] == {"type": "integer", "nullable": True}
     assert props["properties"]["key"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-    assert props["properties"]["maybe"] == {"type": "array", "items": {"type": "string"}}
+    assert props["properties"]["maybe"] == {"type": "array", "items": {"type": "string"},
+                                            "nullable": True}
     assert props["required"] == ["ids", "key"]
 
 
@@ -424,7 +426,8 @@ def test_export_tools_names_and_options():
     assert provider_name("openai", strict=True) == "openai-strict"
     with pytest.raises(ValueError, match="unknown provider 'claude'"):
         export_tools([], "claude")
-    with pytest.raises(ValueError, match="strict mode applies to openai only"):
+    assert provider_name("openai-responses", strict=True) == "openai-responses-strict"
+    with pytest.raises(ValueError, match="strict mode applies to openai, openai-responses only"):
         export_tools([], "anthropic", strict=True)
     assert export_tools([], "mcp").data == {"tools": []}
 
@@ -440,13 +443,13 @@ def test_int32_bounds_survive_every_export():
     def count(n: Annotated[Int32, P("how many")]) -> None:
         """Count."""
 
-    for provider in ("openai", "openai-strict", "anthropic", "gemini", "mcp"):
+    for provider in PROVIDERS:
         text = json.dumps(export_tools([spec(count)], provider).data)
         assert "2147483647" in text, provider
 
 
 def test_exported_schemas_stay_valid_json_schema(sample_specs):
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
     validator = jsonschema.Draft202012Validator
     for entry in to_openai(strict_exportable(sample_specs), strict=True):
         validator.check_schema(entry["function"]["parameters"])

@@ -80,7 +80,8 @@ def test_registered_provider_is_known_everywhere(acme):
     assert (*PROVIDERS, "acme") == providers.PROVIDERS
     assert (*FORMATS, "acme") == providers.FORMATS
     assert get_provider(" ACME ") is acme
-    with pytest.raises(ValueError, match="strict mode applies to openai only, not 'acme'"):
+    with pytest.raises(ValueError, match="strict mode applies to openai, openai-responses only, "
+                                         "not 'acme'"):
         provider_name("acme", strict=True)
 
 
@@ -108,7 +109,9 @@ def test_registered_provider_name_rule_and_lint_rules_run(acme):
 
 def test_an_unregistered_provider_is_unknown():
     with pytest.raises(ValueError, match="unknown provider 'acme'; choose one of: openai, "
-                                         "openai-strict, anthropic, gemini, mcp"):
+                                         "openai-strict, openai-responses, "
+                                         "openai-responses-strict, anthropic, gemini, "
+                                         "gemini-json-schema, mcp"):
         check_specs([], ["acme"])
 
 
@@ -119,13 +122,19 @@ def test_registered_provider_is_a_list_format(acme, cli):
     assert listed.exit_code == 0, listed.stderr
     data = json.loads(listed.stdout)
     assert [entry["fn"] for entry in data["functions"]] == ["queryCustomer"]
-    assert listed.stderr.startswith('warning: acme: tool "queryCustomer", parameter "limit"')
+    assert listed.stderr.splitlines() == [
+        'warning: acme: tool "queryCustomer": the name is refused: use 1 to 8 lowercase '
+        "letters or '_'; exported as it is (rename it with @tool(name=...)) [name]",
+        'warning: acme: tool "queryCustomer", parameter "limit": acme ignores limits; '
+        "exported as is [limit-ignored]"]
     unknown = cli("tools", "list", CRM, "--format", "nope")
     assert unknown.exit_code == 2
-    assert "table, json, openai, anthropic, gemini, mcp, acme" in unknown.stderr
+    assert ("table, json, openai, openai-responses, anthropic, gemini, gemini-json-schema, "
+            "mcp, acme") in unknown.stderr
     strict = cli("tools", "list", CRM, "--format", "acme", "--strict")
     assert strict.exit_code == 2
-    assert "--strict with --format acme: strict mode applies to openai only" in strict.stderr
+    assert ("--strict with --format acme: strict mode applies to openai, openai-responses "
+            "only") in strict.stderr
 
 
 def test_registered_provider_is_checked_by_tools_check(acme, cli):
@@ -150,7 +159,7 @@ def test_cli_help_names_exactly_the_registry():
     list_help = _options("tools", "list")["--format"].help
     assert list_help.endswith(f"or a provider's tool definitions: {', '.join(FORMATS)}.")
     strict_help = _options("tools", "list")["--strict"].help
-    assert "with --format openai, export" in strict_help
+    assert "with --format openai or openai-responses, export" in strict_help
     check_help = _options("tools", "check")["--provider"].help
     assert check_help.startswith(f"Also check a provider's rules: {', '.join(PROVIDERS)};")
 

@@ -130,6 +130,10 @@ def test_a_bad_target_fails_with_the_load_error(pytester, run):
     result = run("--agentforge-tools", "missing_module")
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*cannot load target 'missing_module'*"])
+    # one short message per failure: no chained exceptions behind it
+    assert "During handling" not in result.stdout.str()
+    assert "direct cause" not in result.stdout.str()
+    assert result.stdout.str().count("cannot load target") == 2 + 2  # report + summary
 
 
 def test_snapshot_missing_then_created_then_checked(pytester, run):
@@ -139,6 +143,9 @@ def test_snapshot_missing_then_created_then_checked(pytester, run):
     missing.assert_outcomes(failed=1)
     missing.stdout.fnmatch_lines(["*snapshot file*tools.json does not exist*",
                                   "*--agentforge-update-snapshots*"])
+    # one hint, the plugin's own: not the command line's flag, and no chained error
+    assert "--update-snapshot)" not in missing.stdout.str()
+    assert "During handling" not in missing.stdout.str()
 
     run("--agentforge-update-snapshots").assert_outcomes(passed=1)
     snapshot = pytester.path / "snapshots" / "tools.json"

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentforge_cli.core.jsonvalues import describe
+from agentforge_cli.core.jsonvalues import describe, json_type
 from agentforge_cli.errors import ArgumentError
 
-__all__ = ["ALL_JSON_TYPES", "TypeHandler", "mismatch"]
+__all__ = ["ALL_JSON_TYPES", "TypeHandler", "mismatch", "nullable", "property_schema"]
 
 ALL_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 
@@ -41,16 +41,69 @@ class TypeHandler:
     """Value for a missing top-level argument when nothing else applies and the binding
     is not strict: ``0`` / ``0.0`` / ``False`` / ``None``."""
     optional_of: TypeHandler | None = None
-    """For ``X | None``, the handler of ``X`` (its schema is what a parameter or field
-    shows); otherwise ``None``."""
-
-    @property
-    def field_schema(self) -> dict[str, Any]:
-        """The schema for a parameter or object field (``X | None`` shows as ``X``)."""
-        return self.optional_of.field_schema if self.optional_of is not None else self.schema
+    """For ``X | None``, the handler of ``X`` (a parameter or field shows its schema made
+    nullable, see :func:`property_schema`); otherwise ``None``."""
 
     def __repr__(self) -> str:
         return f"TypeHandler({self.label})"
+
+
+_NULL = {"type": "null"}
+_NO_DEFAULT = object()
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or ``null``: a ``type`` list for a plain scalar, ``anyOf`` otherwise (a
+    ``description`` stays outside)."""
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind not in ("object", "array") and not (
+            {"enum", "const", "$ref", "anyOf"} & schema.keys()):
+        return {**schema, "type": [kind, "null"]}
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], dict(_NULL)]}
+    outer = {k: schema[k] for k in ("description",) if k in schema}
+    inner = {k: v for k, v in schema.items() if k not in outer}
+    return {"anyOf": [inner, dict(_NULL)], **outer}
+
+
+def property_schema(handler: TypeHandler, *, description: str | None, has_default: bool,
+                    default: Any) -> dict[str, Any]:
+    """The schema of a parameter or an object field, whose every ``default`` validates.
+
+    ``X | None``, and a default of ``None``, admit ``null`` (see :func:`nullable`; binding
+    reads null as missing). A default is shown when it is a plain constant (an ``Enum``
+    member by name) that the field's own type accepts; any other default is left out.
+    """
+    field = handler.optional_of if handler.optional_of is not None else handler
+    prop = dict(field.schema)
+    if (handler.optional_of is not None or (has_default and default is None)) and (
+            "null" not in field.json_types):
+        prop = nullable(prop)
+    if description:
+        prop["description"] = description
+    shown = _json_default(field, default) if has_default else _NO_DEFAULT
+    if shown is not _NO_DEFAULT:
+        prop["default"] = shown
+    return prop
+
+
+def _json_default(field: TypeHandler, default: Any) -> Any:
+    """The JSON form of ``default`` when the field's type accepts it, else ``_NO_DEFAULT``."""
+    import enum
+
+    if default is None:
+        return None
+    value = default.name if isinstance(default, enum.Enum) else default
+    if type(value) not in (str, int, float, bool) or value != value:  # NaN has no JSON form
+        return _NO_DEFAULT
+    kind = json_type(value)
+    if kind not in field.json_types and not (kind == "integer" and "number" in field.json_types):
+        return _NO_DEFAULT
+    try:
+        field.coerce(value)  # bounds, Literal values, formats
+    except ArgumentError:
+        return _NO_DEFAULT
+    return value
 
 
 def mismatch(kind: str, label: str, value: object) -> ArgumentError:

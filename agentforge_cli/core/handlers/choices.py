@@ -93,8 +93,8 @@ _MISSING = object()
 def optional_handler(inner: TypeHandler) -> TypeHandler:
     """``X | None``: ``null`` -> ``None``, anything else coerced to ``X``.
 
-    Parameters and fields show ``X``'s schema (null there means missing); inside
-    containers the schema is ``anyOf [X, null]``.
+    Inside containers the schema is ``anyOf [X, null]``; a parameter or field shows ``X``'s
+    schema made nullable (``base.property_schema``; null there means missing).
     """
     convert = inner.coerce
 

@@ -12,7 +12,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, NotRequired, Required, get_origin, get_type_hints
 
-from agentforge_cli.core.handlers.base import TypeHandler, decode_nested, mismatch
+from agentforge_cli.core.handlers.base import (
+    TypeHandler,
+    decode_nested,
+    mismatch,
+    property_schema,
+)
 from agentforge_cli.core.jsonvalues import describe, plain
 from agentforge_cli.errors import ArgumentError
 
@@ -96,12 +101,9 @@ def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dic
     properties: dict[str, Any] = {}
     required: list[str] = []
     for f in fields:
-        prop = dict(f.handler.field_schema)
-        if f.description:
-            prop["description"] = f.description
-        if f.default is not _NO_DEFAULT and _is_plain_constant(f.default):
-            prop["default"] = _schema_default(f.default)
-        properties[f.key] = prop
+        properties[f.key] = property_schema(f.handler, description=f.description,
+                                            has_default=f.default is not _NO_DEFAULT,
+                                            default=f.default)
         if not f.has_default and f.handler.optional_of is None:
             required.append(f.key)
     schema = {"type": "object", "properties": properties, "required": required,
@@ -155,6 +157,8 @@ def pydantic_handler_parts(cls: type) -> tuple[dict[str, Any], dict[str, Any],
     if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
         # a recursive model: pydantic puts the model itself under $defs and points to it
         schema = nested.pop(ref[len("#/$defs/"):], schema)
+    for model in (schema, *nested.values()):
+        _drop_refused_null_defaults(model)
     label = cls.__name__
 
     def coerce(value: Any) -> Any:
@@ -179,14 +183,20 @@ def pydantic_handler_parts(cls: type) -> tuple[dict[str, Any], dict[str, Any],
     return schema, nested, coerce
 
 
-def _is_plain_constant(value: Any) -> bool:
-    import enum
+def _drop_refused_null_defaults(model: dict[str, Any]) -> None:
+    """Leave out ``"default": null`` where pydantic shows it on a field that refuses null
+    (``x: str = None``): the field is still optional, and the schema stays true."""
+    for prop in (model.get("properties") or {}).values():
+        if isinstance(prop, dict) and "default" in prop and prop["default"] is None and (
+                not _admits_null(prop)):
+            del prop["default"]
 
-    return value is None or type(value) in (str, int, float, bool) or isinstance(
-        value, enum.Enum)
 
-
-def _schema_default(value: Any) -> Any:
-    import enum
-
-    return value.name if isinstance(value, enum.Enum) else value
+def _admits_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if not ({"type", "anyOf", "oneOf", "$ref", "enum", "const", "allOf"} & schema.keys()):
+        return True  # any value
+    return any(isinstance(m, dict) and _admits_null(m)
+               for m in schema.get("anyOf", ()) or schema.get("oneOf", ()))

@@ -226,7 +226,8 @@ def _fields_object(cls: type, ctx: BuildContext) -> TypeHandler:
     from agentforge_cli.core.docstrings import parse_docstring
 
     def build():
-        doc = parse_docstring(cls)
+        # the class's own docstring: inspect.getdoc would inherit dict's or a base's
+        doc = parse_docstring(cls.__dict__.get("__doc__") or "")
         fields = []
         for name, annotation, has_default, default in objects.object_fields(cls):
             info = param_metadata(typing.get_args(annotation)[1:]

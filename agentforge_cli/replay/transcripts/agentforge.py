@@ -10,7 +10,9 @@
 A bare ``{"name": ..., "arguments": ...}`` line (the plain function-call shape) is a
 call with no id and, until a result follows, no recorded result. A ``tool_result``
 without an id answers the oldest call still waiting that has no id. ``system`` lines are
-accepted and skipped; any other ``type`` is an error.
+accepted and skipped; any other ``type`` is an error, and so is a user or assistant line
+without a ``content`` string (its text would be somewhere this format does not read it,
+as in session logs that wrap each turn in ``"message"``).
 
 ``--update`` rewrites the ``content`` and ``is_error`` of result lines (every other key
 stays, in its order) and inserts a result line right after each call that had none.
@@ -38,7 +40,7 @@ from agentforge_cli.replay.transcripts.events import (
 )
 from agentforge_cli.replay.transcripts.fields import optional_bool, optional_id
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps
+from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
 
 NAME = "agentforge"
 TITLE = "agentforge JSONL"
@@ -46,19 +48,32 @@ TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
 
 
 def claims(data: Any) -> Claim:
-    """An event line (a known ``type``, or a bare ``{"name", ...}`` call) and no ``role``
-    is agentforge's own."""
+    """A line of the shape its ``type`` needs and no ``role`` is agentforge's own: user and
+    assistant lines with a ``content`` string, a ``tool_call`` with a ``name``, a
+    ``tool_result`` with ``content``, a bare ``{"name", "arguments"}`` call. A ``system``
+    line is only shared (it says nothing about the file); anything else is not claimed."""
     if not isinstance(data, dict) or "role" in data:
         return Claim.NO
-    if data.get("type") in TYPES:
-        return Claim.OWN
-    return Claim.OWN if "type" not in data and isinstance(data.get("name"), str) else Claim.NO
+    kind = data.get("type")
+    if kind in ("user", "assistant"):
+        fits = isinstance(data.get("content"), str)
+    elif kind == "tool_call":
+        fits = isinstance(data.get("name"), str)
+    elif kind == "tool_result":
+        fits = "content" in data
+    elif kind == "system":
+        return Claim.SHARED
+    else:
+        fits = "type" not in data and isinstance(data.get("name"), str) and "arguments" in data
+    return Claim.OWN if fits else Claim.NO
 
 
 def _text(data: dict, path: Path, where: str) -> str:
     content = data.get("content")
     if content is None:
-        return ""
+        # never an empty turn: the text is somewhere this format does not read it
+        raise TranscriptError(path, where, f'a "{data["type"]}" line needs "content" (a '
+                              f"string); found {record_shape(data)}")
     if not isinstance(content, str):
         raise TranscriptError(path, where, f'"content" must be a string, got {dumps(content)[:80]}')
     return content
@@ -73,10 +88,11 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         raise TranscriptError(path, where, f"expected a JSON object, got {dumps(data)[:80]}")
     kind = data.get("type")
     if kind is None:
-        if isinstance(data.get("name"), str):
+        if isinstance(data.get("name"), str) and "arguments" in data:
             return [named_call(data, None, data, book, where)]
         raise TranscriptError(path, where, 'missing "type" (one of user, assistant, '
-                              'tool_call, tool_result) and not a {"name", "arguments"} call')
+                              'tool_call, tool_result) and not a {"name", "arguments"} call; '
+                              f"found {record_shape(data)}")
     if kind == "user":
         return [UserMessage(content=_text(data, path, where), where=where)]
     if kind == "assistant":

@@ -33,7 +33,7 @@ from agentforge_cli.replay.transcripts.fields import (
     replace_content,
 )
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps
+from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
 
 NAME = "anthropic"
 TITLE = "Anthropic messages"
@@ -43,7 +43,8 @@ _OWN_BLOCKS = ("tool_use", "tool_result", "thinking")
 def claims(data: Any) -> Claim:
     """A message with a ``tool_use``, ``tool_result`` or ``thinking`` block is Anthropic's
     own. Plain text messages are left to OpenAI's format, which reads them the same way."""
-    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+    if (not isinstance(data, dict) or data.get("role") not in ("user", "assistant")
+            or not isinstance(data.get("content"), list)):
         return Claim.NO
     own = any(isinstance(block, dict) and block.get("type") in _OWN_BLOCKS
               for block in data["content"])
@@ -67,6 +68,9 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             return []
         raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} "
                               "(expected user or assistant)")
+    if "content" not in data:  # never an empty turn: the text is somewhere else
+        raise TranscriptError(path, where, f'a "{role}" message needs "content"; found '
+                              f"{record_shape(data)}")
     content = data.get("content")
     message = UserMessage if role == "user" else AssistantMessage
     if content is None or isinstance(content, str):

@@ -12,12 +12,14 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
-from agentforge_cli.replay.transcripts.records import Record
+from agentforge_cli.replay.transcripts.records import Record, load_document, record_shape
 
-__all__ = ["DETECTION_WINDOW", "container_of", "detect_format"]
+__all__ = ["DETECTION_WINDOW", "container_of", "detect_format", "document_records",
+           "unknown_format"]
 
 DETECTION_WINDOW = 1000
 """How many leading JSONL records auto-detection may look at before it settles."""
@@ -41,12 +43,38 @@ def container_of(head: str) -> str:
     return "jsonl"
 
 
+def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
+    """The error for a file no registered format reads: where, what was found there, and
+    every format tried."""
+    tried = ", ".join(fmt.TITLE for fmt in registry.FORMATS)
+    return TranscriptFormatError(path, where, f"not a known transcript format: {found}; "
+                                 f"formats tried: {tried}")
+
+
+def document_records(path: Path) -> list[Record]:
+    """The messages of a JSON document, for detection.
+
+    Raises:
+        TranscriptFormatError: The document is neither a message array nor an object with
+            ``"messages"``.
+    """
+    try:
+        return load_document(path).records
+    except TranscriptFormatError as exc:
+        raise unknown_format(path, exc.where, exc.reason) from None
+
+
 def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
     """The format that claims a record as its own first; failing that (every record is
     one several formats read, such as plain text chat), the first format to share one.
 
+    A record is claimed only when it has the fields a format reads
+    (:class:`~agentforge_cli.replay.transcripts.format.Claim`), so a file in a format
+    nobody reads is refused at its first record rather than read as empty turns.
+
     Raises:
-        TranscriptError: A record no format reads, or no record at all.
+        TranscriptFormatError: A record no format claims.
+        TranscriptError: No record at all.
     """
     formats = registry.FORMATS
     shared: TranscriptFormat | None = None
@@ -62,9 +90,8 @@ def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
             if claim == Claim.SHARED and first_sharing is None:
                 first_sharing = fmt
         if first_sharing is None:
-            raise TranscriptError(path, record.where, "cannot tell the transcript's format: "
-                                  f"expected {registry.join_titles()} (or name the format "
-                                  "with --format)")
+            raise unknown_format(path, record.where,
+                                 f"no format reads this record ({record_shape(data)})")
         shared = shared or first_sharing
     if shared is not None:
         return shared

@@ -75,3 +75,4 @@ def optional_bool(value: Any, path: Path, where: str, field: str) -> bool | None
     if value is None or isinstance(value, bool):
         return value
     raise TranscriptError(path, where, f'"{field}" must be true or false, got {dumps(value)}')
+

@@ -40,7 +40,8 @@ class TranscriptFormat(Protocol):
 
     ``record_events`` and ``rewrite`` raise
     :class:`~agentforge_cli.errors.TranscriptError` (with the record's ``where``) for a
-    record they cannot read.
+    record they cannot read — never an empty event for a record whose content is not
+    where the format reads it.
     """
 
     NAME: str
@@ -51,8 +52,13 @@ class TranscriptFormat(Protocol):
     def claims(self, data: Any) -> Claim:
         """Whether a parsed record (any JSON value) is one of this format's.
 
-        Auto-detection asks each registered format about the file's first records, in
-        registry order; the first :attr:`Claim.OWN` decides. It must not raise.
+        Claim positively: only a record that carries the fields this format reads (a
+        record whose content sits elsewhere, such as under a ``"message"`` wrapper, is
+        :attr:`Claim.NO`), so that a file in an unknown format is refused at its first
+        record instead of being read as empty turns. Auto-detection asks each registered
+        format about the file's first records, in registry order; the first
+        :attr:`Claim.OWN` decides, and a record no format claims stops it. It must not
+        raise.
         """
         ...
 

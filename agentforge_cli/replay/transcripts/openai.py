@@ -32,25 +32,33 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
-from agentforge_cli.replay.transcripts.fields import content_text, optional_id, replace_content
+from agentforge_cli.replay.transcripts.fields import (
+    content_text,
+    optional_id,
+    replace_content,
+)
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps
+from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
 
 NAME = "openai"
 TITLE = "OpenAI chat messages"
 _SKIPPED = ("system", "developer")
+_TEXT_ROLES = ("user", "assistant", *_SKIPPED)
 _RESULT_ROLES = ("tool", "function")
 
 
 def claims(data: Any) -> Claim:
     """A ``tool``/``function`` message or one with ``tool_calls``/``function_call`` is
-    OpenAI's own; any other message with a ``role`` is one it reads too (plain text chat
-    reads the same in both chat formats, and OpenAI's also skips system/developer)."""
+    OpenAI's own; a user, assistant, system or developer message with ``content`` is one it
+    reads too (plain text chat reads the same in both chat formats). A message whose text
+    is elsewhere (Gemini's ``parts``) is not claimed."""
     if not isinstance(data, dict):
         return Claim.NO
     if data.get("role") in _RESULT_ROLES or "tool_calls" in data or "function_call" in data:
         return Claim.OWN
-    return Claim.SHARED if isinstance(data.get("role"), str) else Claim.NO
+    if data.get("role") in _TEXT_ROLES and "content" in data and "parts" not in data:
+        return Claim.SHARED
+    return Claim.NO
 
 
 def _message(record: Record, path: Path) -> dict:
@@ -60,6 +68,12 @@ def _message(record: Record, path: Path) -> dict:
                               f"expected a message object, got {dumps(data)[:80]}")
     if not isinstance(data.get("role"), str):
         raise TranscriptError(path, record.where, 'not a chat message: no "role"')
+    if "content" not in data and not ("tool_calls" in data or "function_call" in data):
+        # never an empty turn: the text is somewhere this format does not read it
+        found = ('"parts" (Gemini\'s format, not OpenAI\'s)' if "parts" in data
+                 else record_shape(data))
+        raise TranscriptError(path, record.where, f'a "{data["role"]}" message needs '
+                              f'"content"; found {found}')
     return data
 
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
 
 __all__ = ["MAX_DOCUMENT_BYTES", "MAX_LINE_BYTES", "Document", "Record", "dumps",
-           "iter_jsonl", "load_document", "read_head"]
+           "iter_jsonl", "load_document", "read_head", "record_shape"]
 
 
 # Hot path: one Record per JSONL line. Not frozen (a frozen __init__ pays an
@@ -55,6 +56,20 @@ class Document:
     """2 when the file was pretty-printed, else ``None`` (compact)."""
     trailing_newline: bool
     """The file ended with a newline."""
+
+
+_SHOWN_KEYS = 8
+
+
+def record_shape(data: Any) -> str:
+    """What a record is, for a message saying it does not fit: ``keys: type, message``
+    for an object (its first keys, in order), ``a JSON array`` otherwise."""
+    if isinstance(data, dict):
+        keys = [str(key) for key in data]
+        shown = ", ".join(keys[:_SHOWN_KEYS]) + (", ..." if len(keys) > _SHOWN_KEYS else "")
+        return f"keys: {shown}" if keys else "an empty object"
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return f"a JSON {names.get(type(data), 'value')}"
 
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -197,13 +212,14 @@ def load_document(path: Path) -> Document:
     if isinstance(data, dict):
         messages = data.get("messages")
         if not isinstance(messages, list):
-            raise TranscriptError(path, "", 'a JSON object transcript needs a "messages" array')
+            raise TranscriptFormatError(path, "", 'a JSON object transcript needs a "messages" '
+                                        f"array; found {record_shape(data)}")
         envelope = data
     elif isinstance(data, list):
         messages = data
     else:
-        raise TranscriptError(path, "", "expected a JSON array of messages or an object "
-                              f'with "messages", got a JSON {type(data).__name__}')
+        raise TranscriptFormatError(path, "", "expected a JSON array of messages or an object "
+                                    f'with "messages", got {record_shape(data)}')
     records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(messages)]
     stripped = text.strip()
     indent = 2 if "\n" in stripped else None

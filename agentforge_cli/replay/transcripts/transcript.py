@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts.detection import (
     DETECTION_WINDOW,
     container_of,
     detect_format,
+    document_records,
 )
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
@@ -153,8 +154,9 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
             ``anthropic``).
 
     Raises:
-        TranscriptError: The file is missing, unreadable, empty, or its format cannot be
-            told.
+        TranscriptFormatError: No registered format reads the file (a subclass of
+            TranscriptError).
+        TranscriptError: The file is missing, unreadable or empty.
         ValueError: ``format`` is not one of the names above.
     """
     path = Path(path)
@@ -171,7 +173,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     container = container_of(head)
     if format == "auto":
         if container == "json":
-            records: Iterable[Record] = load_document(path).records
+            records: Iterable[Record] = document_records(path)
         else:
             records = itertools.islice(iter_jsonl(path), DETECTION_WINDOW)
         format = detect_format(path, records).NAME

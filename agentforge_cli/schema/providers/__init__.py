@@ -10,8 +10,8 @@ Every export is a pure function of the specifications. A part a provider cannot 
 exactly is exported in the closest accepted form and reported in
 :attr:`ProviderExport.warnings`; a part with no accepted form makes the export raise
 :class:`ProviderExportError`, which lists every such part (tool, parameter path, rule).
-Tool names are not checked here: :mod:`agentforge_cli.schema.lint` applies each
-provider's name rule.
+A tool name the provider refuses is exported as it is, with a ``name`` warning that
+states the provider's rule (``tools check --provider`` reports it as an error).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.schema.jsonschema import ROOT
 from agentforge_cli.schema.providers.anthropic import ANTHROPIC
 from agentforge_cli.schema.providers.base import (
     Provider,
@@ -29,8 +30,13 @@ from agentforge_cli.schema.providers.base import (
     ToolConversion,
 )
 from agentforge_cli.schema.providers.gemini import GEMINI
+from agentforge_cli.schema.providers.gemini_json_schema import GEMINI_JSON_SCHEMA
 from agentforge_cli.schema.providers.mcp import MCP
 from agentforge_cli.schema.providers.openai import OPENAI, OPENAI_STRICT
+from agentforge_cli.schema.providers.openai_responses import (
+    OPENAI_RESPONSES,
+    OPENAI_RESPONSES_STRICT,
+)
 
 __all__ = [
     "FORMATS",
@@ -52,7 +58,16 @@ __all__ = [
     "to_openai",
 ]
 
-REGISTRY: tuple[Provider, ...] = (OPENAI, OPENAI_STRICT, ANTHROPIC, GEMINI, MCP)
+REGISTRY: tuple[Provider, ...] = (
+    OPENAI,
+    OPENAI_STRICT,
+    OPENAI_RESPONSES,
+    OPENAI_RESPONSES_STRICT,
+    ANTHROPIC,
+    GEMINI,
+    GEMINI_JSON_SCHEMA,
+    MCP,
+)
 """Every provider agentforge knows, in the order the command line lists them."""
 
 
@@ -140,7 +155,7 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
 
     Raises:
         ProviderExportError: Some part of some tool has no form the provider accepts;
-            every such part is listed.
+            every such part is listed. (A name the provider refuses is a warning.)
         ValueError: Unknown provider (see :func:`get_provider`).
     """
     chosen = get_provider(provider, strict)
@@ -148,6 +163,11 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
     warnings: list[SchemaIssue] = []
     errors: list[SchemaIssue] = []
     for spec in specs:
+        if chosen.name_rule.problem(spec.name):
+            warnings.append(SchemaIssue(
+                provider=chosen.name, tool=spec.name, path=ROOT, rule="name",
+                message=f"the name is refused: {chosen.name_rule.text}; exported as it is "
+                        "(rename it with @tool(name=...))"))
         result = chosen.convert(spec)
         warnings.extend(result.warnings)
         errors.extend(result.errors)

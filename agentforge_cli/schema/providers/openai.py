@@ -47,6 +47,7 @@ __all__ = [
     "STRICT_KEYWORDS",
     "convert_openai",
     "convert_openai_strict",
+    "strict_parameters",
 ]
 
 OPENAI_NAMES = NameRule(pattern=re.compile(r"[a-zA-Z0-9_-]{1,64}"),
@@ -85,13 +86,20 @@ def convert_openai(spec: ToolSpecification) -> ToolConversion:
 
 def convert_openai_strict(spec: ToolSpecification) -> ToolConversion:
     """The strict-mode function tool (``"strict": true``)."""
-    walker = _Strict(spec)
-    parameters = walker.convert_root()
+    walker, parameters = strict_parameters(spec, "openai-strict")
     return walker.conversion({
         "type": "function",
         "function": {"name": spec.name, "description": spec.description,
                      "parameters": parameters, "strict": True},
     })
+
+
+def strict_parameters(spec: ToolSpecification, provider: str
+                      ) -> tuple[ProviderWalker, dict[str, Any]]:
+    """The strict-mode form of a tool's parameters, and the walker holding its issues
+    (shared by the Chat Completions and the Responses API exports)."""
+    walker = _Strict(spec, provider)
+    return walker, walker.convert_root()
 
 
 def is_nullable(schema: dict[str, Any]) -> bool:
@@ -128,8 +136,8 @@ class _Strict(ProviderWalker):
     untyped_text = ("a value of any type (Any) has no strict-mode form: every schema needs "
                     "a type; declare a concrete type")
 
-    def __init__(self, spec: ToolSpecification) -> None:
-        super().__init__(spec)
+    def __init__(self, spec: ToolSpecification, provider: str) -> None:
+        super().__init__(spec, provider)
         self.property_count = 0
         self.depth = 0  # objects around the node being walked
         self.inlining: set[tuple[str, int]] = set()  # (definition, depth) being inlined

@@ -1,0 +1,175 @@
+"""``agentforge tools fuzz``: call every tool with the inputs its schema allows and report
+the ones that crash it, hang it, or that the binder refuses although the schema allows them.
+
+The engine is :mod:`agentforge_cli.fuzz` (hypothesis, from the optional ``fuzz`` extra,
+imported only here). Standard output is the report (``--json``: one JSON document); the
+header goes to standard error.
+
+Exit codes: ``0`` nothing found · ``1`` a crash, hang, bad result or schema-binding
+mismatch · ``2`` usage error · ``3`` a target cannot be loaded, or the ``fuzz`` extra is
+not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
+from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.tools_cmd import ToolsOption
+
+_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
+
+
+def fuzz(
+    targets: Annotated[list[str] | None, typer.Argument(
+        metavar="TARGET", show_default=False,
+        help="Where the tools are: package.module, package.module:Name or "
+             "path/to/file.py[:Name].")] = None,
+    tools: ToolsOption = None,
+    names: Annotated[list[str] | None, typer.Option(
+        "--tool", metavar="NAME", show_default=False,
+        help="Fuzz only this tool; repeatable. Default: every tool.")] = None,
+    examples: Annotated[int, typer.Option(
+        "--examples", metavar="N", help="Calls per tool.")] = 200,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", metavar="S", show_default=False,
+        help="Generate the same inputs as a run with this seed. Default: a random seed, "
+             "printed so the run can be repeated.")] = None,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", metavar="SECONDS", help="A call running longer is a hang.")] = 5.0,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print per-tool counts and failures as one JSON document.")] = False,
+    junit: Annotated[str | None, typer.Option(
+        "--junit", metavar="FILE", show_default=False,
+        help="Also write a JUnit XML report: one testcase per tool.")] = None,
+    crash: Annotated[list[str] | None, typer.Option(
+        "--crash", metavar="EXC", show_default=False,
+        help="Also count this exception class (and its subclasses) as a crash; "
+             "repeatable.")] = None,
+    allow: Annotated[list[str] | None, typer.Option(
+        "--allow", metavar="EXC", show_default=False,
+        help="Do not count this exception class (and its subclasses) as a crash; "
+             "repeatable.")] = None,
+    include_destructive: Annotated[bool, typer.Option(
+        "--include-destructive", help="Also call the tools annotated destructiveHint "
+                                      "(fuzzing calls the real tools).")] = False,
+) -> None:
+    """Call each tool with generated inputs its schema allows, and report crashes.
+
+    Fuzzing calls the real tools: tools annotated destructiveHint are skipped unless
+    --include-destructive.
+
+    Exit 1 when a crash, hang, bad result or schema-binding mismatch is found.
+    """
+    with guarded():
+        _check_options(examples, timeout, crash or [], allow or [])
+        from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
+
+        missing = missing_modules()
+        if missing:
+            raise LoadError(f"tools fuzz needs {', '.join(missing)}, which is not installed",
+                            hint=INSTALL_HINT)
+        from agentforge_cli.fuzz.classify import CrashRule
+        from agentforge_cli.fuzz.engine import FuzzOptions, fuzz_service
+        from agentforge_cli.fuzz.report import junit_xml, to_json
+        from agentforge_cli.integrations.targets import find_targets, load_service
+
+        source = find_targets([*(targets or ()), *(tools or ())])
+        service = load_service(list(source.specs), propagate_execution_errors=True,
+                               timeout=timeout)
+        unknown = [name for name in names or () if name not in service.names]
+        if unknown:
+            from agentforge_cli.core.service import unknown_tool_message
+
+            raise UsageError(unknown_tool_message(unknown[0], service.names))
+        seed = random.randrange(2**32) if seed is None else seed
+        options = FuzzOptions(examples=examples, seed=seed,
+                              rule=CrashRule.build(crash or (), allow or ()),
+                              include_destructive=include_destructive)
+        selected = [s.name for s in service.specifications
+                    if not names or s.name in names]
+        from agentforge_cli.cli.output import write
+
+        write(f"fuzzing {len(selected)} tool{'' if len(selected) == 1 else 's'}: {examples} "
+              f"examples each, seed {seed}, timeout {timeout:g} s", stderr=True)
+        reports = fuzz_service(service, options, source.specs, names=selected,
+                               on_report=None if json_output else _show)
+        failed = [r for r in reports if r.failed]
+        if junit is not None:
+            _write_junit(junit, junit_xml(reports))
+        if json_output:
+            write(json.dumps(to_json(reports, seed=seed, examples=examples, timeout=timeout),
+                             ensure_ascii=False, indent=2))
+        else:
+            _verdict(reports, failed, seed)
+        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _check_options(examples: int, timeout: float, crash: list[str], allow: list[str]) -> None:
+    if examples < 1:
+        raise UsageError(f"--examples must be at least 1, got {examples}")
+    if not timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    for option, given in (("--crash", crash), ("--allow", allow)):
+        for name in given:
+            if not _EXCEPTION_NAME.match(name):
+                raise UsageError(f"{option} takes an exception class name such as "
+                                 f"ValueError or package.module.Error, got {name!r}")
+    both = sorted(set(crash) & set(allow))
+    if both:
+        raise UsageError(f"{both[0]} is given to both --crash and --allow")
+
+
+def _show(report: Any) -> None:
+    """One tool's lines: the counts, then each finding and the command reproducing it."""
+    from agentforge_cli.cli.output import write
+    from agentforge_cli.fuzz.classify import KINDS
+    from agentforge_cli.fuzz.report import LABELS, describe
+
+    if report.skipped:
+        write(f"- {report.name}: skipped, {report.skipped}")
+        return
+    counts = ", ".join(f"{report.counts[k]} {LABELS.get(k, k)}" for k in KINDS
+                       if report.counts.get(k))
+    mark = "✗" if report.failed else "✓"
+    calls = f"{report.examples} call{'' if report.examples == 1 else 's'}"
+    write(f"{mark} {report.name}: {calls} ({counts or 'none'})")
+    if report.error:
+        write(f"  {report.error}")
+    for finding in report.findings:
+        write(f"  {describe(finding)}")
+        write(f"    arguments ({finding.form}"
+              f"{', shrunk' if finding.shrunk else ''}): {finding.arguments}")
+        write(f"    reproduce: {finding.command}")
+
+
+def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
+    from agentforge_cli.cli.output import write
+
+    run = [r for r in reports if not r.skipped]
+    if failed:
+        found = sum(len(r.findings) + (r.error is not None) for r in failed)
+        write(f"✗ fuzz found {found} problem{'' if found == 1 else 's'} in {len(failed)} of "
+              f"{len(run)} tool{'' if len(run) == 1 else 's'} (seed {seed})")
+    else:
+        write(f"✓ fuzz found no problem in {len(run)} tool{'' if len(run) == 1 else 's'} "
+              f"(seed {seed})")
+
+
+def _write_junit(path: str, text: str) -> None:
+    from agentforge_cli.core.fileio import write_text_atomic
+
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write the JUnit report {path!r}: {exc.strerror or exc}"
+                         ) from None

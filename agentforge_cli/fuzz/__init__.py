@@ -1,0 +1,10 @@
+"""``agentforge tools fuzz``: call each tool with the inputs its schema allows and report
+the ones that crash it.
+
+``strategies`` turns a tool's exported JSON Schema into a hypothesis strategy; ``forms``
+writes an argument object the sloppy ways models send it; ``classify`` sorts the outcome of
+one call; ``engine`` runs the calls and shrinks each failure; ``report`` holds the results
+and their JSON and JUnit forms. hypothesis is imported only by ``strategies`` and
+``engine``, which only the fuzz command and the pytest route load (``requirements`` says
+whether it is installed).
+"""

@@ -1,0 +1,142 @@
+"""What one call did: ``ok``, ``refused``, ``tool error``, ``crash``, ``hang``, ``bad
+result`` or ``mismatch`` (a schema-valid input the pipeline refused).
+
+The calls go through a ``ToolService`` whose tools propagate execution errors and have a
+timeout, so an argument error comes back as an error result and anything the tool did
+comes back as a ``ToolExecutionError`` chained to its cause.
+
+**The crash rule.** An exception is a crash (a programming error) when its class or a base
+class is a crash class: ``TypeError``, ``AttributeError``, ``NameError`` (so
+``UnboundLocalError``), ``ZeroDivisionError``, ``IndexError``, ``KeyError``,
+``RecursionError``, ``AssertionError``, ``NotImplementedError``, plus the ``--crash``
+names; an ``--allow`` name takes a class and its subclasses out, and wins. Names match a
+class's ``__name__`` or its ``module.qualname``. **A KeyError is a crash unless the
+innermost frame raised it with a ``raise`` statement** (``raise KeyError("no issue #9")`` is
+a message for the model; ``table[key]`` or ``dict.pop(key)`` failing is a bug). Any other
+exception is a ``tool error``: the tool telling the model no.
+"""
+
+from __future__ import annotations
+
+import dis
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+from types import TracebackType
+
+__all__ = ["CRASH_CLASSES", "FAILING", "KINDS", "CrashRule", "Outcome", "classify_call"]
+
+KINDS = ("ok", "refused", "tool error", "crash", "hang", "bad result", "mismatch")
+FAILING = frozenset({"crash", "hang", "bad result", "mismatch"})
+"""The kinds that are findings (exit 1)."""
+CRASH_CLASSES = ("TypeError", "AttributeError", "NameError", "UnboundLocalError",
+                 "ZeroDivisionError", "IndexError", "KeyError", "RecursionError",
+                 "AssertionError", "NotImplementedError")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CrashRule:
+    """Which exception classes are crashes (see the module docstring)."""
+
+    crash: frozenset[str] = frozenset(CRASH_CLASSES)
+    allow: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(cls, crash: Collection[str] = (), allow: Collection[str] = ()) -> CrashRule:
+        """The default rule extended with ``crash`` names and relaxed by ``allow`` names."""
+        allowed = frozenset(allow)
+        return cls(crash=(frozenset(CRASH_CLASSES) | frozenset(crash)) - allowed,
+                   allow=allowed)
+
+    def is_crash(self, exc: BaseException) -> bool:
+        names = {name for klass in type(exc).__mro__
+                 for name in (klass.__name__, f"{klass.__module__}.{klass.__qualname__}")}
+        if names & self.allow or not names & self.crash:
+            return False
+        return not (isinstance(exc, KeyError) and _raised_on_purpose(exc))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Outcome:
+    """The class of one call and what identifies its failure."""
+
+    kind: str
+    """One of :data:`KINDS`."""
+    detail: str = ""
+    """``ZeroDivisionError: division by zero``, the refusal or the result's problem."""
+    location: str = ""
+    """``path/to/file.py:12``: where the exception was raised (innermost frame)."""
+
+    @property
+    def signature(self) -> tuple[str, str, str]:
+        """Failures with the same signature are the same finding."""
+        if self.kind in ("crash", "tool error", "bad result"):
+            return (self.kind, self.detail.split(":", 1)[0], self.location)
+        return (self.kind, "", "")
+
+
+def _innermost(tb: TracebackType | None) -> TracebackType | None:
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb
+
+
+def _raised_on_purpose(exc: BaseException) -> bool:
+    """The innermost frame raised ``exc`` with a ``raise`` statement."""
+    tb = _innermost(exc.__traceback__)
+    if tb is None:
+        return False
+    for instruction in dis.get_instructions(tb.tb_frame.f_code):
+        if instruction.offset == tb.tb_lasti:
+            return instruction.opname == "RAISE_VARARGS"
+    return False
+
+
+def _location(exc: BaseException) -> str:
+    tb = _innermost(exc.__traceback__)
+    if tb is None:
+        return ""
+    path = tb.tb_frame.f_code.co_filename
+    try:
+        relative = os.path.relpath(path)
+        if not relative.startswith(".."):
+            path = relative
+    except ValueError:
+        pass
+    return f"{path}:{tb.tb_lineno}"
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def classify_call(service: object, name: str, arguments: str, rule: CrashRule, *,
+                  clean: bool) -> Outcome:
+    """Call ``name`` with the argument string and classify what happened.
+
+    ``clean`` says the string is plain JSON of a schema-valid object: a refusal of it is a
+    ``mismatch``; a sloppy form's refusal is ``refused``.
+    """
+    from agentforge_cli.core.executor import ResultTooLarge
+    from agentforge_cli.core.returns import UnserializableResult
+    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.errors import ToolExecutionError, ToolTimeoutError
+
+    request = ToolExecutionRequest(id="fuzz", name=name, arguments=arguments)
+    try:
+        result = service.execute(request)  # type: ignore[attr-defined]
+    except ToolTimeoutError as exc:
+        return Outcome(kind="hang", detail=str(exc))
+    except ToolExecutionError as exc:
+        cause = exc.__cause__ if exc.__cause__ is not None else exc
+        if isinstance(cause, UnserializableResult | ResultTooLarge):
+            return Outcome(kind="bad result", detail=f"{type(cause).__name__}: {exc}")
+        kind = "crash" if rule.is_crash(cause) else "tool error"
+        return Outcome(kind=kind, detail=_describe(cause), location=_location(cause))
+    if result.is_error:
+        return Outcome(kind="mismatch" if clean else "refused", detail=result.text)
+    return Outcome(kind="ok")

@@ -1,0 +1,172 @@
+"""Run the fuzz: per tool, ``examples`` generated calls, then each distinct failure shrunk.
+
+Two passes per tool, both with hypothesis under the same seed (no example database, so
+nothing is written to disk and a seed always means the same inputs):
+
+1. **search** — ``examples`` inputs (schema-valid objects from
+   :func:`~agentforge_cli.fuzz.strategies.arguments`, each written in one of the
+   :data:`~agentforge_cli.fuzz.forms.FORMS`); every call is classified and counted, and the
+   first input of each distinct failure is kept;
+2. **shrink** — for each failure (hangs excepted: each try would cost the timeout), the
+   same search runs again, failing only on that failure, and hypothesis shrinks the input
+   to the smallest it can find. If it cannot reproduce it (a tool whose state changed),
+   the first input is reported as found.
+
+After a hang, the tool gets no more calls (each would cost the timeout and leave a thread
+running).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentforge_cli.fuzz.classify import FAILING, CrashRule, Outcome, classify_call
+from agentforge_cli.fuzz.forms import CLEAN, FORMS, render
+from agentforge_cli.fuzz.report import Finding, ToolReport, reproduce_command
+from agentforge_cli.fuzz.strategies import arguments
+
+if TYPE_CHECKING:
+    from hypothesis import settings
+    from hypothesis import strategies as st
+
+__all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive"]
+
+MAX_FINDINGS = 10
+"""Distinct failures kept per tool."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FuzzOptions:
+    """How to fuzz."""
+
+    examples: int = 200
+    """Calls per tool."""
+    seed: int = 0
+    rule: CrashRule = field(default_factory=CrashRule)
+    include_destructive: bool = False
+    """Also call tools annotated ``destructiveHint: true``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Case:
+    arguments: str
+    form: str
+    outcome: Outcome
+
+
+class _Found(Exception):
+    """Raised in the shrink pass when the call shows the failure being shrunk."""
+
+    def __init__(self, case: _Case) -> None:
+        super().__init__(case.outcome.signature)
+        self.case = case
+
+
+def is_destructive(spec: Any) -> bool:
+    """The tool declares side effects: ``@tool(annotations={"destructiveHint": True})``."""
+    return bool((getattr(spec, "annotations", None) or {}).get("destructiveHint"))
+
+
+def _settings(examples: int, phases: Sequence[Any]) -> settings:
+    from hypothesis import HealthCheck, Verbosity, settings
+
+    return settings(max_examples=examples, database=None, deadline=None, phases=phases,
+                    derandomize=False, suppress_health_check=list(HealthCheck),
+                    verbosity=Verbosity.quiet, report_multiple_bugs=False, print_blob=False)
+
+
+def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
+              targets: Sequence[str]) -> ToolReport:
+    """Fuzz one tool of ``service`` (built with ``propagate_execution_errors=True`` and a
+    ``timeout``, as :func:`~agentforge_cli.fuzz.classify.classify_call` expects)."""
+    if is_destructive(spec) and not options.include_destructive:
+        return ToolReport(name=spec.name, skipped="destructive (destructiveHint): run with "
+                                                  "--include-destructive to call it")
+    from hypothesis import Phase, given, seed
+    from hypothesis import strategies as st
+
+    required = frozenset(spec.parameters.get("required", ()))
+    cases = st.tuples(arguments(spec.parameters), st.sampled_from(list(FORMS)))
+
+    def call(case: tuple[dict[str, Any], str]) -> _Case:
+        args, form = case
+        text = render(form, args, required)
+        outcome = classify_call(service, spec.name, text, options.rule, clean=form == CLEAN)
+        return _Case(arguments=text, form=form, outcome=outcome)
+
+    counts: Counter[str] = Counter()
+    first: dict[tuple[str, str, str], _Case] = {}
+    hung: list[bool] = []
+
+    @_settings(options.examples, (Phase.generate,))
+    @seed(options.seed)
+    @given(cases)
+    def search(case: tuple[dict[str, Any], str]) -> None:
+        if hung:
+            return
+        found = call(case)
+        counts[found.outcome.kind] += 1
+        signature = found.outcome.signature
+        if found.outcome.kind in FAILING and signature not in first and len(
+                first) < MAX_FINDINGS:
+            first[signature] = found
+        if found.outcome.kind == "hang":
+            hung.append(True)
+
+    try:
+        search()
+    except Exception as exc:  # hypothesis cannot generate from the schema
+        return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
+                          error=f"cannot generate arguments: {type(exc).__name__}: {exc}")
+    findings = []
+    for signature, found in first.items():
+        smallest = None if found.outcome.kind == "hang" else _shrink(
+            call, cases, signature, options)
+        case = smallest or found
+        findings.append(Finding(
+            kind=case.outcome.kind, detail=case.outcome.detail,
+            location=case.outcome.location, arguments=case.arguments, form=case.form,
+            shrunk=smallest is not None,
+            command=reproduce_command(spec.name, case.arguments, targets)))
+    return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
+                      findings=tuple(findings))
+
+
+def _shrink(call: Callable[[Any], _Case], cases: st.SearchStrategy[Any],
+            signature: tuple[str, str, str], options: FuzzOptions) -> _Case | None:
+    """The smallest case showing ``signature``, or ``None`` when it is not seen again."""
+    from hypothesis import Phase, given, seed
+
+    @_settings(options.examples, (Phase.generate, Phase.shrink))
+    @seed(options.seed)
+    @given(cases)
+    def again(case: tuple[dict[str, Any], str]) -> None:
+        found = call(case)
+        if found.outcome.signature == signature:
+            raise _Found(found)
+
+    try:
+        again()
+    except _Found as found:
+        return found.case
+    except Exception:  # flaky (the tool's state changed) or hypothesis gave up
+        return None
+    return None
+
+
+def fuzz_service(service: Any, options: FuzzOptions, targets: Sequence[str], *,
+                 names: Sequence[str] | None = None,
+                 on_report: Callable[[ToolReport], None] | None = None) -> list[ToolReport]:
+    """Fuzz the tools of ``service`` (those in ``names``, else all) in registration order."""
+    reports = []
+    for spec in service.specifications:
+        if names is not None and spec.name not in names:
+            continue
+        report = fuzz_tool(service, spec, options, targets)
+        reports.append(report)
+        if on_report is not None:
+            on_report(report)
+    return reports

@@ -1,0 +1,124 @@
+"""What a fuzz run found, per tool, and its JSON and JUnit forms (nothing here prints)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentforge_cli.fuzz.classify import FAILING, KINDS
+
+__all__ = ["Finding", "ToolReport", "junit_xml", "reproduce_command", "to_json"]
+
+LABELS = {"mismatch": "schema-binding mismatch"}
+"""How a kind is written for people (JSON keeps the short kind)."""
+
+
+def reproduce_command(name: str, arguments: str, targets: Sequence[str]) -> str:
+    """``agentforge tools call NAME 'ARGS' -t TARGET``, quoted for a POSIX shell."""
+    parts = ["agentforge", "tools", "call", shlex.quote(name), shlex.quote(arguments)]
+    for target in targets:
+        parts += ["-t", shlex.quote(target)]
+    return " ".join(parts)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Finding:
+    """One distinct failure of a tool, with its smallest input found."""
+
+    kind: str
+    """``crash``, ``hang``, ``bad result`` or ``mismatch``."""
+    detail: str
+    """The exception (``ZeroDivisionError: division by zero``) or the refusal."""
+    location: str
+    """Where it was raised (``path.py:12``), or empty."""
+    arguments: str
+    """The argument string that reproduces it."""
+    form: str
+    """How the arguments were written (a name of :data:`~agentforge_cli.fuzz.forms.FORMS`)."""
+    shrunk: bool
+    """The input is the smallest hypothesis found (hangs are not shrunk)."""
+    command: str
+    """The command line that reproduces it."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "detail": self.detail, "location": self.location,
+                "arguments": self.arguments, "form": self.form, "shrunk": self.shrunk,
+                "command": self.command}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolReport:
+    """The run of one tool."""
+
+    name: str
+    examples: int = 0
+    """How many calls were made."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Kind -> number of calls (every kind of :data:`KINDS`)."""
+    findings: tuple[Finding, ...] = ()
+    skipped: str | None = None
+    """Why the tool was not called (``destructive``), or ``None``."""
+    error: str | None = None
+    """Why no input could be generated for it, or ``None``."""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings) or self.error is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "examples": self.examples,
+                "counts": {kind: self.counts.get(kind, 0) for kind in KINDS},
+                "failed": self.failed, "skipped": self.skipped, "error": self.error,
+                "failures": [finding.to_json() for finding in self.findings]}
+
+
+def to_json(reports: Sequence[ToolReport], *, seed: int, examples: int,
+            timeout: float) -> dict[str, Any]:
+    """The ``--json`` document."""
+    return {"ok": not any(r.failed for r in reports), "seed": seed, "examples": examples,
+            "timeout": timeout, "failing_kinds": sorted(FAILING),
+            "tools": [report.to_json() for report in reports]}
+
+
+def describe(finding: Finding) -> str:
+    """``crash: ZeroDivisionError: division by zero (at fragile.py:30)``."""
+    text = f"{LABELS.get(finding.kind, finding.kind)}: {finding.detail}"
+    return text + (f" (at {finding.location})" if finding.location else "")
+
+
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot hold written as ``\\uXXXX``."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def junit_xml(reports: Sequence[ToolReport]) -> str:
+    """One ``testcase`` per tool: a ``failure`` per finding, ``skipped`` when not run."""
+    import xml.etree.ElementTree as ET
+
+    failures = sum(1 for r in reports if r.failed)
+    skipped = sum(1 for r in reports if r.skipped)
+    suite = ET.Element("testsuite", name="agentforge tools fuzz", tests=str(len(reports)),
+                       failures=str(failures), errors="0", skipped=str(skipped))
+    for report in reports:
+        case = ET.SubElement(suite, "testcase", classname="agentforge.fuzz",
+                             name=_xml_safe(report.name))
+        if report.skipped:
+            ET.SubElement(case, "skipped", message=report.skipped)
+        elif report.error:
+            ET.SubElement(case, "failure", message=_xml_safe(report.error),
+                          type="generation").text = _xml_safe(report.error)
+        elif report.findings:
+            lines = [f"{describe(f)}\n  reproduce: {f.command}" for f in report.findings]
+            ET.SubElement(case, "failure", type=report.findings[0].kind,
+                          message=_xml_safe(describe(report.findings[0]))
+                          ).text = _xml_safe("\n".join(lines))
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, "unicode") + "\n"

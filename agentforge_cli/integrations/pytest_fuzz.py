@@ -1,0 +1,116 @@
+"""pytest route of ``agentforge tools fuzz``: ``pytest --agentforge-fuzz`` adds one test
+item per tool of the configured targets (the same targets as the plugin's fixtures).
+
+Each item fuzzes its tool as the command does and fails with the findings and the
+commands reproducing them; a destructive tool is skipped. Ini options:
+``agentforge_fuzz_examples`` (calls per tool, default 200), ``agentforge_fuzz_seed``
+(default 0, so the suite is repeatable) and ``agentforge_fuzz_timeout`` (seconds, default
+5). Registered by :mod:`~agentforge_cli.integrations.pytest_plugin`; hypothesis is imported
+only when the option is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+__all__ = ["FUZZ_OPTION", "FuzzItem"]
+
+FUZZ_OPTION = "--agentforge-fuzz"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentforge", "agentforge tool schemas")
+    group.addoption(FUZZ_OPTION, action="store_true", default=False,
+                    help="add one test per agentforge tool that fuzzes it with the inputs "
+                         "its schema allows (calls the real tools)")
+    parser.addini("agentforge_fuzz_examples", default="200",
+                  help="calls per tool for --agentforge-fuzz")
+    parser.addini("agentforge_fuzz_seed", default="0", help="seed for --agentforge-fuzz")
+    parser.addini("agentforge_fuzz_timeout", default="5",
+                  help="seconds a call may run under --agentforge-fuzz before it is a hang")
+
+
+class FuzzFailure(Exception):
+    """The tool has findings (shown without a traceback)."""
+
+
+class FuzzItem(pytest.Item):
+    """Fuzz one tool; fails on a crash, hang, bad result or schema-binding mismatch."""
+
+    def __init__(self, *, tool: str, context: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tool = tool
+        self.context = context
+
+    def runtest(self) -> None:
+        if "error" in self.context:
+            raise FuzzFailure(self.context["error"])
+        from agentforge_cli.fuzz.engine import fuzz_tool
+        from agentforge_cli.fuzz.report import describe
+
+        service = self.context["service"]
+        spec = next(s for s in service.specifications if s.name == self.tool)
+        report = fuzz_tool(service, spec, self.context["options"], self.context["targets"])
+        if report.skipped:
+            pytest.skip(report.skipped)
+        if report.failed:
+            lines = [f"{report.name}: {report.examples} calls"]
+            if report.error:
+                lines.append(f"  {report.error}")
+            for finding in report.findings:
+                lines += [f"  {describe(finding)}", f"    arguments: {finding.arguments}",
+                          f"    reproduce: {finding.command}"]
+            raise FuzzFailure("\n".join(lines))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, FuzzFailure):
+            return f"agentforge fuzz: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"agentforge fuzz: {self.tool}"
+
+
+def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:
+    """The tool names to fuzz and what every item shares (or the error that stops them)."""
+    from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
+
+    missing = missing_modules()
+    if missing:
+        return ["(not run)"], {"error": f"needs {', '.join(missing)}: {INSTALL_HINT}"}
+    from agentforge_cli.core.service import ToolService
+    from agentforge_cli.errors import TargetError
+    from agentforge_cli.fuzz.engine import FuzzOptions
+    from agentforge_cli.integrations.pytest_plugin import configured_targets
+    from agentforge_cli.integrations.targets import load_tools
+
+    try:
+        examples = int(config.getini("agentforge_fuzz_examples"))
+        seed = int(config.getini("agentforge_fuzz_seed"))
+        timeout = float(config.getini("agentforge_fuzz_timeout"))
+        source = configured_targets(config)
+        service = ToolService().tools(load_tools(source, propagate_execution_errors=True,
+                                                 timeout=timeout))
+    except ValueError as exc:
+        return ["(not run)"], {"error": f"bad agentforge_fuzz_* ini option: {exc}"}
+    except TargetError as exc:
+        return ["(not run)"], {"error": exc.message + (f"\n  hint: {exc.hint}"
+                                                       if exc.hint else "")}
+    except pytest.fail.Exception as exc:
+        return ["(not run)"], {"error": str(exc.msg)}
+    return service.names, {"service": service, "targets": source.specs,
+                           "options": FuzzOptions(examples=examples, seed=seed)}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    if not config.getoption(FUZZ_OPTION):
+        return
+    names, context = _context(config)
+    items.extend(FuzzItem.from_parent(session, name=f"agentforge_fuzz[{name}]",
+                                      nodeid=f"agentforge_fuzz[{name}]", tool=name,
+                                      context=context) for name in names)

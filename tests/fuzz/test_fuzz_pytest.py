@@ -1,0 +1,60 @@
+"""``pytest --agentforge-fuzz``: one item per tool, inside a throw-away session."""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+TOOLS = '''
+from agentforge_cli import tool
+
+@tool
+def echo(n: int) -> int:
+    """Answers."""
+    return n
+
+@tool
+def first(items: list[int]) -> int:
+    """Crashes on an empty list."""
+    return items[0]
+'''
+
+
+def _plugin_args() -> list[str]:
+    installed = any(ep.value == "agentforge_cli.integrations.pytest_plugin"
+                    for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "agentforge_cli.integrations.pytest_plugin"]
+
+
+@pytest.fixture
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    pytester.syspathinsert()
+    pytester.makepyfile(af_fuzz_tools=TOOLS, test_plain="def test_plain():\n    pass\n")
+    pytester.makeini("[pytest]\nagentforge_tools = af_fuzz_tools\n"
+                     "agentforge_fuzz_examples = 20\nagentforge_fuzz_seed = 1\n")
+
+    def run_pytest(*args: str) -> pytest.RunResult:
+        return pytester.runpytest(*_plugin_args(), "-p", "no:cacheprovider", *args)
+
+    return run_pytest
+
+
+def test_one_item_per_tool_fails_on_the_crash_with_the_command(run):
+    result = run("--agentforge-fuzz", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*agentforge_fuzz*echo* PASSED*",
+        "*agentforge_fuzz*first* FAILED*",
+        "*crash: IndexError: list index out of range*",
+        "*reproduce: agentforge tools call first '{\"items\":[[][]]}' -t af_fuzz_tools",
+    ])
+
+
+def test_without_the_option_nothing_is_added(run):
+    run().assert_outcomes(passed=1)
