@@ -196,5 +196,6 @@ class ProviderExportError(AgentForgeError, ValueError):
         self.provider = provider
         self.issues = list(issues)
         lines = "\n  ".join(str(issue) for issue in self.issues)
-        super().__init__(f"cannot export {len(self.issues)} schema part(s) for "
-                         f"{provider}:\n  {lines}")
+        count = len(self.issues)
+        super().__init__(f"cannot export {count} schema part{'' if count == 1 else 's'} "
+                         f"for {provider}:\n  {lines}")

@@ -29,10 +29,11 @@ __all__ = ["GROUPS", "build_app", "main"]
 def _tools_group() -> typer.Typer:
     """``agentforge tools``: list and call, plus check, diff and fuzz (registered once)."""
     from agentforge_cli.cli import check_cmd, fuzz_cmd, tools_cmd
+    from agentforge_cli.cli.usage import Command
 
-    tools_cmd.app.command("check")(check_cmd.check)
-    tools_cmd.app.command("diff")(check_cmd.diff)
-    tools_cmd.app.command("fuzz")(fuzz_cmd.fuzz)
+    tools_cmd.app.command("check", cls=Command)(check_cmd.check)
+    tools_cmd.app.command("diff", cls=Command)(check_cmd.diff)
+    tools_cmd.app.command("fuzz", cls=Command)(fuzz_cmd.fuzz)
     return tools_cmd.app
 
 
@@ -48,8 +49,9 @@ def _add_replay(root: typer.Typer) -> None:
 
 def _add_serve(root: typer.Typer) -> None:
     from agentforge_cli.cli import serve_cmd
+    from agentforge_cli.cli.usage import Command
 
-    root.command("serve")(serve_cmd.serve)
+    root.command("serve", cls=Command)(serve_cmd.serve)
 
 
 GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve}

@@ -23,7 +23,8 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
+from agentforge_cli.cli.usage import TEXT
 
 
 def _provider_help() -> str:
@@ -42,10 +43,7 @@ class FailOn(StrEnum):
 
 
 def check(
-    targets: Annotated[list[str] | None, typer.Argument(
-        metavar="TARGET", show_default=False,
-        help="Where the tools are: package.module, package.module:Name or "
-             "path/to/file.py[:Name].")] = None,
+    targets: TargetsArgument = None,
     tools: ToolsOption = None,
     snapshot: Annotated[str | None, typer.Option(
         "--snapshot", metavar="FILE", show_default=False,
@@ -57,8 +55,9 @@ def check(
         "--provider", metavar="NAME", show_default=False,
         help=_provider_help())] = None,
     fail_on: Annotated[FailOn, typer.Option(
-        "--fail-on", case_sensitive=False,
-        help="The lowest level that fails the check (exit 1).")] = FailOn.error,
+        "--fail-on", metavar="LEVEL", case_sensitive=False,
+        help="The lowest level that fails the check (exit 1): error or warning."
+    )] = FailOn.error,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
@@ -80,9 +79,11 @@ def check(
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
 
-        specs = load_service([*(targets or ()), *(tools or ())]).specifications
+        service = load_service([*(targets or ()), *(tools or ())])
+        specs = service.specifications
+        table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
         with _snapshot_errors(snapshot):
-            findings = run_checks(specs, providers=selected, snapshot=snapshot,
+            findings = run_checks(table, providers=selected, snapshot=snapshot,
                                   update_snapshot=update_snapshot)
         code = exit_code(findings, fail_on.value)
         if json_output:
@@ -108,9 +109,11 @@ def check(
 
 
 def diff(
-    old: Annotated[str, typer.Argument(metavar="OLD.json", show_default=False,
+    old: Annotated[str, typer.Argument(metavar="OLD.json", click_type=TEXT,
+                                       show_default=False,
                                        help="The snapshot before the change.")],
-    new: Annotated[str, typer.Argument(metavar="NEW.json", show_default=False,
+    new: Annotated[str, typer.Argument(metavar="NEW.json", click_type=TEXT,
+                                       show_default=False,
                                        help="The snapshot after the change.")],
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')

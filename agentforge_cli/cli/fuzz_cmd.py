@@ -22,16 +22,13 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 
 
 def fuzz(
-    targets: Annotated[list[str] | None, typer.Argument(
-        metavar="TARGET", show_default=False,
-        help="Where the tools are: package.module, package.module:Name or "
-             "path/to/file.py[:Name].")] = None,
+    targets: TargetsArgument = None,
     tools: ToolsOption = None,
     names: Annotated[list[str] | None, typer.Option(
         "--tool", metavar="NAME", show_default=False,

@@ -331,12 +331,13 @@ class ToolLogHandler(logging.Handler):
     def _block(console: Console, title: str, rows: list[tuple[str, str]], style: str,
                close: bool = False) -> None:
         console.print(Text(f"=== {title} ===", style=f"bold {style}"))
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(no_wrap=True, style="dim")
-        grid.add_column(overflow="fold")
+        # values run on (the terminal wraps them softly): a JSON result stays copyable
+        width = max(len(key) for key, _ in rows) + 2
         for key, value in rows:
-            grid.add_row(key + ":", safe_text(value))
-        print_trimmed(console, grid)
+            line = Text(f"{key}:".ljust(width), style="dim")
+            line.append(safe_text(value).replace("\n", "\n" + " " * width))
+            line.rstrip()
+            console.print(line, soft_wrap=True)
         if close:
             console.print(Text("=" * (len(title) + 8), style=f"bold {style}"))
 
@@ -510,7 +511,8 @@ def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
         console.print(Text(f"updated {updated} recorded result"
                            f"{'' if updated == 1 else 's'} in the transcript", style="bold"))
     elif failed:
-        console.print(Text(f"✗ {summary['mismatched']} of {total} {noun} differ from the "
+        differ = "differs" if summary["mismatched"] == 1 else "differ"
+        console.print(Text(f"✗ {summary['mismatched']} of {total} {noun} {differ} from the "
                            "recording", style="bold red"))
     else:
         console.print(Text(f"✓ {total} {noun} replayed, no result differs", style="bold green"))

@@ -5,41 +5,93 @@ a diff) / ``unrecorded``, then a summary. Exit 1 when a result differs (unless
 ``--update`` wrote today's results into the transcript) or when no tool call is found
 (unless ``--allow-empty``), 2 when no known format reads the transcript, 3 when it cannot
 be read.
+
+Several transcripts (files, folders searched recursively, ``-`` for standard input) are
+replayed one after the other into one report: a section per transcript, then the total;
+a transcript that cannot be read is reported and the next one runs, and the exit code
+is the worst of theirs. One file keeps the single-transcript output.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
+from agentforge_cli.cli.errors import (
+    EXIT_FAILED,
+    EXIT_LOAD,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    UsageError,
+)
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.replay.compare import MATCH_MODES
 from agentforge_cli.replay.transcripts import registry
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay.transcripts import Transcript
 
 FormatName = StrEnum("FormatName", [(name, name) for name in ("auto", *registry.format_names())])
 """``--format`` of ``replay``: ``auto`` or a registered transcript format (read from the
 registry when the command is defined, so a format registered there is accepted here)."""
 
 
+MatchMode = StrEnum("MatchMode", [(name, name) for name in MATCH_MODES])
+"""``--match`` of ``replay``: how results are compared."""
+
+
+@dataclass(kw_only=True, slots=True)
+class _Options:
+    """What every transcript of one ``replay`` command is replayed with."""
+
+    format: str
+    match: str
+    json_output: bool
+    junit: bool
+    update: bool
+    log: bool
+    allow_empty: bool
+
+
+@dataclass(kw_only=True, slots=True)
+class _Outcome:
+    """One transcript's replay: its summary and how it ended."""
+
+    summary: dict[str, int]
+    failed: bool = False
+    updated: int | None = None
+    empty: str | None = None
+    """The "no tool calls" message, when that fails the transcript."""
+
+
 def replay(
-    transcript: Annotated[str, typer.Argument(
-        metavar="TRANSCRIPT", help=f"The recorded conversation: {registry.join_titles()}.",
-        show_default=False)],
+    transcripts: Annotated[list[str], typer.Argument(
+        metavar="TRANSCRIPT", help=f"Recorded conversations: {registry.join_titles()}. "
+        "Also folders of them (searched recursively for *.json and *.jsonl, also .gz), "
+        "or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
     transcript_format: Annotated[FormatName, typer.Option(
         "--format", "-f", help="The transcript's format; auto detects it.",
         case_sensitive=False)] = FormatName.auto,
+    match: Annotated[MatchMode, typer.Option(
+        "--match", help="How results are compared: exact (JSON results as JSON values), "
+                        "json (also JSON encoded in a JSON string), status (only success "
+                        "against error).", case_sensitive=False)] = MatchMode.exact,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
-        "--junit", metavar="FILE", help="Also write a JUnit XML report (one testcase per "
-                                        "call).", dir_okay=False)] = None,
+        "--junit", metavar="FILE", help="Also write a JUnit XML report (a suite per "
+                                        "transcript, a testcase per call).",
+        dir_okay=False)] = None,
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
@@ -51,62 +103,226 @@ def replay(
         "--allow-empty", help="Pass a transcript in which no tool call is found (by "
                               "default that fails: nothing was checked).")] = False,
 ) -> None:
-    """Replay a transcript's tool calls and compare each result with the recorded one."""
+    """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded(), _unknown_format_is_usage():
-        from agentforge_cli.cli import render
-        from agentforge_cli.cli.reports import JsonReport, JUnitReport
         from agentforge_cli.integrations.targets import load_service
-        from agentforge_cli.replay.report import CallReport
-        from agentforge_cli.replay.runner import Replayer
-        from agentforge_cli.replay.transcripts import open_transcript
+        from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
-        if junit is not None and not junit.parent.is_dir():
-            raise UsageError(f"cannot write the JUnit report: no directory "
-                             f"{str(junit.parent)!r}")
-        opened = open_transcript(transcript, transcript_format.value)
-        service = load_service(tools, logging=log, strict=strict)
-        total = _long_transcript_size(opened, log, trace=not json_output)
+        options = _Options(format=transcript_format.value, match=match.value,
+                           json_output=json_output, junit=junit is not None, update=update,
+                           log=log, allow_empty=allow_empty)
+        if update and STDIN in transcripts:
+            raise UsageError("--update writes into the transcript file; standard input "
+                             "cannot be updated")
+        paths, empty_folders = collect_transcripts(transcripts)
+        if empty_folders:
+            raise CliError(f"no transcript found in {empty_folders[0]}",
+                           hint="nothing was checked; a folder is searched for *.json and "
+                                "*.jsonl files (also .gz)")
+        single = len(transcripts) == 1 and paths == transcripts
+        if single:
+            with _stdin_spooled(paths[0]) as path:
+                opened = _open(path, options)
+                service = load_service(tools, logging=log, strict=strict)
+                code = _replay_single(opened, service, options, junit)
+        else:
+            service = load_service(tools, logging=log, strict=strict)
+            code = _replay_many(paths, service, options, junit)
+        raise typer.Exit(code)
 
-        replayer = Replayer(service, describe=not json_output)
-        trace = None if json_output else render.TracePrinter()
-        json_report = JsonReport() if json_output else None
-        junit_report = JUnitReport(str(opened.path)) if junit is not None else None
-        updates: dict[int, tuple[str, bool]] = {}
-        with render.tool_logging(log), render.progress(total, total > 0) as tick:
-            for entry in replayer.run(opened.events(), tick):
-                if trace is not None:
-                    trace.add(entry)
-                if not isinstance(entry, CallReport):
-                    continue
-                if json_report is not None:
-                    json_report.add(entry)
-                if junit_report is not None:
-                    junit_report.add(entry)
-                if update and entry.needs_update:
-                    updates[entry.index] = (entry.actual, entry.is_error)
-        updated = opened.write_results(updates) if update else None
-        empty = None
-        if not any(replayer.summary.values()) and not allow_empty:
-            empty = f"no tool calls found in {opened.path} (read as {opened.format})"
+
+def _open(path: Path, options: _Options) -> Transcript:
+    from agentforge_cli.replay.transcripts import open_transcript
+
+    return open_transcript(path, options.format)
+
+
+def _replay_file(opened: Transcript, service: object, options: _Options, *,
+                 json_report: Any, junit_report: Any) -> _Outcome:
+    """Replay one opened transcript into the trace (printed as it goes) and the reports.
+
+    Raises:
+        TranscriptError: At a malformed record (the calls before it have run).
+    """
+    from agentforge_cli.cli import render
+    from agentforge_cli.replay.report import CallReport
+    from agentforge_cli.replay.runner import Replayer
+
+    total = _long_transcript_size(opened, options.log, trace=not options.json_output)
+    replayer = Replayer(service, describe=not options.json_output, match=options.match)
+    trace = None if options.json_output else render.TracePrinter()
+    updates: dict[int, tuple[str, bool]] = {}
+    with render.tool_logging(options.log), render.progress(total, total > 0) as tick:
+        for entry in replayer.run(opened.events(), tick):
+            if trace is not None:
+                trace.add(entry)
+            if not isinstance(entry, CallReport):
+                continue
+            if json_report is not None:
+                json_report.add(entry)
+            if junit_report is not None:
+                junit_report.add(entry)
+            if options.update and entry.needs_update:
+                updates[entry.index] = (entry.actual, entry.is_error)
+    if trace is not None:
+        trace.finish()
+    outcome = _Outcome(summary=replayer.summary, failed=replayer.failed)
+    if options.update:
+        outcome.updated = opened.write_results(updates)
+    if not any(replayer.summary.values()) and not options.allow_empty:
+        outcome.empty = f"no tool calls found in {opened.path} (read as {opened.format})"
         if junit_report is not None:
-            if empty is not None:
-                junit_report.fail_suite("no tool calls", empty)
-            _write_junit(junit, junit_report)
+            junit_report.fail_suite("no tool calls", outcome.empty)
+    return outcome
+
+
+def _json_extra(opened: Transcript, options: _Options, outcome: _Outcome) -> dict[str, Any]:
+    extra: dict[str, Any] = {"transcript": str(opened.path), "format": opened.format,
+                             "match": options.match}
+    if outcome.updated is not None:
+        extra["updated"] = outcome.updated
+    return extra
+
+
+def _title(opened: Transcript, options: _Options) -> str:
+    shown = opened.format if options.match == "exact" else (
+        f"{opened.format}, match {options.match}")
+    return f"{opened.path} ({shown})"
+
+
+_EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is meant to have "
+               "no tool calls")
+
+
+def _replay_single(opened: Transcript, service: object, options: _Options,
+                   junit: Path | None) -> int:
+    from agentforge_cli.cli import render
+    from agentforge_cli.cli.reports import JsonReport, JUnitReport
+
+    json_report = JsonReport() if options.json_output else None
+    junit_report = JUnitReport(str(opened.path)) if junit is not None else None
+    try:
+        outcome = _replay_file(opened, service, options, json_report=json_report,
+                               junit_report=junit_report)
+        if junit_report is not None:
+            _write_junit(junit, [junit_report])
         if json_report is not None:
-            extra = {"transcript": str(opened.path), "format": opened.format}
-            if updated is not None:
-                extra["updated"] = updated
-            json_report.write(lambda text: render.write(text, end=""), replayer.summary,
-                              extra)
-        if trace is not None:
-            trace.finish()
-        if empty is not None:
-            raise CliError(empty, hint="nothing was checked; pass --allow-empty if the "
-                                       "transcript is meant to have no tool calls")
-        if trace is not None:
-            render.replay_summary(replayer.summary, f"{opened.path} ({opened.format})",
-                                  failed=replayer.failed, updated=updated)
-        raise typer.Exit(EXIT_FAILED if replayer.failed and not update else EXIT_OK)
+            json_report.write(lambda text: render.write(text, end=""), outcome.summary,
+                              _json_extra(opened, options, outcome))
+    finally:  # the spooled reports are released whatever happened (closing twice is a no-op)
+        for report in (json_report, junit_report):
+            if report is not None:
+                report.close()
+    if outcome.empty is not None:
+        raise CliError(outcome.empty, hint=_EMPTY_HINT)
+    if not options.json_output:
+        render.replay_summary(outcome.summary, _title(opened, options),
+                              failed=outcome.failed, updated=outcome.updated)
+    return EXIT_FAILED if outcome.failed and not options.update else EXIT_OK
+
+
+def _replay_many(paths: list[str], service: object, options: _Options,
+                 junit: Path | None) -> int:
+    """Replay every transcript, a section each, then the total. A transcript that cannot
+    be read is reported (on stderr, in the JSON and JUnit reports) and the next one runs;
+    the exit code is the worst of the transcripts'."""
+    with contextlib.ExitStack() as reports:  # every spooled report is released at the end
+        return _replay_each(paths, service, options, junit, reports)
+
+
+def _replay_each(paths: list[str], service: object, options: _Options, junit: Path | None,
+                 reports: contextlib.ExitStack) -> int:
+    from agentforge_cli.cli import render
+    from agentforge_cli.cli.reports import JsonReport, JUnitReport
+    from agentforge_cli.errors import TranscriptError, TranscriptFormatError
+    from agentforge_cli.replay.report import STATUSES
+
+    def emit(text: str) -> None:
+        render.write(text.replace("\n", "\n    "), end="")
+
+    total = dict.fromkeys(STATUSES, 0)
+    suites: list[Any] = []
+    code = EXIT_OK
+    failed_files = 0
+    if options.json_output:
+        render.write('{\n  "files": [', end="")
+    for number, given in enumerate(paths):
+        json_report = JsonReport() if options.json_output else None
+        junit_report = JUnitReport(given) if options.junit else None
+        for report in (json_report, junit_report):
+            if report is not None:
+                reports.callback(report.close)
+        if junit_report is not None:
+            suites.append(junit_report)
+        if json_report is not None:
+            render.write(",\n    " if number else "\n    ", end="")
+        try:
+            with _stdin_spooled(given) as path:
+                opened = _open(path, options)
+                outcome = _replay_file(opened, service, options, json_report=json_report,
+                                       junit_report=junit_report)
+        except TranscriptError as exc:  # the next transcript still runs
+            file_code = EXIT_USAGE if isinstance(exc, TranscriptFormatError) else EXIT_LOAD
+            message = f"cannot read transcript {exc}"
+            code, failed_files = max(code, file_code), failed_files + 1
+            if not options.json_output:
+                render.error(message)
+            if junit_report is not None:
+                junit_report.fail_suite("cannot read the transcript", message)
+            if json_report is not None:
+                json_report.close()
+                emit(json.dumps({"transcript": given, "error": message}, ensure_ascii=False))
+            continue
+        for status, count in outcome.summary.items():
+            total[status] += count
+        if json_report is not None:
+            extra = _json_extra(opened, options, outcome)
+            if outcome.empty is not None:
+                extra["error"] = outcome.empty
+            json_report.write(emit, outcome.summary, extra, end="")
+        if outcome.empty is not None:
+            if not options.json_output:
+                render.error(outcome.empty, hint=_EMPTY_HINT)
+            code, failed_files = max(code, EXIT_FAILED), failed_files + 1
+            continue
+        if outcome.failed and not options.update:
+            code, failed_files = max(code, EXIT_FAILED), failed_files + 1
+        if not options.json_output:
+            render.replay_summary(outcome.summary, _title(opened, options),
+                                  failed=outcome.failed, updated=outcome.updated)
+    if junit is not None:
+        _write_junit(junit, suites)
+    if options.json_output:
+        render.write('\n  ],\n  "summary": ' + json.dumps(total) + ',\n  "transcripts": '
+                     + str(len(paths)) + ',\n  "failed_transcripts": ' + str(failed_files)
+                     + ',\n  "match": ' + json.dumps(options.match) + "\n}\n", end="")
+    else:
+        noun = "transcript" if len(paths) == 1 else "transcripts"
+        title = f"all {len(paths)} {noun}" + (f", {failed_files} failed" if failed_files
+                                               else "")
+        render.replay_summary(total, title,
+                              failed=total["mismatched"] > 0 and not options.update)
+    return code
+
+
+@contextlib.contextmanager
+def _stdin_spooled(given: str) -> Iterator[Path]:
+    """The transcript's path; for ``-``, standard input copied to a temporary file first
+    (a transcript is read more than once: to detect its format, then to replay it)."""
+    from agentforge_cli.replay.transcripts.collect import STDIN, StdinCopy
+
+    if given != STDIN:
+        yield Path(given)
+        return
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="agentforge-replay-") as folder:
+        path = StdinCopy(folder, "stdin")
+        with path.open("wb") as stream:
+            shutil.copyfileobj(sys.stdin.buffer, stream)
+        yield path
 
 
 @contextlib.contextmanager
@@ -133,9 +349,11 @@ def _long_transcript_size(opened: object, log: bool, *, trace: bool) -> int:
     return size if size >= render.LONG_TRANSCRIPT else 0
 
 
-def _write_junit(path: Path, report: object) -> None:
+def _write_junit(path: Path, reports: list[Any]) -> None:
+    from agentforge_cli.cli.reports import write_junit
+
     try:
-        report.write(path)
+        write_junit(path, reports)
     except OSError as exc:
         raise UsageError(f"cannot write the JUnit report {str(path)!r}: "
                          f"{exc.strerror or exc}") from exc

@@ -4,10 +4,11 @@ Both keep each settled call in a spooled temporary file (memory for small report
 for long ones) so a million-call replay needs no more memory than a short one, then
 write the whole document with its summary first. Standard library only.
 
-JUnit: one ``testcase`` per call; ``matched`` passes, ``mismatched`` is a ``failure``
-carrying the diff, ``unrecorded`` is ``skipped`` (there is nothing to compare). A replay
-that found no tool call writes one failing ``no tool calls`` testcase instead (unless
-``--allow-empty``: then the suite has no testcase), never an empty suite that passes.
+JUnit: one ``testsuite`` per transcript, one ``testcase`` per call; ``matched`` passes,
+``mismatched`` is a ``failure`` carrying the diff, ``unrecorded`` is ``skipped`` (there
+is nothing to compare). A replay that found no tool call writes one failing ``no tool
+calls`` testcase instead (unless ``--allow-empty``: then the suite has no testcase),
+never an empty suite that passes.
 Characters XML 1.0 cannot hold (control characters, lone surrogates) are written as
 ``\\uXXXX``.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-__all__ = ["JUnitReport", "JsonReport"]
+__all__ = ["JUnitReport", "JsonReport", "write_junit"]
 
 _SPOOL_BYTES = 8 << 20
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -48,9 +49,14 @@ class JsonReport:
         self._calls.write(prefix + _encode(call.to_dict()))
         self._count += 1
 
+    def close(self) -> None:
+        """Release what was recorded without writing it (the replay failed)."""
+        self._calls.close()
+
     def write(self, emit: Callable[[str], None], summary: dict[str, int],
-              extra: dict[str, Any]) -> None:
-        """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys."""
+              extra: dict[str, Any], *, end: str = "\n") -> None:
+        """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys,
+        then ``end``."""
         emit('{\n  "summary": ' + json.dumps(summary) + ',\n  "calls": [')
         if self._count:
             emit("\n")
@@ -61,7 +67,7 @@ class JsonReport:
         emit("]")
         for key, value in extra.items():
             emit(f",\n  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
-        emit("\n}\n")
+        emit("\n}" + end)
         self._calls.close()
 
 
@@ -114,19 +120,38 @@ class JUnitReport:
         self._failures += 1
 
     def write(self, path: Path) -> None:
-        """Write the XML document to ``path`` atomically."""
-        from agentforge_cli.core.fileio import atomic_writer
+        """Write the XML document (this one suite) to ``path`` atomically."""
+        write_junit(path, [self])
 
+    def write_suite(self, stream: Any) -> None:
+        """Write this ``<testsuite>`` element to ``stream`` (and release its spool)."""
         suite = ElementTree.Element("testsuite", {
             "name": _clean(f"replay {self.name}"), "tests": str(self._tests),
             "failures": str(self._failures), "errors": "0", "skipped": str(self._skipped),
             "time": f"{self._seconds:.6f}"})
         opening = ElementTree.tostring(suite, encoding="unicode")
         opening = opening.replace(" />", ">") if opening.endswith(" />") else opening
-        with atomic_writer(path, newline="\n") as stream:
-            stream.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  ')
-            stream.write(opening + "\n")
-            self._cases.seek(0)
-            shutil.copyfileobj(self._cases, stream)
-            stream.write("  </testsuite>\n</testsuites>\n")
+        stream.write("  " + opening + "\n")
+        self._cases.seek(0)
+        shutil.copyfileobj(self._cases, stream)
+        stream.write("  </testsuite>\n")
+
+    def close(self) -> None:
+        """Release the spooled testcases."""
         self._cases.close()
+
+
+def write_junit(path: Path, reports: list[JUnitReport]) -> None:
+    """Write one ``<testsuites>`` document, a suite per report, to ``path`` atomically
+    (missing parent directories are created)."""
+    from agentforge_cli.core.fileio import atomic_writer
+
+    try:
+        with atomic_writer(path, newline="\n") as stream:
+            stream.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n')
+            for report in reports:
+                report.write_suite(stream)
+            stream.write("</testsuites>\n")
+    finally:  # also when the file cannot be written: every spool is released
+        for report in reports:
+            report.close()

@@ -19,14 +19,11 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 
 def serve(
-    targets: Annotated[list[str] | None, typer.Argument(
-        metavar="TARGET", show_default=False,
-        help="Where the tools are: package.module, package.module:Name or "
-             "path/to/file.py[:Name].")] = None,
+    targets: TargetsArgument = None,
     tools: ToolsOption = None,
     log: Annotated[bool, typer.Option(
         "--log", help="Log each call's request and response to stderr.")] = False,

@@ -24,9 +24,17 @@ import typer
 from agentforge_cli.cli.completion import complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.usage import TEXT, Command
 
 app = typer.Typer(help="List, call, check and diff the tools of a target.",
                   no_args_is_help=True, add_completion=False)
+
+TargetsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
+                   help="Where the tools are: package.module, package.module:Name or "
+                        "path/to/file.py[:Name]; several may be given."),
+]
 
 ToolsOption = Annotated[
     list[str] | None,
@@ -123,12 +131,9 @@ def _check_strict(output_format: str, strict: bool) -> None:
                              hint=f"drop --strict, or use {uses}") from None
 
 
-@app.command("list")
+@app.command("list", cls=Command)
 def list_tools(
-    targets: Annotated[list[str] | None, typer.Argument(
-        metavar="TARGET", show_default=False,
-        help="Where the tools are: package.module, package.module:Name or "
-             "path/to/file.py[:Name].")] = None,
+    targets: TargetsArgument = None,
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
@@ -143,11 +148,12 @@ def list_tools(
     """
     with guarded():
         formats = list_formats()
-        renderer = formats.get(output_format)
+        chosen = output_format.strip().lower()  # --format OpenAI is openai
+        renderer = formats.get(chosen)
         if renderer is None:
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(formats))
-        _check_strict(output_format, strict)
+        _check_strict(chosen, strict)
         from agentforge_cli.integrations.targets import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict)
@@ -224,13 +230,13 @@ def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> Non
     render.explain(shown, error_text=error_text)
 
 
-@app.command("call")
+@app.command("call", cls=Command)
 def call_tool(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The tool to call.",
-                                        show_default=False,
+    name: Annotated[str, typer.Argument(metavar="NAME", click_type=TEXT,
+                                        help="The tool to call.", show_default=False,
                                         autocompletion=complete_tool_names)],
     arguments: Annotated[str, typer.Argument(
-        metavar="ARGUMENTS", show_default=False,
+        metavar="ARGUMENTS", click_type=TEXT, show_default=False,
         help="The JSON argument string, '-' to read it from standard input, or @file.json.")
     ] = "{}",
     tools: ToolsOption = None,

@@ -4,12 +4,14 @@ Readers of the target see either the old content or the new one, never a half-wr
 file: the new text goes to a temporary file in the same directory (same file system),
 is flushed and fsynced, takes over the old file's permission bits and then replaces it
 in one ``os.replace``. On any failure the temporary file is removed and the target is
-left untouched.
+left untouched. Missing parent directories are created first (as pytest's ``--junitxml``
+does), so every file the commands write behaves alike.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -31,9 +33,14 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
 
     Yields:
         A writable text stream on the temporary file.
+
+    Raises:
+        OSError: The file cannot be written there (its ``strerror`` says why, e.g. which
+            part of the path is a file, not a directory).
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
+    _make_directory(directory)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline=newline) as stream:
@@ -48,6 +55,17 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
             os.unlink(temp_name)
         raise
     _fsync_directory(directory)
+
+
+def _make_directory(directory: Path) -> None:
+    """Create ``directory`` and its missing parents; a file in the way is named."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next((p for p in (directory, *directory.parents)
+                         if p.exists() and not p.is_dir()), directory)
+        raise NotADirectoryError(errno.ENOTDIR, f"{blocking} is a file, not a directory",
+                                 str(directory)) from None
 
 
 def _mode_for(target: Path) -> int:

@@ -48,7 +48,8 @@ __all__ = [
 UPDATE_OPTION = "--agentforge-update-snapshots"
 """The command-line flag that rewrites snapshot files instead of comparing."""
 
-pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz"]  # pytest --agentforge-fuzz
+pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz",  # pytest --agentforge-fuzz
+                  "agentforge_cli.integrations.pytest_replay"]  # --agentforge-replay
 
 _CONFIGS: list[pytest.Config] = []
 
@@ -117,18 +118,13 @@ def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification,
     """The tools of ``source``'s targets, plus those of ``objects`` (instances, modules,
     functions given directly)."""
     __tracebackhide__ = True
-    from agentforge_cli.core.discovery import build_local_tools
-    from agentforge_cli.errors import TargetError, ToolDefinitionError
-    from agentforge_cli.integrations.targets import load_objects
+    from agentforge_cli.errors import TargetError
+    from agentforge_cli.integrations.targets import load_tools
 
-    try:
-        loaded = load_objects(source) if source.specs else []
-        unique = list({id(obj): obj for obj in [*loaded, *objects]}.values())
-        return build_local_tools(unique)
+    try:  # the one loader: Python targets, MCP servers (mcp:...) and objects
+        return load_tools(source, objects)
     except TargetError as exc:
         _fail(exc.message, exc.hint)
-    except ToolDefinitionError as exc:
-        _fail(f"the tools cannot be defined: {exc}")
     return {}  # not reached
 
 

@@ -1,7 +1,9 @@
 """Finding and loading the tools a command works on: the one loader of the command line,
 the MCP server and the pytest plugin.
 
-A target is ``package.module``, ``package.module:Name`` or ``path/to/file.py[:Name]``.
+A target is ``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``, or an
+MCP server: ``mcp:COMMAND [ARGS...]`` (started over stdio) or an ``http(s)://`` endpoint
+(``mcp_target.py``; their tools follow the Python targets' tools).
 Without ``:Name`` the module is scanned as ``build_local_tools`` scans a module. ``Name``
 (dotted names reach into objects) may be an instance, a class whose constructor takes no
 arguments (it is instantiated), a tool function, a module, or a list of these.
@@ -193,7 +195,11 @@ def load_target(spec: str, base: Path | None = None,
     import types
 
     from agentforge_cli.core.discovery import find_tools
+    from agentforge_cli.integrations.mcp_target import is_mcp_target
 
+    if is_mcp_target(spec):
+        raise TargetConfigError(f"target {spec!r} is an MCP server, not Python objects: "
+                                "load its tools with load_tools")
     base = base or Path.cwd()
     ensure_on_path(Path.cwd())
     ensure_on_path(base)
@@ -230,11 +236,14 @@ def load_objects(source: TargetSource) -> list[Any]:
     return list(objects.values())
 
 
-def load_tools(source: TargetSource, **options: Any) -> dict[Any, Any]:
-    """The ``build_local_tools`` table of the targets' tools.
+def load_tools(source: TargetSource, objects: Sequence[Any] = (),
+               **options: Any) -> dict[Any, Any]:
+    """The ``build_local_tools`` table of the targets' tools, then the MCP servers' tools.
 
+    ``objects`` (instances, modules, functions given directly) join the Python targets'.
     ``options`` are ``build_local_tools``' keyword switches (``logging``, ``strict``,
-    ``wrap_argument_errors``, ``propagate_execution_errors``, ``timeout``).
+    ``wrap_argument_errors``, ``propagate_execution_errors``, ``timeout``); an MCP
+    server's tools take ``logging``, ``propagate_execution_errors`` and ``timeout``.
 
     Raises:
         TargetError: A target cannot be loaded, or its tools cannot be defined.
@@ -242,12 +251,40 @@ def load_tools(source: TargetSource, **options: Any) -> dict[Any, Any]:
     """
     from agentforge_cli.core.discovery import build_local_tools
     from agentforge_cli.errors import ToolDefinitionError
+    from agentforge_cli.integrations.mcp_target import is_mcp_target
 
-    objects = load_objects(source)
-    try:
-        return build_local_tools(objects, **options)
-    except ToolDefinitionError as exc:
-        raise TargetError(f"cannot load the tools of {', '.join(source.specs)}: {exc}") from exc
+    servers = [spec for spec in source.specs if is_mcp_target(spec)]
+    local = TargetSource(specs=tuple(spec for spec in source.specs if spec not in servers),
+                         origin=source.origin, base=source.base)
+    table: dict[Any, Any] = {}
+    if local.specs or objects:
+        loaded = load_objects(local) if local.specs else []
+        unique = list({id(obj): obj for obj in [*loaded, *objects]}.values())
+        try:
+            table = build_local_tools(unique, **options)
+        except ToolDefinitionError as exc:
+            named = ", ".join(local.specs) or "the objects given"
+            raise TargetError(f"cannot load the tools of {named}: {exc}") from exc
+    for spec in servers:
+        _add_server_tools(table, spec, source.base, options)
+    return table
+
+
+def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
+                      options: dict[str, Any]) -> None:
+    """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
+    from agentforge_cli.integrations.mcp_target import load_mcp_tools
+
+    known = {specification.name for specification in table}
+    tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
+                           logging=bool(options.get("logging")),
+                           propagate_execution_errors=bool(
+                               options.get("propagate_execution_errors")))
+    for specification, executor in tools.items():
+        if specification.name in known:
+            raise TargetError(f"Duplicated definition for tool: {specification.name} (also "
+                              f"served by {spec}); load only one of them")
+        table[specification] = executor
 
 
 def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,

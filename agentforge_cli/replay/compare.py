@@ -1,9 +1,15 @@
 """Whether today's result is the recorded one, and how they differ.
 
-* When both texts parse as JSON they are compared as JSON values: object key order is
-  ignored, numbers are compared by value (``5`` equals ``5.0``; exactly, never through
-  ``float``), and ``true`` never equals ``1``;
-* otherwise they are compared as text.
+Three ways to compare (:data:`MATCH_MODES`, ``replay --match``):
+
+* ``exact`` (the default): when both texts parse as JSON they are compared as JSON values:
+  object key order is ignored, numbers are compared by value (``5`` equals ``5.0``;
+  exactly, never through ``float``), and ``true`` never equals ``1``; otherwise they are
+  compared as text;
+* ``json``: as ``exact``, and a JSON string that itself holds JSON (a result recorded
+  encoded twice, as some frameworks store it) is compared as the JSON it holds;
+* ``status``: only success against error is compared (for recordings made by another
+  framework, whose texts differ from ours).
 
 Standard library only.
 """
@@ -14,7 +20,10 @@ import json
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["result_diff", "same_result"]
+__all__ = ["MATCH_MODES", "result_diff", "same_result", "same_status"]
+
+MATCH_MODES = ("exact", "json", "status")
+"""How results may be compared, the default first."""
 
 
 def _parse_json(text: str) -> tuple[bool, Any]:
@@ -39,12 +48,29 @@ def _same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def same_result(expected: str, actual: str) -> bool:
-    """Whether two result texts are the same result (JSON-aware, see the module docstring)."""
-    if expected == actual:
+def _unwrap(ok: bool, value: Any) -> tuple[bool, Any]:
+    """A JSON string holding a JSON object or array -> that value (``json`` mode)."""
+    if ok and isinstance(value, str):
+        inner_ok, inner = _parse_json(value)
+        if inner_ok and isinstance(inner, dict | list):
+            return True, inner
+    return ok, value
+
+
+def same_status(expected_is_error: bool | None, is_error: bool) -> bool:
+    """``status`` mode: a recorded result without an error flag counts as a success."""
+    return bool(expected_is_error) == is_error
+
+
+def same_result(expected: str, actual: str, match: str = "exact") -> bool:
+    """Whether two result texts are the same result under ``match`` (see the module
+    docstring; ``status`` mode ignores the texts)."""
+    if match == "status" or expected == actual:
         return True
     ok_a, a = _parse_json(expected)
     ok_b, b = _parse_json(actual)
+    if match == "json":
+        (ok_a, a), (ok_b, b) = _unwrap(ok_a, a), _unwrap(ok_b, b)
     if ok_a and ok_b:
         try:
             return _same_json(a, b)
@@ -65,19 +91,25 @@ def _pretty(text: str) -> list[str]:
 
 
 def result_diff(expected: str, actual: str, expected_is_error: bool | None = None,
-                is_error: bool = False) -> list[str]:
+                is_error: bool = False, match: str = "exact") -> list[str]:
     """Readable lines saying how today's result differs from the recorded one.
 
     Short single-line results give ``- recorded: ...`` / ``+ actual:   ...``; longer ones
-    (and JSON objects and arrays, pretty-printed with sorted keys) a unified diff.
+    (and JSON objects and arrays, pretty-printed with sorted keys) a unified diff. In
+    ``status`` mode: one line naming both statuses.
     """
     import difflib
 
+    if match == "status":
+        if same_status(expected_is_error, is_error):
+            return []
+        return [f"status: recorded {'error' if expected_is_error else 'success'}, "
+                f"actual {'error' if is_error else 'success'}"]
     lines: list[str] = []
     if expected_is_error is not None and expected_is_error != is_error:
         lines.append(f"is_error: recorded {str(expected_is_error).lower()}, "
                      f"actual {str(is_error).lower()}")
-    if same_result(expected, actual):
+    if same_result(expected, actual, match):
         return lines
     old, new = _pretty(expected), _pretty(actual)
     if len(old) == 1 and len(new) == 1:

@@ -95,6 +95,8 @@ class ReplayReport:
     """Messages and calls in transcript order (for the trace)."""
     calls: list[CallReport] = field(default_factory=list)
     """Every call, in order."""
+    match: str = "exact"
+    """How results were compared (``exact``, ``json`` or ``status``)."""
 
     @property
     def summary(self) -> dict[str, int]:
@@ -116,5 +118,6 @@ class ReplayReport:
                 if call.needs_update}
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``replay --json`` object: ``summary`` and ``calls``."""
-        return {"summary": self.summary, "calls": [call.to_dict() for call in self.calls]}
+        """The ``replay --json`` object: ``summary``, ``calls`` and ``match``."""
+        return {"summary": self.summary, "calls": [call.to_dict() for call in self.calls],
+                "match": self.match}

@@ -2,9 +2,9 @@
 
 Every recorded call is sent through a :class:`~agentforge_cli.core.service.ToolService`, in
 order, exactly as a model's call would be, and its result is compared with the recorded
-one (:func:`~agentforge_cli.replay.compare.same_result`); where the transcript records
-``is_error`` it must match too, so an error result that matches a recorded error is
-``matched``.
+one (:func:`~agentforge_cli.replay.compare.same_result`, in the chosen ``match`` mode);
+where the transcript records ``is_error`` it must match too, so an error result that
+matches a recorded error is ``matched`` (in ``status`` mode only that is compared).
 
 Each call ends ``matched``, ``mismatched`` or ``unrecorded`` (the transcript holds no
 result for it). :class:`Replayer` works as the events stream in and yields each entry
@@ -24,7 +24,7 @@ from typing import Any
 from agentforge_cli.core.masking import mask_arguments, tool_sensitive_keys
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
-from agentforge_cli.replay.compare import result_diff, same_result
+from agentforge_cli.replay.compare import MATCH_MODES, result_diff, same_result, same_status
 from agentforge_cli.replay.report import (
     MATCHED,
     MISMATCHED,
@@ -98,10 +98,16 @@ class Replayer:
         memory_id: Passed to each execution.
         describe: Fill :attr:`CallReport.invocation` (binds the arguments a second time).
             :attr:`CallReport.shown_arguments` (masked) is always filled.
+        match: How results are compared: ``exact``, ``json`` or ``status``
+            (:data:`~agentforge_cli.replay.compare.MATCH_MODES`).
     """
 
     def __init__(self, service: ToolService, *, memory_id: object = None,
-                 describe: bool = True) -> None:
+                 describe: bool = True, match: str = "exact") -> None:
+        if match not in MATCH_MODES:
+            raise ValueError(f"unknown match mode {match!r}; expected "
+                             + ", ".join(MATCH_MODES))
+        self.match = match
         self.service = service
         self.memory_id = memory_id
         self.describe = describe
@@ -183,7 +189,7 @@ class Replayer:
                           invocation=invocation, shown_arguments=shown_arguments)
 
     def _settle(self, call: CallReport) -> None:
-        _judge(call)
+        _judge(call, self.match)
         self.summary[call.status] += 1
 
 
@@ -193,6 +199,7 @@ def replay(
     *,
     memory_id: object = None,
     on_event: Callable[[Event], None] | None = None,
+    match: str = "exact",
 ) -> ReplayReport:
     """Re-run every recorded call through ``service`` and collect the whole report.
 
@@ -202,23 +209,26 @@ def replay(
         TranscriptError: From ``events`` at a malformed line; calls before it have run.
         ToolExecutionError: Only from executors set to propagate execution errors.
     """
-    report = ReplayReport()
-    for entry in Replayer(service, memory_id=memory_id).run(events, on_event):
+    report = ReplayReport(match=match)
+    for entry in Replayer(service, memory_id=memory_id, match=match).run(events, on_event):
         report.entries.append(entry)
         if isinstance(entry, CallReport):
             report.calls.append(entry)
     return report
 
 
-def _judge(call: CallReport) -> None:
+def _judge(call: CallReport, match: str) -> None:
     if call.expected is None:
         call.status = UNRECORDED
         return
-    same = same_result(call.expected, call.actual)
-    flag_ok = call.expected_is_error is None or call.expected_is_error == call.is_error
-    if same and flag_ok:
+    if match == "status":
+        same = same_status(call.expected_is_error, call.is_error)
+    else:
+        same = same_result(call.expected, call.actual, match) and (
+            call.expected_is_error is None or call.expected_is_error == call.is_error)
+    if same:
         call.status = MATCHED
     else:
         call.status = MISMATCHED
         call.diff = result_diff(call.expected, call.actual, call.expected_is_error,
-                                call.is_error)
+                                call.is_error, match)

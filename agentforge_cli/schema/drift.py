@@ -3,15 +3,16 @@
 :func:`diff_specs` reads the change from the side of the calls a model already makes
 (the tool's arguments are its *input*, as oasdiff reads a request body):
 
-* **breaking** — a call that worked may now fail or mean something else: a tool removed;
-  a parameter removed; a new required parameter; an optional parameter made required; a
-  type changed or narrowed (``number`` -> ``integer``, an ``enum`` or ``format`` added, an
-  enum value removed, a member of a union removed, ``null`` no longer accepted, an
-  element type changed); a bound tightened (a lower maximum, a higher minimum, a new
+* **breaking** — a call that worked may now fail or mean something else: a tool removed
+  or renamed (heuristic: a removed and an added tool with the same parameters; the
+  finding says "renamed from" so the fix is plain); a parameter removed; a new required
+  parameter; an optional parameter made required; a type changed or narrowed
+  (``number`` -> ``integer``, an ``enum`` or ``format`` added, an enum value removed, a
+  member of a union removed, ``null`` no longer accepted, an element type changed); a
+  bound tightened (a lower maximum, a higher minimum, a new
   minimum/maximum/length/pattern, ``uniqueItems`` or closed extra keys);
 * **warning** — worth a look but no call breaks: a description changed; a default
-  changed; a tool renamed (heuristic: a removed and an added tool with the same
-  parameters);
+  changed;
 * **info** — calls keep working: a tool added; an optional parameter added; an enum
   value added; a type widened; a bound loosened.
 
@@ -60,7 +61,7 @@ def diff_specs(old: Iterable[ToolSpecification], new: Iterable[ToolSpecification
             findings.extend(_diff_tool(before, new_by_name[name]))
         elif name in renamed:
             after = new_by_name[renamed[name]]
-            findings.append(finding(after.name, "tool-renamed", WARNING,
+            findings.append(finding(after.name, "tool-renamed", BREAKING,
                                     f'renamed from "{name}" (same parameters); a model '
                                     f'that calls "{name}" gets an unknown-tool error'))
             findings.extend(_diff_tool(before, after))

@@ -14,6 +14,10 @@ Provider-neutral rules always run:
 ``no-description``  warning  a tool, or one of its parameters, has no description
 ``single-enum``     warning  an ``enum`` with one value (the parameter is a constant)
 ``any-type``        warning  a parameter (or part of one) accepts any JSON value
+``mutable-default`` warning  a parameter's Python default is a list, dict or set: one
+                             object shared between calls (read from the functions, so
+                             only when :func:`check_specs` gets a ``build_local_tools``
+                             table; a schema alone keeps no Python default)
 ==================  =======  ==========================================================
 
 Each selected provider (see :data:`~agentforge_cli.schema.providers.REGISTRY`) adds
@@ -25,7 +29,7 @@ the closest form only (warning), as ``<provider>:<rule>``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
@@ -53,7 +57,8 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
     """Run the neutral rules, then each provider's rules, over every tool.
 
     Args:
-        specs: The specifications (a ``build_local_tools`` table works too).
+        specs: The specifications, or a ``build_local_tools`` table (spec -> executor):
+            only a table's executors show the Python defaults ``mutable-default`` reads.
         providers: Provider names (see
             :data:`~agentforge_cli.schema.providers.PROVIDERS`); none runs only the
             neutral rules.
@@ -62,6 +67,7 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
     Raises:
         ValueError: An unknown provider name.
     """
+    defaults = _python_defaults(specs) if isinstance(specs, Mapping) else {}
     specs = list(specs)
     selected = list({p.name: p for p in map(get_provider, providers)}.values())
     findings: list[Finding] = []
@@ -78,6 +84,7 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
                                     "them apart"))
     for spec in specs:
         findings.extend(_neutral(spec, validator))
+        findings.extend(_mutable_defaults(spec.name, defaults.get(spec.name, {})))
         for provider in selected:
             findings.extend(_provider(spec, provider))
     return findings
@@ -88,7 +95,8 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
-        specs: The specifications.
+        specs: The specifications, or a ``build_local_tools`` table (see
+            :func:`check_specs`).
         providers: Provider names for the provider rules.
         snapshot: A snapshot file path, or ``None``.
         update_snapshot: Write ``snapshot`` from ``specs`` instead of comparing.
@@ -98,8 +106,8 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
             (the CLI exits 3).
         SnapshotError: ``snapshot`` cannot be read.
     """
-    specs = list(specs)
     findings = check_specs(specs, providers)
+    specs = list(specs)
     if snapshot is not None:
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
     return findings
@@ -152,6 +160,27 @@ def _neutral(spec: ToolSpecification, validator: Any) -> Iterator[Finding]:
                           definition_path(def_name))
     rules.walk(parameters, ROOT)
     yield from rules.findings
+
+
+def _python_defaults(table: Mapping[ToolSpecification, Any]) -> dict[str, dict[str, Any]]:
+    """Tool name -> {JSON key: Python default} for the executors that keep their
+    function's definition (a logging wrapper is looked through)."""
+    defaults: dict[str, dict[str, Any]] = {}
+    for spec, executor in table.items():
+        executor = getattr(executor, "delegate", executor)
+        params = getattr(getattr(executor, "definition", None), "params", ())
+        defaults[spec.name] = {param.key: param.default for param in params}
+    return defaults
+
+
+def _mutable_defaults(tool: str, defaults: dict[str, Any]) -> Iterator[Finding]:
+    for key, default in defaults.items():
+        if isinstance(default, list | dict | set):
+            kind = type(default).__name__
+            yield finding(tool, "mutable-default", WARNING,
+                          f"the default {default!r} is one {kind} shared between calls: a "
+                          "call that changes it changes it for every later call (default "
+                          "to None, or to a tuple or frozenset)", child_path(ROOT, key))
 
 
 class _ValueRules(SchemaWalker):

@@ -61,13 +61,14 @@ def write_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
     the old file or the new one, never half of one).
 
     Missing parent directories are created. Returns the path written.
+
+    Raises:
+        OSError: The file cannot be written there.
     """
     from agentforge_cli.core.fileio import write_text_atomic
 
     target = Path(path)
-    text = dumps_snapshot(specs)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(target, text)
+    write_text_atomic(target, dumps_snapshot(specs))
     return target
 
 

@@ -144,7 +144,7 @@ def test_list_export_failure_exits_1_with_the_message(cli):
     result = cli("tools", "list", "sample_tools.shop", "--format", "openai", "--strict")
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr.startswith("error: cannot export 1 schema part(s) for openai-strict")
+    assert result.stderr.startswith("error: cannot export 1 schema part for openai-strict")
     assert 'tool "restock", parameter "levels"' in result.stderr
     assert "agentforge tools check --provider openai-strict" in result.stderr
     assert "Traceback" not in result.stderr
@@ -170,6 +170,21 @@ def test_unknown_format_names_the_provider_formats(cli):
     assert result.exit_code == 2
     assert ("table, json, openai, openai-responses, anthropic, gemini, gemini-json-schema, "
             "mcp") in result.stderr
+
+
+def test_format_and_provider_names_ignore_case(cli):
+    exported = cli("tools", "list", CRM, "--format", "OpenAI")
+    assert exported.exit_code == 0, exported.stderr
+    assert exported.stdout == cli("tools", "list", CRM, "--format", "openai").stdout
+    strict = cli("tools", "list", CRM, "--format", "OPENAI", "--strict")
+    assert strict.exit_code == 0, strict.stderr
+    assert '"strict": true' in strict.stdout
+    checked = cli("tools", "check", CRM, "--provider", "Gemini,OpenAI-Strict")
+    assert checked.exit_code == 0, checked.stderr
+    assert "providers: gemini, openai-strict" in checked.stdout
+    unknown = cli("tools", "list", CRM, "--format", "Claude")
+    assert unknown.exit_code == 2
+    assert "unknown --format 'Claude'" in unknown.stderr
 
 
 # -- tools check: lint -----------------------------------------------------------------------
@@ -356,6 +371,40 @@ def test_unreadable_snapshots(cli, tmp_path):
     cannot_write = cli("tools", "check", CRM, "--snapshot", str(tmp_path), "--update-snapshot")
     assert cannot_write.exit_code == 2
     assert "cannot write the snapshot" in cannot_write.stderr
+
+
+def test_update_snapshot_creates_directories_or_names_what_is_in_the_way(cli, tmp_path):
+    nested = tmp_path / "locks" / "v1" / "tools.lock.json"
+    written = cli("tools", "check", CRM, "--snapshot", str(nested), "--update-snapshot")
+    assert written.exit_code == 0, written.stderr
+    assert json.loads(nested.read_text())["tools"]
+    (tmp_path / "file").write_text("")
+    blocked = cli("tools", "check", CRM, "--snapshot", str(tmp_path / "file" / "t.json"),
+                  "--update-snapshot")
+    assert blocked.exit_code == 2
+    assert blocked.stderr == (f"error: cannot write the snapshot "
+                              f"{str(tmp_path / 'file' / 't.json')!r}: "
+                              f"{tmp_path / 'file'} is a file, not a directory\n")
+
+
+def test_a_mutable_default_is_reported(cli, write_module):
+    path = write_module("labels_tool", '''
+        from typing import Annotated
+        from agentforge_cli import P, tool
+
+        @tool
+        def label(issue: Annotated[int, P("The issue")],
+                  labels: Annotated[list[str], P("Labels to add")] = []) -> str:
+            """Label an issue."""
+            labels.append("triage")
+            return str(labels)
+        ''')
+    result = cli("tools", "check", str(path))
+    assert result.exit_code == 0
+    row = next(line for line in result.stdout.splitlines() if line.startswith("warning"))
+    assert row.split()[:3] == ["warning", "label", "labels"]
+    assert "[mutable-default]" in result.stdout
+    assert cli("tools", "check", str(path), "--fail-on", "warning").exit_code == 1
 
 
 def test_wide_terminal_gives_the_rule_a_column(cli, monkeypatch):

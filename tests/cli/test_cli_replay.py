@@ -62,7 +62,7 @@ def test_mismatch_exits_1_with_a_diff(cli):
     assert "- recorded: customer:小明,limit:30" in out
     assert "+ actual:   customer:小明,limit:3" in out
     assert "• unrecorded" in out
-    assert "✗ 1 of 3 calls differ from the recording" in out
+    assert "✗ 1 of 3 calls differs from the recording" in out
     assert all(len(line) <= 80 for line in out.splitlines())
 
 
@@ -83,18 +83,17 @@ CLAUDE_CODE_SESSION = (  # a chat-session log: each turn wrapped in "message"
     '{"type":"user","message":{"role":"user","content":"look up 长路"},"uuid":"u1"}\n'
     '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use",'
     '"id":"t1","name":"queryCustomer","input":{"name":"长路","limit":5}}]},"uuid":"u2"}\n')
-GEMINI_CONTENTS = json.dumps({"contents": [
-    {"role": "user", "parts": [{"text": "look up 长路"}]},
-    {"role": "model", "parts": [{"functionCall": {"name": "queryCustomer",
-                                                  "args": {"name": "长路", "limit": 5}}}]}]},
+UNKNOWN_TURNS = json.dumps({"turns": [  # a format nobody reads
+    {"speaker": "user", "says": "look up 长路"},
+    {"speaker": "bot", "calls": {"queryCustomer": {"name": "长路", "limit": 5}}}]},
     ensure_ascii=False)
 
 
 @pytest.mark.parametrize(("name", "text", "where"), [
     ("session.jsonl", CLAUDE_CODE_SESSION, "line 1"),
-    ("gemini.json", GEMINI_CONTENTS, "line 1"),
-    ("gemini.json", json.dumps(json.loads(GEMINI_CONTENTS)["contents"]), "messages[0]"),
-    ("gemini_pretty.json", json.dumps(json.loads(GEMINI_CONTENTS), indent=2), ""),
+    ("turns.json", UNKNOWN_TURNS, "line 1"),
+    ("turns.json", json.dumps(json.loads(UNKNOWN_TURNS)["turns"]), "messages[0]"),
+    ("turns_pretty.json", json.dumps(json.loads(UNKNOWN_TURNS), indent=2), ""),
 ])
 def test_a_file_in_no_known_format_exits_2_naming_the_formats_tried(cli, tmp_path, name,
                                                                      text, where):
@@ -182,10 +181,20 @@ def test_junit_report(cli, tmp_path):
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_junit_into_a_missing_directory_is_a_usage_error(cli, tmp_path):
+def test_junit_creates_missing_directories(cli, tmp_path):
+    report = tmp_path / "reports" / "ci" / "r.xml"
+    result = cli("replay", str(TRANSCRIPTS / "crm.jsonl"), "-t", CRM, "--junit", str(report))
+    assert result.exit_code == 0, result.stderr
+    assert ElementTree.parse(report).getroot().find("testsuite").get("tests") == "1"
+
+
+def test_junit_where_a_file_blocks_the_directory_is_a_usage_error(cli, tmp_path):
+    (tmp_path / "reports").write_text("", encoding="utf-8")
     result = cli("replay", str(TRANSCRIPTS / "crm.jsonl"), "-t", CRM,
-                 "--junit", str(tmp_path / "no" / "r.xml"))
+                 "--junit", str(tmp_path / "reports" / "r.xml"))
     assert result.exit_code == 2
+    assert "cannot write the JUnit report" in result.stderr
+    assert f"{tmp_path / 'reports'} is a file" in " ".join(result.stderr.split())
 
 
 @pytest.mark.parametrize("name", ["crm_mismatch.jsonl", "crm_openai.json",
@@ -425,7 +434,7 @@ def test_a_registered_format_is_detected_read_and_rewritten(terse):
     assert [type(e).__name__ for e in transcript.events()] == [
         "UserMessage", "ToolCall", "ToolResult", "ToolCall", "ToolResult", "ToolCall"]
     assert open_transcript(path, "terse").format == "terse"
-    with pytest.raises(ValueError, match="agentforge, openai, anthropic, terse"):
+    with pytest.raises(ValueError, match=", ".join(registry.format_names())):
         open_transcript(path, "yaml")
 
 
@@ -470,8 +479,9 @@ def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["format"] == "terse"
     shown = run("replay", "--help").stdout
-    assert "<auto|agentforge|openai|anthropic|terse>" in shown
-    assert "OpenAI chat messages, Anthropic messages or terse lines." in shown
+    assert "<" + "|".join(("auto", *registry.format_names(), "terse")) + ">" in shown
+    flat = " ".join(shown.replace("│", " ").split())
+    assert f"{registry.FORMATS[-1].TITLE} or terse lines." in flat
 
 
 def test_format_choices_and_help_are_the_registry(cli):
@@ -479,4 +489,49 @@ def test_format_choices_and_help_are_the_registry(cli):
 
     assert [choice.value for choice in FormatName] == ["auto", *registry.format_names()]
     shown = " ".join(cli("replay", "--help").stdout.split())
-    assert f"The recorded conversation: {registry.join_titles()}." in shown.replace("│ ", "")
+    assert f"Recorded conversations: {registry.join_titles()}." in shown.replace("│ ", "")
+
+
+HAND_WRITTEN = """[
+  {"role": "user", "content": "查一下客户"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", \
+"function": {"name": "queryCustomer", "arguments": "{\\"name\\": \\"长路\\", \\"limit\\": 5}"}}]},
+  {"role": "tool", "tool_call_id": "a", "content": "customer:长路,limit:50"},
+  {"role": "assistant", "content": "done"}
+]
+"""
+
+
+def _changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    old, new = before.splitlines(), after.splitlines()
+    assert len(old) == len(new), after
+    return [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+
+
+def test_update_keeps_a_record_a_line_layout(cli, tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    assert cli("replay", str(path), "-t", CRM, "--update").exit_code == 0
+    assert _changed_lines(HAND_WRITTEN, path.read_text(encoding="utf-8")) == [(
+        '  {"role": "tool", "tool_call_id": "a", "content": "customer:长路,limit:50"},',
+        '  {"role": "tool", "tool_call_id": "a", "content": "customer:长路,limit:5"},')]
+
+
+@pytest.mark.parametrize("indent", [4, "\t", None])
+def test_update_keeps_indentation_width_and_one_line_files(cli, tmp_path, indent):
+    data = {"model": "m", "messages": json.loads(HAND_WRITTEN)}
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    path = tmp_path / "t.json"
+    path.write_text(text, encoding="utf-8")
+    assert cli("replay", str(path), "-t", CRM, "--update").exit_code == 0
+    after = path.read_text(encoding="utf-8")
+    assert after == text.replace("limit:50", "limit:5")
+
+
+def test_update_keeps_spaced_jsonl_lines_spaced(cli, tmp_path):
+    path = tmp_path / "spaced.jsonl"
+    lines = [json.dumps(m, ensure_ascii=False) for m in json.loads(HAND_WRITTEN)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert cli("replay", str(path), "-t", CRM, "--update").exit_code == 0
+    after = path.read_text(encoding="utf-8").splitlines()
+    assert after == [line.replace("limit:50", "limit:5") for line in lines]

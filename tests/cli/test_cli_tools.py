@@ -208,6 +208,26 @@ def test_call_log_renders_request_and_response_on_stderr(cli):
     assert " ms" in result.stderr
 
 
+def test_call_log_never_hard_wraps_a_long_result(cli, write_module):
+    path = write_module("long_result", '''
+        import json
+        from agentforge_cli import tool
+
+        @tool
+        def report(note: str = "") -> str:
+            """A long JSON result."""
+            return json.dumps({"items": [{"sku": f"SKU-{i:04d}", "qty": i} for i in range(12)],
+                               "note": "x" * 90})
+        ''')
+    result = cli("tools", "call", "report", "{}", "-t", str(path), "--log")
+    assert result.exit_code == 0
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("result:")]
+    assert len(line) > 80
+    assert json.loads(line.removeprefix("result:").strip()) == json.loads(result.stdout)
+    arguments = next(line for line in result.stderr.splitlines() if line.startswith("argu"))
+    assert arguments == "arguments: {}"
+
+
 def test_call_reads_arguments_from_stdin(cli):
     result = cli("tools", "call", "queryCustomer", "-", "-t", CRM,
                  input='{"name":"长路","limit":5}\n')

@@ -82,7 +82,7 @@ def test_statuses_and_is_error_rules():
     assert report.calls[0].invocation == 'CrmTools.queryCustomer("长路", 5)'
     assert report.calls[1].invocation is None
     data = report.to_dict()
-    assert set(data) == {"summary", "calls"}
+    assert set(data) == {"summary", "calls", "match"}
     assert set(data["calls"][0]) >= {"id", "name", "status", "expected", "actual"}
 
 
@@ -134,3 +134,34 @@ def test_reports_show_arguments_masked_even_undescribed_and_for_unknown_tools():
     bare = CallReport(index=0, id=None, name="x", arguments=arguments, where="",
                       actual="", is_error=False, duration_ms=0)
     assert bare.to_dict()["arguments"] == '{"door":"front","pin":"40417731","api_token":"***"}'
+
+
+@pytest.mark.parametrize(("expected", "actual", "match", "same"), [
+    ('{"a": 1}', '{"a":1}', "exact", True),
+    ('"{\\"a\\": 1}"', '{"a":1}', "exact", False),  # a JSON string is not the object
+    ('"{\\"a\\": 1}"', '{"a":1}', "json", True),    # ... unless encoded twice is allowed
+    ('{"a":1}', '"{\\"a\\":2}"', "json", False),
+    ('"x"', "x", "json", False),
+    ("ok", "different words", "status", True),
+])
+def test_match_modes(expected, actual, match, same):
+    assert same_result(expected, actual, match) is same
+
+
+def test_status_mode_compares_only_success_against_error():
+    events = [
+        call(0), ToolResult(call_index=0, id="c0", content="other wording", is_error=False),
+        call(1), ToolResult(call_index=1, id="c1", content="ok", is_error=True),
+        call(2), ToolResult(call_index=2, id="c2", content="no flag recorded", is_error=None),
+    ]
+    report = replay(events, service(), match="status")
+    assert [c.status for c in report.calls] == [MATCHED, MISMATCHED, MATCHED]
+    assert report.calls[1].diff == ["status: recorded error, actual success"]
+    assert report.to_dict()["match"] == "status"
+    exact = replay(events, service())
+    assert [c.status for c in exact.calls] == [MISMATCHED, MISMATCHED, MISMATCHED]
+
+
+def test_an_unknown_match_mode_is_refused():
+    with pytest.raises(ValueError, match="exact, json, status"):
+        Replayer(service(), match="fuzzy")

@@ -45,6 +45,8 @@ CRM_EVENTS = ["UserMessage", "ToolCall", "ToolResult", "AssistantMessage"]
     ("crm.jsonl", "agentforge", "jsonl", False),
     ("crm_openai.json", "openai", "json", None),
     ("crm_anthropic.json", "anthropic", "json", False),
+    ("crm_responses.json", "openai-responses", "json", None),
+    ("crm_gemini.json", "gemini", "json", False),
 ])
 def test_sample_transcripts_read_into_the_same_events(name, fmt, container, is_error):
     transcript = open_transcript(TRANSCRIPTS / name)
@@ -297,7 +299,7 @@ def test_every_registered_format_conforms_to_the_protocol():
     assert registry.FORMATS, "no format registered"
     for fmt in registry.FORMATS:
         assert isinstance(fmt, TranscriptFormat), fmt
-        assert fmt.NAME.islower() and fmt.NAME.isidentifier() and fmt.TITLE
+        assert fmt.NAME.islower() and fmt.NAME.replace("-", "_").isidentifier() and fmt.TITLE
         for data in (None, 42, "text", [], {}, {"role": 1}, {"content": [1, None]}):
             assert isinstance(fmt.claims(data), Claim), (fmt.NAME, data)
     assert len(set(registry.format_names())) == len(registry.FORMATS)
@@ -362,16 +364,18 @@ GEMINI_CONTENTS = [
     {"role": "user", "parts": [{"functionResponse": {"name": "queryCustomer",
                                                      "response": {"result": "ok"}}}]},
 ]
+UNKNOWN_TURNS = [{"speaker": "user", "says": "look up 长路"}]  # a format nobody reads
 
 
 @pytest.mark.parametrize(("name", "text", "where"), [
     ("session.jsonl", jsonl(*CLAUDE_CODE_SESSION), "line 1"),
     ("session.jsonl", jsonl({"type": "system", "content": "started"}, *CLAUDE_CODE_SESSION),
      "line 2"),
-    ("gemini.json", json.dumps(GEMINI_CONTENTS), "messages[0]"),
-    ("gemini.jsonl", jsonl(*GEMINI_CONTENTS), "line 1"),
-    ("gemini.json", json.dumps({"contents": GEMINI_CONTENTS}), "line 1"),
-    ("gemini.json", json.dumps({"contents": GEMINI_CONTENTS}, indent=2), ""),
+    ("turns.json", json.dumps(UNKNOWN_TURNS), "messages[0]"),
+    ("turns.jsonl", jsonl(*UNKNOWN_TURNS), "line 1"),
+    ("turns.json", json.dumps({"turns": UNKNOWN_TURNS}), "line 1"),
+    ("turns.json", json.dumps({"turns": UNKNOWN_TURNS}, indent=2), ""),
+    ("gemini.json", json.dumps({"contents": CLAUDE_CODE_SESSION}), "contents[0]"),
 ])
 def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, where):
     path = write(tmp_path, name, text)
@@ -414,9 +418,17 @@ def test_a_reader_never_takes_misplaced_content_for_an_empty_turn(tmp_path, fmt,
     {"type": "user", "message": {"content": "x"}},          # content not where it is read
     {"type": "tool_result", "id": "a"},                      # a result needs content
     {"name": "x"},                                           # a bare call needs arguments
-    {"role": "model", "parts": [{"text": "x"}]},             # Gemini
-    {"role": "user", "parts": [{"text": "x"}]},
+    {"role": "model", "text": "x"},                          # Gemini keeps text in parts
+    {"type": "function_call", "arguments": "{}"},            # a Responses call needs a name
+    {"type": "message", "role": "user"},                     # ... a message content
     {"role": "user"},
 ])
 def test_no_format_claims_a_record_without_its_fields(data):
     assert [fmt.claims(data) for fmt in registry.FORMATS] == [Claim.NO] * len(registry.FORMATS)
+
+
+@pytest.mark.parametrize("data", GEMINI_CONTENTS)
+def test_gemini_contents_are_claimed_by_gemini_alone(data):
+    claims = {fmt.NAME: fmt.claims(data) for fmt in registry.FORMATS}
+    assert claims.pop("gemini") == Claim.OWN
+    assert set(claims.values()) == {Claim.NO}

@@ -15,6 +15,7 @@ from provider_testing import obj, raw, spec
 
 from agentforge_cli import Int32, P, ToolSpecification, tool
 from agentforge_cli.schema.drift import diff_specs
+from agentforge_cli.schema.findings import exit_code
 
 
 def diff(before, after) -> list[tuple[str, str, str]]:
@@ -39,7 +40,7 @@ def test_tool_removed_is_breaking_and_added_is_info(sample_specs):
                                 "removed [tool-removed]")
 
 
-def test_tool_renamed_is_a_warning():
+def test_tool_renamed_is_breaking():
     def old_name(city: Annotated[str, P("city")]) -> str:
         """Weather."""
         return city
@@ -50,8 +51,10 @@ def test_tool_renamed_is_a_warning():
 
     findings = diff_specs([spec(old_name)], [spec(new_name)])
     assert [(f.tool, f.level, f.rule) for f in findings] == [
-        ("new_name", "warning", "tool-renamed")]
-    assert '"old_name"' in findings[0].message
+        ("new_name", "breaking", "tool-renamed")]
+    assert findings[0].message == ('tool "new_name": renamed from "old_name" (same parameters);'
+                                   ' a model that calls "old_name" gets an unknown-tool error')
+    assert exit_code(findings) == 1
 
 
 def test_tools_without_parameters_are_not_paired_as_renames_unless_described_alike():

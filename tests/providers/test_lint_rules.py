@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from provider_testing import obj, raw, spec
 
-from agentforge_cli import P, tool
+from agentforge_cli import P, build_local_tools, tool
 from agentforge_cli.schema.findings import (
     Finding,
     exit_code,
@@ -101,6 +101,30 @@ def test_a_definition_that_only_refers_to_itself_is_an_error():
 def test_duplicate_names_are_an_error():
     one = raw("same", obj({}))
     assert rules(check_specs([one, one])) == [("same", "duplicate-name", "error", "")]
+
+
+def test_a_list_dict_or_set_default_is_a_mutable_default_warning():
+    @tool
+    def label(issue: Annotated[int, P("issue")],
+              labels: Annotated[list[str], P("labels")] = [],  # noqa: B006
+              extra: Annotated[dict[str, int], P("extra", name="extra_fields")] = {},  # noqa: B006
+              seen: Annotated[set[str], P("seen")] = set(),  # noqa: B006
+              kept: Annotated[tuple[str, ...], P("kept")] = (),
+              frozen: Annotated[frozenset[str], P("frozen")] = frozenset(),
+              none: Annotated[list[str] | None, P("none")] = None) -> None:
+        """Label an issue."""
+
+    table = build_local_tools(label)
+    assert rules(check_specs(table)) == [
+        ("label", "mutable-default", "warning", "$.labels"),
+        ("label", "mutable-default", "warning", "$.extra_fields"),
+        ("label", "mutable-default", "warning", "$.seen"),
+    ]
+    message = check_specs(table)[0].message
+    assert "shared between calls" in message and "None" in message and "tuple" in message
+    # specifications alone (a snapshot, a remote server) carry no Python default
+    assert rules(check_specs(list(table))) == []
+    assert rules(run_checks(table)) == rules(check_specs(table))
 
 
 # --- provider rules --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 import pytest
 from provider_testing import obj, raw
 
+from agentforge_cli.core.fileio import atomic_writer, write_text_atomic
 from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.schema.snapshots import (
     SNAPSHOT_VERSION,
@@ -47,6 +48,23 @@ def test_write_creates_directories_and_leaves_no_temporary_file(tmp_path, sample
     write_snapshot(sample_specs[:1], path)
     assert [p.name for p in path.parent.iterdir()] == ["tools.json"]
     assert len(load_snapshot(path)) == 1
+
+
+def test_every_atomic_write_creates_missing_directories(tmp_path):
+    target = tmp_path / "reports" / "nightly" / "r.xml"
+    write_text_atomic(target, "<x/>")
+    with atomic_writer(tmp_path / "out" / "a.txt") as stream:
+        stream.write("a")
+    assert target.read_text() == "<x/>"
+    assert (tmp_path / "out" / "a.txt").read_text() == "a"
+
+
+def test_a_file_in_the_way_of_a_directory_is_named(tmp_path, sample_specs):
+    (tmp_path / "reports").write_text("not a directory")
+    with pytest.raises(NotADirectoryError) as caught:
+        write_snapshot(sample_specs, tmp_path / "reports" / "sub" / "tools.json")
+    assert caught.value.strerror == f"{tmp_path / 'reports'} is a file, not a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path, sample_specs):

@@ -7,9 +7,13 @@ Every format is read into the event model of
 
 * ``agentforge`` — agentforge JSONL, one event a line (:mod:`.agentforge`);
 * ``openai`` — OpenAI chat messages (:mod:`.openai`);
-* ``anthropic`` — Anthropic messages (:mod:`.anthropic`).
+* ``anthropic`` — Anthropic messages (:mod:`.anthropic`);
+* ``openai-responses`` — OpenAI Responses items (:mod:`.openai_responses`);
+* ``gemini`` — Gemini contents (:mod:`.gemini`);
+* ``mcp`` — MCP JSON-RPC messages (:mod:`.mcp`).
 
-The chat formats come as a JSON array, as ``{"messages": [...]}`` or as JSONL of messages.
+The chat formats come as a JSON array, as an object holding it (``{"messages": [...]}``,
+``{"contents": [...]}``, ``{"input": [...], "output": [...]}``) or as JSONL.
 JSONL is streamed: events are parsed and yielded line by line, so a replay may have run
 the calls before a malformed line when it reaches it. A JSON document is parsed and
 checked whole before its first event is yielded::

@@ -13,10 +13,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agentforge_cli.errors import TranscriptFormatError
-from agentforge_cli.replay.transcripts import registry
-from agentforge_cli.replay.transcripts.events import TranscriptError
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
-from agentforge_cli.replay.transcripts.records import Record, load_document, record_shape
+from agentforge_cli.replay.transcripts import claiming, registry
+from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.records import (
+    Record,
+    envelope_keys,
+    load_document,
+    open_bytes,
+)
 
 __all__ = ["DETECTION_WINDOW", "container_of", "detect_format", "document_records",
            "unknown_format"]
@@ -25,30 +29,36 @@ DETECTION_WINDOW = 1000
 """How many leading JSONL records auto-detection may look at before it settles."""
 
 
-def container_of(head: str) -> str:
-    """``json`` for a document (an array, a multi-line object, an envelope), else ``jsonl``.
+def container_of(head: str, path: Path | None = None) -> str:
+    """``json`` for a document (an array, a multi-line object, an envelope such as
+    ``{"messages": [...]}``), else ``jsonl``.
+
+    A whole conversation on the first line is a document unless more lines follow (given
+    ``path``): then the file is JSONL of conversations, one a line.
 
     Args:
         head: The file's first non-blank line.
+        path: The file, to look for a second line.
     """
-    stripped = head.strip()
-    if stripped.startswith("["):
-        return "json"
     try:
-        first = json.loads(stripped)
+        first = json.loads(head.strip())
     except ValueError:
-        return "json"  # an object spread over several lines
-    if isinstance(first, dict) and isinstance(first.get("messages"), list):
-        return "json"
+        return "json"  # an array or object spread over several lines
+    if isinstance(first, list) or envelope_keys(first):
+        return "jsonl" if path is not None and _has_second_line(path) else "json"
     return "jsonl"
+
+
+def _has_second_line(path: Path) -> bool:
+    with open_bytes(path) as stream:
+        lines = (line for line in iter(stream.readline, b"") if line.strip())
+        return next(lines, None) is not None and next(lines, None) is not None
 
 
 def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
     """The error for a file no registered format reads: where, what was found there, and
     every format tried."""
-    tried = ", ".join(fmt.TITLE for fmt in registry.FORMATS)
-    return TranscriptFormatError(path, where, f"not a known transcript format: {found}; "
-                                 f"formats tried: {tried}")
+    return claiming.unknown_format(path, where, found, registry.FORMATS)
 
 
 def document_records(path: Path) -> list[Record]:
@@ -65,34 +75,12 @@ def document_records(path: Path) -> list[Record]:
 
 
 def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
-    """The format that claims a record as its own first; failing that (every record is
-    one several formats read, such as plain text chat), the first format to share one.
-
-    A record is claimed only when it has the fields a format reads
-    (:class:`~agentforge_cli.replay.transcripts.format.Claim`), so a file in a format
-    nobody reads is refused at its first record rather than read as empty turns.
+    """The registered format that claims a record as its own first; failing that (every
+    record is one several formats read, such as plain text chat), the first format to
+    share one (:func:`~agentforge_cli.replay.transcripts.claiming.pick_format`).
 
     Raises:
         TranscriptFormatError: A record no format claims.
         TranscriptError: No record at all.
     """
-    formats = registry.FORMATS
-    shared: TranscriptFormat | None = None
-    for record in records:
-        if record.blank:
-            continue
-        data = record.data
-        first_sharing = None
-        for fmt in formats:
-            claim = fmt.claims(data)
-            if claim == Claim.OWN:
-                return fmt
-            if claim == Claim.SHARED and first_sharing is None:
-                first_sharing = fmt
-        if first_sharing is None:
-            raise unknown_format(path, record.where,
-                                 f"no format reads this record ({record_shape(data)})")
-        shared = shared or first_sharing
-    if shared is not None:
-        return shared
-    raise TranscriptError(path, "", "the transcript holds no messages")
+    return claiming.pick_format(path, records, registry.FORMATS)

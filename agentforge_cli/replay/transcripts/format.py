@@ -45,7 +45,7 @@ class TranscriptFormat(Protocol):
     """
 
     NAME: str
-    """The ``--format`` name: lower case, one word (``openai``)."""
+    """The ``--format`` name: lower case, words joined by hyphens (``openai-responses``)."""
     TITLE: str
     """What a file in this format holds, for help text (``OpenAI chat messages``)."""
 

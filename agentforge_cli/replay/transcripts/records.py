@@ -17,9 +17,67 @@ from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
+from agentforge_cli.replay.transcripts.layout import Layout, detect_layout
 
-__all__ = ["MAX_DOCUMENT_BYTES", "MAX_LINE_BYTES", "Document", "Record", "dumps",
-           "iter_jsonl", "load_document", "read_head", "record_shape"]
+__all__ = ["ENVELOPE_KEYS", "MAX_DOCUMENT_BYTES", "MAX_LINE_BYTES", "Document", "Record",
+           "dumps", "envelope_keys", "envelope_records", "envelope_values", "is_compressed",
+           "iter_jsonl", "load_document", "open_bytes", "read_head", "record_shape"]
+
+ENVELOPE_KEYS = ("messages", "contents", "input", "output")
+"""The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
+``contents``, OpenAI Responses ``input`` and ``output`` (read in this order)."""
+
+
+def envelope_keys(data: Any) -> tuple[str, ...]:
+    """The :data:`ENVELOPE_KEYS` a JSON object holds its records under: ``messages``
+    alone, else every other one that is an array (and a string ``input``, a Responses
+    request's one user message); none for a record (an object with ``type``/``role``)."""
+    if not isinstance(data, dict):
+        return ()
+    if isinstance(data.get("messages"), list):
+        return ("messages",)
+    if "type" in data or "role" in data:
+        return ()
+    keys = tuple(key for key in ENVELOPE_KEYS if isinstance(data.get(key), list))
+    if isinstance(data.get("input"), str):
+        keys = tuple(key for key in ENVELOPE_KEYS if key == "input" or key in keys)
+    return keys
+
+
+def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
+                     where: str = "") -> list[Record]:
+    """The records under ``keys`` (from :func:`envelope_keys`), in order, each at
+    ``contents[2]`` (after ``where``, when given: ``line 3, contents[2]``)."""
+    prefix = f"{where}, " if where else ""
+    records: list[Record] = []
+    for key in keys:
+        items = data[key]
+        if isinstance(items, str):  # a Responses request's "input": one user message
+            records.append(Record({"role": "user", "content": items}, prefix + key,
+                                  len(records)))
+            continue
+        records.extend(Record(item, f"{prefix}{key}[{i}]", len(records) + i)
+                       for i, item in enumerate(items))
+    return records
+
+
+def envelope_values(data: dict[str, Any], keys: tuple[str, ...],
+                    records: list[Any]) -> dict[str, Any]:
+    """``data`` with ``records`` (rewritten, from :func:`envelope_records`) put back: each
+    under the key it was read from, a new record under its predecessor's; a string
+    ``input`` stays a string while unchanged."""
+    groups: dict[str, list[Any]] = {key: [] for key in keys}
+    key = keys[0]
+    for record in records:
+        found = record.where.rsplit(", ", 1)[-1].split("[", 1)[0]
+        key = found if found in groups else key
+        groups[key].append(record.data)
+    values = dict(data)
+    for key, items in groups.items():
+        original = data.get(key)
+        keep = isinstance(original, str) and items == [{"role": "user", "content": original}]
+        values[key] = original if keep else items
+    return values
 
 
 # Hot path: one Record per JSONL line. Not frozen (a frozen __init__ pays an
@@ -52,8 +110,11 @@ class Document:
     """Its messages."""
     envelope: dict[str, Any] | None
     """The top-level object when the file is ``{"messages": [...], ...}``, else ``None``."""
-    indent: int | None
-    """2 when the file was pretty-printed, else ``None`` (compact)."""
+    keys: tuple[str, ...] = ()
+    """The envelope's keys the records came from, in order (``("input", "output")``)."""
+    layout: Layout
+    """How the file is laid out (one line, a record a line, indented): kept when it is
+    written back."""
     trailing_newline: bool
     """The file ended with a newline."""
 
@@ -127,6 +188,24 @@ def _decode_error(path: Path, where: str, exc: Exception, line_offset: int = 0) 
     return TranscriptError(path, where, f"invalid JSON: {exc}")
 
 
+def is_compressed(path: Path) -> bool:
+    """A ``.gz`` file: read through gzip, transparently."""
+    return path.name.lower().endswith(".gz")
+
+
+def open_bytes(path: Path) -> Any:
+    """The file opened for binary reading, decompressed when it is ``.gz``.
+
+    Raises:
+        OSError: It cannot be opened (a bad gzip stream fails when read).
+    """
+    if is_compressed(path):
+        import gzip
+
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest JSONL line read (a longer one is refused with its line number, unread)."""
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
@@ -138,7 +217,12 @@ def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
     read whole."""
     number = 0
     while True:
-        raw = stream.readline(MAX_LINE_BYTES + 1)
+        try:
+            raw = stream.readline(MAX_LINE_BYTES + 1)
+        except (OSError, EOFError) as exc:  # a damaged .gz stream
+            raise TranscriptError(path, f"line {number + 1}",
+                                  f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+                                  ) from None
         if not raw:
             return
         number += 1
@@ -151,7 +235,7 @@ def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
 def read_head(path: Path) -> str | None:
     """The first non-blank line of the file (decoded), or ``None`` for an empty file."""
     try:
-        with path.open("rb") as stream:
+        with open_bytes(path) as stream:
             for number, raw in _lines(path, stream):
                 try:
                     line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
@@ -168,7 +252,7 @@ def read_head(path: Path) -> str | None:
 def iter_jsonl(path: Path) -> Iterator[Record]:
     """Yield each line of a JSONL file as a record, parsed, lazily."""
     try:
-        stream = path.open("rb")
+        stream = open_bytes(path)
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
     with stream:
@@ -191,16 +275,20 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
 def load_document(path: Path) -> Document:
     """Parse a whole-file JSON transcript: an array of messages or ``{"messages": [...]}``."""
     try:
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise TranscriptError(path, "", f"the file is {size} bytes, more than the "
-                                  f"{MAX_DOCUMENT_BYTES} bytes a JSON transcript may have "
-                                  "(use JSONL, which is streamed)")
-        text = path.read_bytes().decode("utf-8-sig")
+        with open_bytes(path) as stream:
+            try:
+                raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+            except EOFError as exc:  # a truncated .gz stream
+                raise OSError(str(exc)) from None
+        if len(raw) > MAX_DOCUMENT_BYTES:
+            raise TranscriptError(path, "", f"the file is more than the {MAX_DOCUMENT_BYTES} "
+                                  "bytes a JSON transcript may have (use JSONL, which is "
+                                  "streamed)")
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise TranscriptError(path, f"line {line}", f"not UTF-8 text ({exc.reason})") from None
     if not text.strip():
         raise TranscriptError(path, "", "the transcript is empty")
@@ -209,19 +297,20 @@ def load_document(path: Path) -> Document:
     except (ValueError, RecursionError) as exc:
         raise _decode_error(path, "", exc) from None
     envelope: dict[str, Any] | None = None
+    keys: tuple[str, ...] = ()
     if isinstance(data, dict):
-        messages = data.get("messages")
-        if not isinstance(messages, list):
+        keys = envelope_keys(data)
+        if not keys:
             raise TranscriptFormatError(path, "", 'a JSON object transcript needs a "messages" '
-                                        f"array; found {record_shape(data)}")
+                                        'array (or "contents", "input", "output"); found '
+                                        f"{record_shape(data)}")
         envelope = data
+        records = envelope_records(data, keys)
     elif isinstance(data, list):
-        messages = data
+        records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(data)]
     else:
         raise TranscriptFormatError(path, "", "expected a JSON array of messages or an object "
                                     f'with "messages", got {record_shape(data)}')
-    records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(messages)]
-    stripped = text.strip()
-    indent = 2 if "\n" in stripped else None
-    return Document(records=records, envelope=envelope, indent=indent,
+    layout = detect_layout(text, len(records), len(envelope) if envelope else 0)
+    return Document(records=records, envelope=envelope, keys=keys, layout=layout,
                     trailing_newline=text.endswith("\n"))

@@ -9,7 +9,15 @@ that what is registered at the time of the call counts.
 
 from __future__ import annotations
 
-from agentforge_cli.replay.transcripts import agentforge, anthropic, openai
+from agentforge_cli.replay.transcripts import (
+    agentforge,
+    anthropic,
+    conversations,
+    gemini,
+    mcp,
+    openai,
+    openai_responses,
+)
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
 
 __all__ = ["FORMATS", "find_format", "format_names", "join_titles"]
@@ -20,10 +28,23 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     # - agentforge first: its event lines (a "type", no "role") are unmistakable;
     # - OpenAI before Anthropic: a message holding both OpenAI's tool_calls/tool roles and
     #   Anthropic's blocks is then read as OpenAI's, whose reader refuses Anthropic blocks
-    #   by name ("use --format anthropic") instead of quietly dropping the OpenAI calls.
+    #   by name ("use --format anthropic") instead of quietly dropping the OpenAI calls;
+    # - OpenAI Responses after both chat formats: it owns only typed items
+    #   ("type": "function_call", "message", ...), which neither chat format claims, and
+    #   leaves its short {"role", "content"} messages to OpenAI chat (read the same way);
+    # - Gemini: it owns contents with "parts", which no other format reads;
+    # - MCP: it owns JSON-RPC 2.0 messages ("jsonrpc": "2.0"), which no other
+    #   format reads;
+    # - conversations last: it owns a whole conversation (an array of messages, an object
+    #   holding one), which no other format takes for one record, and asks the others
+    #   about each conversation's messages.
     agentforge,
     openai,
     anthropic,
+    openai_responses,
+    gemini,
+    mcp,
+    conversations.Conversations(lambda: FORMATS),
 )
 """Every format, in the order auto-detection asks them (the first to claim a record as
 its own wins)."""

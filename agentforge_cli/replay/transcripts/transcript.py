@@ -21,13 +21,16 @@ from agentforge_cli.replay.transcripts.detection import (
 )
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.layout import detect_layout, dump
 from agentforge_cli.replay.transcripts.records import (
     MAX_LINE_BYTES,
     Document,
     Record,
-    dumps,
+    envelope_values,
+    is_compressed,
     iter_jsonl,
     load_document,
+    open_bytes,
     read_head,
 )
 
@@ -79,7 +82,7 @@ class Transcript:
         """Lines (JSONL) or messages (JSON) in the file, for a progress bar."""
         if self.container == "json":
             return len(load_document(self.path).records)
-        with self.path.open("rb") as stream:
+        with open_bytes(self.path) as stream:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
 
     def write_results(self, updates: Updates) -> int:
@@ -95,6 +98,9 @@ class Transcript:
         """
         if not updates:
             return 0
+        if is_compressed(self.path):
+            raise TranscriptError(self.path, "", "a compressed transcript cannot be updated "
+                                  "(decompress it first)")
         from agentforge_cli.core.fileio import atomic_writer
 
         answered_calls = self._answered()  # reads (and checks) the whole file first
@@ -102,19 +108,20 @@ class Transcript:
         rewrite = self._format.rewrite
         if self.container == "jsonl":
             newline = _newline_of(self.path)
+            layout = detect_layout(read_head(self.path) or "", 1)  # ", " / ": " kept
             with atomic_writer(self.path) as stream:
                 ended = True  # the last line written ended with a newline
                 for record in rewrite(iter_jsonl(self.path), updates, answered_calls, book):
-                    text = record.text if record.text is not None else dumps(record.data)
+                    text = record.text if record.text is not None else dump(record.data,
+                                                                             layout)
                     if not ended:
                         stream.write(newline)
                     stream.write(text if record.text is not None else text + newline)
                     ended = text.endswith("\n") or record.text is None
         else:
             document = load_document(self.path)
-            messages = [r.data for r in rewrite(iter(document.records), updates,
-                                                answered_calls, book)]
-            _write_document(self.path, document, messages)
+            records = list(rewrite(iter(document.records), updates, answered_calls, book))
+            _write_document(self.path, document, records)
         return len([i for i in updates if i < book.count])
 
     def _answered(self) -> set[int]:
@@ -126,20 +133,19 @@ class Transcript:
 
 
 def _newline_of(path: Path) -> str:
-    with path.open("rb") as stream:
+    with open_bytes(path) as stream:
         first = stream.readline(MAX_LINE_BYTES + 1)
     return "\r\n" if first.endswith(b"\r\n") else "\n"
 
 
-def _write_document(path: Path, document: Document, messages: list[Any]) -> None:
+def _write_document(path: Path, document: Document, records: list[Record]) -> None:
     from agentforge_cli.core.fileio import write_text_atomic
 
     if document.envelope is not None:
-        data: Any = dict(document.envelope)
-        data["messages"] = messages
+        data: Any = envelope_values(document.envelope, document.keys, records)
     else:
-        data = messages
-    text = dumps(data, indent=document.indent)
+        data = [record.data for record in records]
+    text = dump(data, document.layout, document.keys or ("messages",))
     if document.trailing_newline:
         text += "\n"
     write_text_atomic(path, text)
@@ -159,7 +165,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         TranscriptError: The file is missing, unreadable or empty.
         ValueError: ``format`` is not one of the names above.
     """
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # keeps a subclass (stdin's copy)
     if format != "auto" and registry.find_format(format) is None:
         raise ValueError(f"unknown transcript format {format!r}; expected auto, "
                          + ", ".join(registry.format_names()))
@@ -170,7 +176,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     head = read_head(path)
     if head is None:
         raise TranscriptError(path, "", "the transcript is empty")
-    container = container_of(head)
+    container = container_of(head, path)
     if format == "auto":
         if container == "json":
             records: Iterable[Record] = document_records(path)

@@ -1,0 +1,62 @@
+"""Help screens in the usual notation: ``NAME``, ``[NAME]``, ``TARGET...``, ``[TARGET]...``.
+
+Typer writes a required argument as ``{NAME}``, several values as ``[TARGET]``, adds a
+``<str>`` type column to every argument and keeps the docstring's line breaks inside a
+paragraph (so an 80-column terminal shows a one-word line). Commands registered with
+``cls=Command`` build their usage line from each argument's metavar, whether it is
+required and whether it takes several values, and let each paragraph of their help wrap
+to the terminal; an argument declared with ``click_type=TEXT`` shows no type.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from typer import core as typer_core
+from typer.core import TyperArgument, TyperCommand
+
+# the click typer runs on: vendored as typer._click in recent typer, click itself before
+_click: Any = getattr(typer_core, "_click", None) or typer_core.click
+
+__all__ = ["TEXT", "Command", "unwrap", "usage_piece"]
+
+
+class _Text(_click.types.StringParamType):
+    """A string argument whose help row shows no ``<str>``: its metavar says it all."""
+
+    def get_metavar(self, param: Any, ctx: Any) -> str:
+        return ""
+
+
+TEXT = _Text()
+
+
+def usage_piece(argument: Any) -> str:
+    """``NAME``, ``[NAME]``, ``NAME...`` or ``[NAME]...``."""
+    name = argument.metavar or (argument.name or "").upper()
+    shown = name if argument.required else f"[{name}]"
+    return shown + ("..." if argument.nargs != 1 else "")
+
+
+def unwrap(text: str) -> str:
+    """Each paragraph on one line (a ``\\b`` paragraph, typer's "keep as is", stays)."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split())
+                       for p in paragraphs)
+
+
+class Command(TyperCommand):
+    """A typer command whose usage line reads ``[OPTIONS] NAME [TARGET]...`` and whose
+    help paragraphs wrap to the terminal."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.help:
+            self.help = unwrap(self.help)
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        pieces += [usage_piece(p) for p in self.get_params(ctx)
+                   if isinstance(p, TyperArgument)]
+        return pieces

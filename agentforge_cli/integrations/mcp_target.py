@@ -1,0 +1,432 @@
+"""MCP servers as targets: ``mcp:COMMAND [ARGS...]`` starts a server over stdio,
+``http://...``/``https://...`` reaches one over streamable HTTP (headers from
+``AGENTFORGE_MCP_HEADERS``, a JSON object, never printed); their tools join the others.
+
+The command is split as a shell would split it (``shlex``; no shell runs it), started in
+the target's base directory with the caller's environment (minus ``AGENTFORGE_TOOLS``, so
+an ``agentforge serve`` without targets cannot start itself again), and spoken to with
+the official ``mcp`` SDK client. Its tools come from ``tools/list`` (every page) and keep
+the server's names, descriptions, ``inputSchema``, title and annotations; calling one sends
+``tools/call`` with the arguments as given (the server binds them).
+
+The core's executors are synchronous, so each connection runs in an event loop of its own
+in a background thread (an anyio blocking portal). A connection lives until the process
+exits (``atexit`` closes it: the SDK ends the server, escalating to a kill) or until
+:func:`close_all`. The server's standard error goes to a temporary file; its last lines are
+quoted when the server fails. Start-up waits at most ``timeout`` seconds (default
+:data:`DEFAULT_TIMEOUT`, or ``AGENTFORGE_MCP_TIMEOUT``); calls wait at most the caller's
+``timeout`` when one is given.
+
+Failures raise :class:`~agentforge_cli.errors.TargetError` (exit 3 on the command line): a
+command that does not start, a server that exits, writes something other than MCP or does
+not answer in time; :class:`~agentforge_cli.errors.TargetConfigError` for an empty command
+or a missing SDK.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
+from agentforge_cli.errors import TargetConfigError, TargetError, ToolExecutionError
+
+__all__ = ["DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR", "McpConnection",
+           "McpToolExecutor", "close_all", "is_mcp_target", "load_mcp_tools"]
+
+PREFIX = "mcp:"
+_URL_PREFIXES = ("http://", "https://")
+TIMEOUT_VAR = "AGENTFORGE_MCP_TIMEOUT"
+HEADERS_VAR = "AGENTFORGE_MCP_HEADERS"
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a server may take to start and answer ``initialize`` and ``tools/list``."""
+_STDERR_LINES = 10
+_INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
+                 "`pip install '.[mcp]'` (or `pip install mcp`)")
+_CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC error code for a closed connection
+_OPEN: list[McpConnection] = []
+
+
+def is_mcp_target(spec: str) -> bool:
+    """Whether ``spec`` names an MCP server (``mcp:COMMAND ...``, ``http(s)://...``)."""
+    return spec.startswith((PREFIX, *_URL_PREFIXES))
+
+
+def _is_url(spec: str) -> bool:
+    return spec.startswith(_URL_PREFIXES)
+
+
+def _headers() -> dict[str, str]:
+    """The HTTP headers of ``AGENTFORGE_MCP_HEADERS`` (a JSON object of strings)."""
+    import json
+
+    text = os.environ.get(HEADERS_VAR, "").strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        # the value may hold a secret: never quote it
+        raise TargetConfigError(f"{HEADERS_VAR} must be a JSON object of strings",
+                                hint=f"""e.g. {HEADERS_VAR}='{{"Authorization": "Bearer ..."}}'""")
+    return value
+
+
+def _argv(spec: str) -> list[str]:
+    import shlex
+
+    try:
+        argv = shlex.split(spec[len(PREFIX):])
+    except ValueError as exc:
+        raise TargetConfigError(f"cannot read the command of target {spec!r}: {exc}") from exc
+    if not argv:
+        raise TargetConfigError(f"target {spec!r} names no command",
+                                hint="write the server's command after mcp:, e.g. "
+                                     "'mcp:python -m mcp_server_time'")
+    return argv
+
+
+def _startup_timeout(timeout: float | None) -> float:
+    if timeout is not None:
+        return timeout
+    text = os.environ.get(TIMEOUT_VAR, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise TargetConfigError(f"{TIMEOUT_VAR} must be a positive number of seconds, "
+                                f"got {text!r}")
+    return value
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (anyio task groups wrap what they raise)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _innermost(exc)
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if getattr(exc, "code", None) == _CONNECTION_CLOSED:
+        return "it exited or closed its standard output"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _not_mcp(exc: BaseException) -> str:
+    """What a stdout line that is not JSON-RPC held (the SDK's parse error keeps it)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            return repr(errors()[0]["input"])[:120]
+        except (LookupError, TypeError, ValueError):
+            pass
+    return str(exc).splitlines()[0][:120]
+
+
+class _QuietParseErrors:
+    """Drops the SDK's traceback for a stdout line that is not JSON-RPC: the error
+    agentforge raises quotes the line."""
+
+    @staticmethod
+    def filter(record: Any) -> bool:
+        return not str(record.msg).startswith("Failed to parse JSONRPC message")
+
+
+class McpConnection:
+    """One running MCP server and the SDK's client session to it, used synchronously."""
+
+    def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout: float,
+                 call_timeout: float | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.headers = headers or {}
+        self.cwd = cwd
+        self.timeout = timeout
+        self.call_timeout = call_timeout
+        self._problems: list[BaseException] = []  # lines on stdout that are not MCP
+        self._stack: Any = None
+        self._session: Any = None
+        self._portal: Any = None
+        self._stderr: Any = None
+
+    @property
+    def label(self) -> str:
+        """The URL, or the command in backquotes, for messages (never the headers)."""
+        return self.spec if _is_url(self.spec) else f"`{self.spec[len(PREFIX):]}`"
+
+    # -- start and stop -------------------------------------------------------------------
+
+    def open(self) -> list[Any]:
+        """Start the server, initialize the session and return its tools (``types.Tool``).
+
+        Raises:
+            TargetError: The server does not start, exits, does not speak MCP or does not
+                answer within the timeout (the connection is closed again).
+        """
+        import contextlib
+        import tempfile
+
+        try:
+            from anyio.from_thread import start_blocking_portal
+        except ImportError as exc:  # anyio comes with the SDK
+            raise TargetConfigError(f"cannot use target {self.spec!r}: the mcp package is "
+                                    "not installed", hint=_INSTALL_HINT) from exc
+        # lives as long as the connection: close() closes it
+        self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
+            "w+", encoding="utf-8", errors="replace")
+        self._stack = contextlib.ExitStack()
+        try:
+            self._portal = self._stack.enter_context(start_blocking_portal())
+            self._session = self._stack.enter_context(
+                self._portal.wrap_async_context_manager(self._connect()))
+            tools = self._portal.call(self._bounded, self._list_tools, self.timeout)
+        except TargetError:
+            self.close()
+            raise
+        except BaseException as exc:
+            what = "did not answer" if _is_url(self.spec) else "did not start"
+            error = self._error(what, exc, self.timeout)
+            self.close()
+            raise error from None
+        _register(self)
+        return tools
+
+    def close(self) -> None:
+        """End the session and the server (idempotent)."""
+        import contextlib
+
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            with contextlib.suppress(BaseException):  # the server is gone either way
+                stack.close()
+        if self in _OPEN:
+            _OPEN.remove(self)
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _connect(self) -> Any:
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def connect() -> Any:
+            import anyio
+            from mcp import ClientSession
+
+            async def on_message(message: Any) -> None:
+                if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
+                    self._problems.append(message)
+
+            async with self._transport() as (read, write), \
+                    ClientSession(read, write, message_handler=on_message) as session:
+                with anyio.fail_after(self.timeout):
+                    await session.initialize()
+                yield session
+
+        return connect()
+
+    def _transport(self) -> Any:
+        """The SDK's transport: streamable HTTP for a URL, else the command over stdio."""
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def transport() -> Any:
+            import logging
+
+            if _is_url(self.spec):
+                from mcp.client.streamable_http import streamable_http_client
+                from mcp.shared._httpx_utils import create_mcp_http_client
+
+                async with create_mcp_http_client(headers=self.headers) as client, \
+                        streamable_http_client(self.spec, http_client=client) as streams:
+                    yield streams
+                return
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            env = {key: value for key, value in os.environ.items()
+                   if key != "AGENTFORGE_TOOLS"}
+            logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors)
+            params = StdioServerParameters(command=self.argv[0], args=self.argv[1:],
+                                           env=env, cwd=str(self.cwd))
+            async with stdio_client(params, errlog=self._stderr) as streams:
+                yield streams
+
+        return transport()
+
+    # -- requests -------------------------------------------------------------------------
+
+    @staticmethod
+    async def _bounded(func: Any, timeout: float | None, *args: Any) -> Any:
+        import anyio
+
+        with anyio.fail_after(timeout):
+            return await func(*args)
+
+    async def _list_tools(self) -> list[Any]:
+        from mcp import types
+
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Send ``tools/call`` and return the SDK's ``CallToolResult``.
+
+        Raises:
+            TargetError: The server is gone or did not answer within the call timeout.
+        """
+        from mcp.shared.exceptions import MCPError
+
+        if self._portal is None:
+            raise TargetError(f"MCP server {self.label} is closed")
+        try:
+            return self._portal.call(self._bounded, self._session.call_tool,
+                                     self.call_timeout, name, arguments)
+        except MCPError:
+            raise
+        except BaseException as exc:
+            raise self._error(f"failed during tools/call {name}", exc,
+                              self.call_timeout) from None
+
+    def _error(self, what: str, exc: BaseException, bound: float | None) -> TargetError:
+        reason = _describe(exc)
+        if isinstance(_innermost(exc), TimeoutError) and bound is not None:
+            reason = f"no answer within {bound:g} s"
+        if self._problems:
+            reason += ("; it wrote something other than MCP on standard output: "
+                       f"{_not_mcp(self._problems[0])}")
+        return TargetError(f"MCP server {self.label} {what}: {reason}",
+                           hint=self._stderr_tail())
+
+    def _stderr_tail(self) -> str | None:
+        if self._stderr is None:
+            return None
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0)
+            lines = [line.rstrip() for line in self._stderr.read().splitlines()
+                     if line.strip()]
+        except (OSError, ValueError):
+            return None
+        if not lines:
+            return None
+        return "the server's standard error ended with:\n  " + "\n  ".join(
+            lines[-_STDERR_LINES:])
+
+
+def _register(connection: McpConnection) -> None:
+    if not _OPEN:
+        import atexit
+
+        atexit.unregister(close_all)
+        atexit.register(close_all)
+    _OPEN.append(connection)
+
+
+def close_all() -> None:
+    """Close every open MCP connection, newest first (also run at exit)."""
+    while _OPEN:
+        _OPEN[-1].close()
+
+
+class McpToolExecutor:
+    """Runs one tool of an MCP server: ``tools/call`` with the request's arguments.
+
+    The arguments are parsed leniently (as for local tools) and sent as given; the result's
+    text blocks are joined with newlines and its ``isError`` kept.
+    """
+
+    __slots__ = ("connection", "name", "propagate_execution_errors", "specification")
+
+    def __init__(self, connection: McpConnection, specification: ToolSpecification, *,
+                 propagate_execution_errors: bool = False) -> None:
+        self.connection = connection
+        self.specification = specification
+        self.name = specification.name
+        self.propagate_execution_errors = propagate_execution_errors
+
+    def __repr__(self) -> str:
+        return f"<McpToolExecutor {self.name} of {self.connection.spec}>"
+
+    def execute(self, request: ToolExecutionRequest, memory_id: object = None
+                ) -> ToolExecutionResult:
+        from mcp.shared.exceptions import MCPError
+
+        from agentforge_cli.core.arguments import parse_arguments
+
+        arguments = parse_arguments(request.arguments)
+        try:
+            result = self.connection.call(self.name, arguments)
+        except MCPError as exc:  # a JSON-RPC error answer: the call failed
+            return self._failed(f"Error executing tool {self.name}: {exc.message}")
+        text = "\n".join(block.text for block in result.content
+                         if getattr(block, "type", None) == "text")
+        if result.is_error:
+            return self._failed(text)
+        return ToolExecutionResult(text, False)
+
+    def _failed(self, text: str) -> ToolExecutionResult:
+        if self.propagate_execution_errors:
+            raise ToolExecutionError(text)
+        return ToolExecutionResult(text, True)
+
+
+def _specification(tool: Any) -> ToolSpecification:
+    annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
+                   if tool.annotations is not None else None)
+    return ToolSpecification(name=tool.name, description=tool.description or "",
+                             parameters=tool.input_schema, title=tool.title,
+                             annotations=annotations or None)
+
+
+def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
+                   logging: bool = False, propagate_execution_errors: bool = False,
+                   ) -> dict[ToolSpecification, Any]:
+    """Start the server ``spec`` names and return its tools and their executors.
+
+    ``timeout`` bounds start-up and each call (default: start-up only, see the module
+    docstring).
+
+    Raises:
+        TargetConfigError: An empty or malformed command, or the SDK is not installed.
+        TargetError: The server cannot be started or spoken to.
+    """
+    argv = [] if _is_url(spec) else _argv(spec)
+    try:
+        import mcp  # noqa: F401
+    except ImportError as exc:
+        raise TargetConfigError(f"cannot use target {spec!r}: the mcp package is not "
+                                "installed", hint=_INSTALL_HINT) from exc
+    connection = McpConnection(spec, argv, cwd=base, timeout=_startup_timeout(timeout),
+                               call_timeout=timeout,
+                               headers=_headers() if _is_url(spec) else None)
+    table: dict[ToolSpecification, Any] = {}
+    for tool in connection.open():
+        specification = _specification(tool)
+        executor: Any = McpToolExecutor(connection, specification,
+                                        propagate_execution_errors=propagate_execution_errors)
+        if logging:
+            from agentforge_cli.core.calllog import LoggingToolExecutor
+
+            executor = LoggingToolExecutor(executor)
+        table[specification] = executor
+    return table

@@ -1,0 +1,189 @@
+"""pytest route of ``agentforge replay``: ``pytest --agentforge-replay PATH`` adds one test
+item per recorded call of the transcripts at ``PATH`` (a file or a folder, as the
+command takes them; repeatable, or the ini option ``agentforge_replay``, one a line,
+relative to the rootdir).
+
+Items are named ``FILE::agentforge_replay[CALL]`` (the call id and tool, or ``#N`` and
+the tool for a call without a unique id), so ``-k agentforge_replay`` selects them and
+``pytest-xdist``'s ``--dist loadfile`` keeps a transcript on one worker. Each transcript
+is replayed once per process, in order, against the configured targets (the plugin's
+fixtures' targets), the first time one of its items runs; an item fails with the diff
+the command shows and is skipped when no result was recorded. ``--agentforge-match``
+(ini ``agentforge_match``) chooses how results are compared, as ``replay --match``. A
+transcript that cannot be read, or has no tool call, or a folder with no transcript, is
+one failing item: never a silent pass. Collection only reads the transcripts (no call
+runs), the same in every process, so the items spread over ``pytest-xdist`` workers
+(each worker replays the transcripts of its items). Registered by
+:mod:`~agentforge_cli.integrations.pytest_plugin`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentforge_cli.replay.compare import MATCH_MODES
+
+__all__ = ["MATCH_OPTION", "REPLAY_OPTION", "ReplayItem"]
+
+REPLAY_OPTION = "--agentforge-replay"
+MATCH_OPTION = "--agentforge-match"
+_MODES = MATCH_MODES
+_REPLAYS = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentforge", "agentforge tool schemas")
+    group.addoption(REPLAY_OPTION, action="append", default=[], metavar="PATH",
+                    help="add one test per recorded call of the transcripts at PATH (a file "
+                         "or a folder; repeatable), replayed against the agentforge tools")
+    group.addoption(MATCH_OPTION, choices=_MODES, default=None,
+                    help="how replayed results are compared: exact (default), json, status")
+    parser.addini("agentforge_replay", type="linelist", default=[],
+                  help="transcripts or folders for --agentforge-replay, one a line")
+    parser.addini("agentforge_match", default="exact",
+                  help="how --agentforge-replay compares results: exact, json or status")
+
+
+class ReplayFailure(Exception):
+    """The call's result differs, or the transcript cannot be replayed (shown without a
+    traceback)."""
+
+
+class ReplayItem(pytest.Item):
+    """One recorded call (or, with ``index`` ``None``, a transcript that cannot be read)."""
+
+    def __init__(self, *, transcript: str, index: int | None, error: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.transcript = transcript
+        self.index = index
+        self.error = error
+
+    def runtest(self) -> None:
+        if self.error is not None:
+            raise ReplayFailure(self.error)
+        replayed = _replayed(self.config, self.transcript)
+        call = replayed["calls"].get(self.index)
+        if call is None:
+            raise ReplayFailure(replayed["error"] or "the call was not replayed")
+        if call.status == "unrecorded":
+            pytest.skip("no recorded result")
+        if call.status == "mismatched":
+            raise ReplayFailure("\n".join([f"{call.name} at {call.where}: result differs "
+                                           "from the recording", *call.diff]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, ReplayFailure):
+            return f"agentforge replay: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"agentforge replay: {self.name}"
+
+
+def _match(config: pytest.Config) -> str:
+    match = config.getoption(MATCH_OPTION) or str(config.getini("agentforge_match"))
+    return match.strip().lower()
+
+
+def _replayed(config: pytest.Config, transcript: str) -> dict[str, Any]:
+    """``{"calls": {index: CallReport}, "error": str | None}`` for ``transcript``,
+    replayed once per process."""
+    cache = config.stash.setdefault(_REPLAYS, {})
+    if transcript not in cache:
+        cache[transcript] = _replay(config, transcript)
+    return cache[transcript]
+
+
+def _replay(config: pytest.Config, transcript: str) -> dict[str, Any]:
+    from agentforge_cli.core.service import ToolService
+    from agentforge_cli.errors import AgentForgeError, TargetError
+    from agentforge_cli.integrations.pytest_plugin import configured_targets
+    from agentforge_cli.integrations.targets import load_tools
+    from agentforge_cli.replay.report import CallReport
+    from agentforge_cli.replay.runner import Replayer
+    from agentforge_cli.replay.transcripts import open_transcript
+
+    calls: dict[int, CallReport] = {}
+    try:
+        service = ToolService().tools(load_tools(configured_targets(config)))
+        replayer = Replayer(service, describe=False, match=_match(config))
+        for entry in replayer.run(open_transcript(transcript).events()):
+            if isinstance(entry, CallReport):
+                calls[entry.index] = entry
+    except TargetError as exc:
+        return {"calls": calls, "error": exc.message + (f"\n  hint: {exc.hint}"
+                                                        if exc.hint else "")}
+    except AgentForgeError as exc:
+        return {"calls": calls, "error": f"cannot replay {exc}"}
+    except pytest.fail.Exception as exc:
+        return {"calls": calls, "error": str(exc.msg)}
+    return {"calls": calls, "error": None}
+
+
+def _paths(config: pytest.Config) -> list[str]:
+    given = config.getoption(REPLAY_OPTION) or []
+    base = config.invocation_params.dir
+    if not given:
+        given = [line.strip() for line in config.getini("agentforge_replay") if line.strip()]
+        base = config.rootpath
+    return [str(Path(base, path)) for path in given]
+
+
+def _call_labels(transcript: str) -> list[tuple[int, str]]:
+    """``(index, label)`` per call, reading the transcript without running anything."""
+    from agentforge_cli.replay.transcripts import ToolCall, open_transcript
+
+    calls = [event for event in open_transcript(transcript).events()
+             if isinstance(event, ToolCall)]
+    ids = [call.id for call in calls]
+    return [(call.index, f"{call.id} {call.name}" if call.id and ids.count(call.id) == 1
+             else f"#{call.index + 1} {call.name}") for call in calls]
+
+
+def _items(session: pytest.Session, paths: list[str]) -> list[ReplayItem]:
+    from agentforge_cli.errors import AgentForgeError
+    from agentforge_cli.replay.transcripts.collect import collect_transcripts
+
+    root = session.config.rootpath
+
+    def item(transcript: str, label: str, index: int | None,
+             error: str | None = None) -> ReplayItem:
+        try:
+            shown = Path(transcript).relative_to(root).as_posix()
+        except ValueError:
+            shown = transcript
+        name = f"agentforge_replay[{label}]"
+        return ReplayItem.from_parent(session, name=name, nodeid=f"{shown}::{name}",
+                                      transcript=transcript, index=index, error=error)
+
+    found, empty = collect_transcripts(paths)
+    items = [item(folder, "no transcript", None, f"no transcript found in {folder}")
+             for folder in empty]
+    for transcript in found:
+        try:
+            labels = _call_labels(transcript)
+        except AgentForgeError as exc:
+            items.append(item(transcript, "unreadable", None, f"cannot read transcript {exc}"))
+            continue
+        if not labels:
+            items.append(item(transcript, "no tool calls", None,
+                              f"no tool calls found in {transcript}"))
+        items.extend(item(transcript, label, index) for index, label in labels)
+    return items
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    paths = _paths(config)
+    if not paths:
+        return
+    if _match(config) not in _MODES:
+        raise pytest.UsageError(f"agentforge_match must be one of {', '.join(_MODES)}; "
+                                f"got {_match(config)!r}")
+    items.extend(_items(session, paths))

@@ -1,0 +1,237 @@
+"""Gemini contents: a JSON array of ``Content`` objects, ``{"contents": [...]}`` (a
+``generateContent`` request), or JSONL of contents.
+
+* a content is ``{"role": "user"|"model", "parts": [...]}``; ``text`` parts are what was
+  said (a ``thought: true`` part is the model's reasoning);
+* a model ``functionCall`` part (``name``, ``args`` object, optional ``id``) is a call —
+  ``args`` becomes the argument string as compact JSON text;
+* a ``functionResponse`` part (``name``, ``response`` object, optional ``id``) answers the
+  call with the same ``id``; without ids, the calls of each name are answered in order;
+* the recorded ``response`` object maps to our result text as the SDKs write it:
+  ``{"result": value}`` or ``{"output": value}`` is that value (a string as is, anything
+  else as compact JSON), ``{"error": value}`` is an error result; any other object is
+  the result as a whole, compact JSON (compare it with ``--match json``).
+
+``--update`` replaces the ``response`` of ``functionResponse`` parts (keeping its
+``result``/``output`` key; an error is written as ``{"error": text}``, a JSON object
+result of a whole-object response as that object) and adds a ``functionResponse`` part
+for each call that had none to the next user content (a new one when there is none).
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agentforge_cli.replay.transcripts.calls import CallBook, Updates, calls_to_answer
+from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    Event,
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+)
+from agentforge_cli.replay.transcripts.fields import optional_id
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
+
+__all__ = ["NAME", "TITLE", "claims", "content_events", "record_events", "rewrite"]
+
+NAME = "gemini"
+TITLE = "Gemini contents"
+_ROLES = ("user", "model", "function", "tool")
+_VALUE_KEYS = ("result", "output")
+
+
+def claims(data: Any) -> Claim:
+    """A content with a ``parts`` array and a Gemini role (or parts that call or answer a
+    function) is Gemini's own: no other format keeps its text in ``parts``."""
+    if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
+        return Claim.NO
+    if data.get("role") in _ROLES:
+        return Claim.OWN
+    if "role" not in data and any(
+            isinstance(part, dict) and part.keys() & {"text", "functionCall", "functionResponse"}
+            for part in data["parts"]):
+        return Claim.OWN
+    return Claim.NO
+
+
+# Calls without ids are paired in order per name: per book, name -> [calls, results] seen.
+_UNNAMED: weakref.WeakKeyDictionary[CallBook, dict[str, list[int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _pairing_key(book: CallBook, name: str, call_id: str | None, answer: bool) -> str:
+    """The key the book pairs a call and its response by: the id, else the name and the
+    call's rank among that name's calls."""
+    if call_id is not None:
+        return call_id
+    counts = _UNNAMED.setdefault(book, {}).setdefault(name, [0, 0])
+    rank = counts[1 if answer else 0]
+    counts[1 if answer else 0] += 1
+    return f"\0{name}#{rank}"
+
+
+def result_value(response: Any) -> tuple[str, bool | None]:
+    """The result text and error flag of a recorded ``response`` object."""
+    if isinstance(response, dict) and len(response) == 1:
+        (key, value), = response.items()
+        if key in (*_VALUE_KEYS, "error"):
+            text = value if isinstance(value, str) else dumps(value)
+            return text, key == "error"
+    return dumps(response), None
+
+
+def _response_object(old: Any, text: str, is_error: bool) -> dict:
+    """The ``response`` object written back for today's result."""
+    if is_error:
+        return {"error": text}
+    if isinstance(old, dict) and len(old) == 1 and next(iter(old)) in _VALUE_KEYS:
+        return {next(iter(old)): text}
+    if isinstance(old, dict) and not (len(old) == 1 and "error" in old):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    return {"result": text}
+
+
+def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
+    """The events of one ``Content`` object (any decoded JSON value), in part order."""
+    path = book.path
+    if not isinstance(data, dict):
+        raise TranscriptError(path, where, f"expected a content object, got {dumps(data)[:80]}")
+    parts = data.get("parts")
+    if not isinstance(parts, list):  # never an empty turn: the text is elsewhere
+        raise TranscriptError(path, where, f'a content needs a "parts" array; found '
+                              f"{record_shape(data)}")
+    role = data.get("role", "user")
+    if role not in _ROLES:
+        raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} (expected user "
+                              "or model)")
+    events: list[Event] = []
+    for i, part in enumerate(parts):
+        at = f"{where}, parts[{i}]"
+        if not isinstance(part, dict):
+            raise TranscriptError(path, at, f"expected a part object, got {dumps(part)[:80]}")
+        if "functionCall" in part:
+            events.append(_call(part["functionCall"], book, at))
+        elif "functionResponse" in part:
+            events.append(_result(part["functionResponse"], book, at))
+        elif isinstance(part.get("text"), str) and part["text"]:
+            if role == "model":
+                events.append(AssistantMessage(content=part["text"], where=at,
+                                               thinking=part.get("thought") is True))
+            else:
+                events.append(UserMessage(content=part["text"], where=at))
+    return events
+
+
+def _named(value: Any, kind: str, book: CallBook, where: str) -> tuple[dict, str]:
+    if not isinstance(value, dict):
+        raise TranscriptError(book.path, where, f'"{kind}" must be an object')
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        raise TranscriptError(book.path, where, f'a {kind} needs a "name" string')
+    return value, name
+
+
+def _call(value: Any, book: CallBook, where: str) -> ToolCall:
+    call, name = _named(value, "functionCall", book, where)
+    call_id = optional_id(call.get("id"), book.path, where, "id")
+    args = call.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise TranscriptError(book.path, where, 'a functionCall\'s "args" must be an object, '
+                              f"got {dumps(args)[:80]}")
+    index = book.call(_pairing_key(book, name, call_id, answer=False), where)
+    return ToolCall(index=index, id=call_id, name=name, arguments=dumps(args), raw=call,
+                    where=where)
+
+
+def _result(value: Any, book: CallBook, where: str) -> ToolResult:
+    answer, name = _named(value, "functionResponse", book, where)
+    call_id = optional_id(answer.get("id"), book.path, where, "id")
+    if "response" not in answer:
+        raise TranscriptError(book.path, where, 'a functionResponse needs a "response" object')
+    key = _pairing_key(book, name, call_id, answer=True)
+    try:
+        index = book.result(key, where)
+    except TranscriptError:
+        waited = f"with id {call_id!r}" if call_id is not None else f'of "{name}"'
+        raise TranscriptError(book.path, where, f'a functionResponse for "{name}", but no '
+                              f"earlier functionCall {waited} is waiting for one") from None
+    text, is_error = result_value(answer["response"])
+    return ToolResult(call_index=index, id=call_id, content=text, is_error=is_error,
+                      where=where)
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one content."""
+    if record.blank:
+        return []
+    return content_events(record.data, record.where, book)
+
+
+def _response_part(call: ToolCall, text: str, is_error: bool) -> dict:
+    answer: dict[str, Any] = {"name": call.name}
+    if call.id is not None:
+        answer["id"] = call.id
+    answer["response"] = {"error": text} if is_error else {"result": text}
+    return {"functionResponse": answer}
+
+
+def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
+    """Rewrite the recorded ``functionResponse`` parts of one content."""
+    targets = {e.where: e.call_index for e in events
+               if isinstance(e, ToolResult) and e.call_index in updates}
+    if not targets:
+        return record
+    data = dict(record.data)
+    parts = []
+    for i, part in enumerate(data["parts"]):
+        index = targets.get(f"{record.where}, parts[{i}]")
+        if index is not None:
+            text, is_error = updates[index]
+            answer = dict(part["functionResponse"])
+            answer["response"] = _response_object(answer["response"], text, bool(is_error))
+            part = {**part, "functionResponse": answer}
+        parts.append(part)
+    data["parts"] = parts
+    return Record(data, record.where, record.position)
+
+
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Yield the contents with the updated responses applied."""
+    waiting: list[dict] = []
+    for record in records:
+        if record.blank:
+            yield record
+            continue
+        events = record_events(record, book)
+        changed = _apply(record, events, updates)
+        if waiting:
+            if changed.data.get("role", "user") == "user":
+                data = dict(changed.data)
+                responses = sum(1 for part in data["parts"]
+                                if isinstance(part, dict) and "functionResponse" in part)
+                data["parts"] = [*data["parts"][:responses], *waiting,
+                                 *data["parts"][responses:]]
+                changed = Record(data, changed.where, changed.position)
+            else:
+                yield Record({"role": "user", "parts": list(waiting)})
+            waiting = []
+        yield changed
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
+            waiting.append(_response_part(call, text, bool(is_error)))
+    if waiting:
+        yield Record({"role": "user", "parts": waiting})

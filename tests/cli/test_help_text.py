@@ -1,0 +1,66 @@
+"""Help screens at 80 columns: usual usage notation, no type placeholders, prose that
+wraps to the terminal; and summaries that agree in number."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+COMMANDS = {
+    ("tools", "list"): "agentforge tools list [OPTIONS] [TARGET]...",
+    ("tools", "check"): "agentforge tools check [OPTIONS] [TARGET]...",
+    ("tools", "fuzz"): "agentforge tools fuzz [OPTIONS] [TARGET]...",
+    ("tools", "call"): "agentforge tools call [OPTIONS] NAME [ARGUMENTS]",
+    ("tools", "diff"): "agentforge tools diff [OPTIONS] OLD.json NEW.json",
+    ("serve",): "agentforge serve [OPTIONS] [TARGET]...",
+}
+
+
+def prose(help_text: str) -> list[list[str]]:
+    """The paragraphs above the first panel, each as its lines (usage line excluded)."""
+    head = help_text.split("╭", 1)[0]
+    paragraphs = [block.splitlines() for block in re.split(r"\n\s*\n", head)]
+    return [[line.strip() for line in block if line.strip()] for block in paragraphs
+            if any(line.strip() for line in block)][1:]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS), ids=" ".join)
+def test_help_usage_line_metavars_and_unbroken_prose(cli, command):
+    result = cli(*command, "--help")
+    assert result.exit_code == 0
+    text = result.stdout
+    # CliRunner names the program "root"; the installed command is "agentforge"
+    usage = COMMANDS[command].replace("agentforge", "root", 1)
+    assert f"Usage: {usage}" in [line.strip() for line in text.splitlines()]
+    assert not re.search(r"\{[A-Z][A-Za-z.]*\}|<[a-z|]+>", text), text
+    for line in text.splitlines():
+        assert len(line.rstrip()) <= 80, line
+    paragraphs = prose(text)
+    assert paragraphs, text
+    for lines in paragraphs:
+        # a paragraph wrapped to 80 columns: every line but its last is (nearly) full
+        for line in lines[:-1]:
+            assert len(line) >= 60, (command, lines)
+
+
+def test_several_targets_are_accepted_as_the_usage_says(cli):
+    from cli_support import CRM
+
+    result = cli("tools", "list", CRM, "sample_tools.weather", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [t["name"] for t in json.loads(result.stdout)] == ["queryCustomer", "getWeather"]
+
+
+@pytest.mark.parametrize("mismatched, total, verdict", [
+    (1, 1, "✗ 1 of 1 call differs from the recording"),
+    (1, 3, "✗ 1 of 3 calls differs from the recording"),
+    (2, 3, "✗ 2 of 3 calls differ from the recording"),
+])
+def test_the_replay_verdict_agrees_in_number(capsys, mismatched, total, verdict):
+    from agentforge_cli.cli import render
+
+    render.replay_summary({"matched": total - mismatched, "mismatched": mismatched,
+                           "unrecorded": 0}, "t.jsonl", failed=True)
+    assert capsys.readouterr().out.splitlines()[-1] == verdict
