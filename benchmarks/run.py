@@ -147,6 +147,18 @@ def bench_replay() -> None:
     replay_row(row)
 
 
+def bench_trace() -> None:
+    from replay_workload import trace_row
+
+    trace_row(row)
+
+
+def bench_document() -> None:
+    from replay_workload import document_row
+
+    document_row(row)
+
+
 def bench_fuzz() -> None:
     """``tools fuzz`` throughput on a 2-param tool, against hypothesis generating the same
     inputs without calling anything (the floor the calls and classification add to)."""
@@ -185,7 +197,7 @@ def main() -> int:
     print("agentforge benchmarks (each row measured against its baseline in this run)",
           file=sys.stderr)
     for bench in (bench_two_param, bench_six_param, bench_import, bench_cli, bench_specs,
-                  bench_replay, bench_fuzz):
+                  bench_replay, bench_trace, bench_document, bench_fuzz):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

@@ -76,7 +76,8 @@ class _Outcome:
 def replay(
     transcripts: Annotated[list[str], typer.Argument(
         metavar="TRANSCRIPT", help=f"Recorded conversations: {registry.join_titles()}. "
-        "Also folders of them (searched recursively for *.json and *.jsonl, also .gz), "
+        "Also folders of them (searched recursively for *.json, *.jsonl, *.yaml and "
+        "*.yml, also .gz), "
         "or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
     transcript_format: Annotated[FormatName, typer.Option(
@@ -117,8 +118,8 @@ def replay(
         paths, empty_folders = collect_transcripts(transcripts)
         if empty_folders:
             raise CliError(f"no transcript found in {empty_folders[0]}",
-                           hint="nothing was checked; a folder is searched for *.json and "
-                                "*.jsonl files (also .gz)")
+                           hint="nothing was checked; a folder is searched for *.json, "
+                                "*.jsonl, *.yaml and *.yml files (also .gz)")
         single = len(transcripts) == 1 and paths == transcripts
         if single:
             with _stdin_spooled(paths[0]) as path:
@@ -153,7 +154,7 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
     trace = None if options.json_output else render.TracePrinter()
     updates: dict[int, tuple[str, bool]] = {}
     with render.tool_logging(options.log), render.progress(total, total > 0) as tick:
-        for entry in replayer.run(opened.events(), tick):
+        for entry in replayer.run(opened.events(), tick if total else None):
             if trace is not None:
                 trace.add(entry)
             if not isinstance(entry, CallReport):

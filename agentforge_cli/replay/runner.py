@@ -16,9 +16,9 @@ once it is settled, so a long JSONL transcript replays in constant memory;
 from __future__ import annotations
 
 import json
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from time import perf_counter
 from typing import Any
 
 from agentforge_cli.core.masking import mask_arguments, tool_sensitive_keys
@@ -39,7 +39,6 @@ from agentforge_cli.replay.transcripts.events import Event, ToolCall, ToolResult
 __all__ = ["Replayer", "describe_invocation", "replay"]
 
 _SHOWN_VALUE_CHARS = 60
-
 
 
 def _show(value: Any) -> str:
@@ -129,21 +128,26 @@ class Replayer:
         Raises:
             TranscriptError: From ``events`` at a malformed line; calls before it have run.
         """
+        feed, waiting, still_open = self.feed, self._waiting, self._open
         for event in events:
-            self.feed(event)
+            feed(event)
             if on_event is not None:
                 on_event(event)
-            if self._waiting:
-                yield from self._drain()
+            while waiting:  # _drain, inlined: this loop runs once per event
+                head = waiting[0]
+                if type(head) is CallReport and head.index in still_open:
+                    break
+                yield waiting.popleft()
         yield from self.close()
 
     def feed(self, event: Event) -> None:
         """Handle one event (a call is executed at once)."""
-        if isinstance(event, ToolCall):
+        kind = type(event)  # hot path: the exact event classes (subclasses go the long way)
+        if kind is ToolCall or (kind is not ToolResult and isinstance(event, ToolCall)):
             call = self._execute(event)
             self._open[event.index] = call
             self._waiting.append(call)
-        elif isinstance(event, ToolResult):
+        elif kind is ToolResult or isinstance(event, ToolResult):
             call = self._open.pop(event.call_index, None)
             if call is not None:
                 call.expected = event.content
@@ -164,29 +168,29 @@ class Replayer:
         waiting, still_open = self._waiting, self._open
         while waiting:
             head = waiting[0]
-            if isinstance(head, CallReport) and head.index in still_open:
+            if type(head) is CallReport and head.index in still_open:
                 return
             yield waiting.popleft()
 
     def _execute(self, event: ToolCall) -> CallReport:
-        service = self.service
-        request = ToolExecutionRequest(id=event.id, name=event.name, arguments=event.arguments)
-        keys = self._secret_keys.get(event.name)
+        service, name, arguments = self.service, event.name, event.arguments
+        keys = self._secret_keys.get(name)
         if keys is None:
-            keys = tool_sensitive_keys(service, event.name)
-            if service.executor(event.name) is not None:  # bounded: one entry per tool
-                self._secret_keys[event.name] = keys
-        shown_arguments = mask_arguments(event.arguments, keys, as_recorded=True)
+            keys = tool_sensitive_keys(service, name)
+            if service.executor(name) is not None:  # bounded: one entry per tool
+                self._secret_keys[name] = keys
         invocation = None
         if self.describe:
-            invocation = describe_invocation(service, event.name, event.arguments)
-        started = time.perf_counter()
+            invocation = describe_invocation(service, name, arguments)
+        request = ToolExecutionRequest(id=event.id, name=name, arguments=arguments)
+        started = perf_counter()
         result = service.execute(request, self.memory_id)
-        elapsed = (time.perf_counter() - started) * 1000
-        return CallReport(index=event.index, id=event.id, name=event.name,
-                          arguments=event.arguments, where=event.where, actual=result.text,
+        elapsed = (perf_counter() - started) * 1000
+        return CallReport(index=event.index, id=event.id, name=name, arguments=arguments,
+                          where=event.where, actual=result.text,
                           is_error=bool(result.is_error), duration_ms=elapsed,
-                          invocation=invocation, shown_arguments=shown_arguments)
+                          invocation=invocation,
+                          shown_arguments=mask_arguments(arguments, keys, as_recorded=True))
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)

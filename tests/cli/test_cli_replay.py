@@ -473,7 +473,7 @@ def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", _REGISTER_THEN_RUN, str(tmp_path),
                                *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "240"})
 
     done = run("replay", str(path), "-t", CRM, "--format", "TERSE", "--json")
     assert done.returncode == 1, done.stderr

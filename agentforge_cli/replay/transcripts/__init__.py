@@ -15,8 +15,9 @@ Every format is read into the event model of
 The chat formats come as a JSON array, as an object holding it (``{"messages": [...]}``,
 ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``) or as JSONL.
 JSONL is streamed: events are parsed and yielded line by line, so a replay may have run
-the calls before a malformed line when it reaches it. A JSON document is parsed and
-checked whole before its first event is yielded::
+the calls before a malformed line when it reaches it. A JSON document is streamed too, a
+message at a time, and read through once, keeping nothing, before its first event is
+yielded (so a malformed one runs nothing)::
 
     transcript = open_transcript("crm.jsonl")          # format="auto"
     for event in transcript.events():

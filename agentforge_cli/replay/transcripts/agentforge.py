@@ -34,6 +34,7 @@ from agentforge_cli.replay.transcripts.calls import (
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
     Event,
+    ToolCall,
     ToolResult,
     TranscriptError,
     UserMessage,
@@ -81,6 +82,25 @@ def _text(data: dict, path: Path, where: str) -> str:
 
 def record_events(record: Record, book: CallBook) -> list[Event]:
     """The events of one line (none for a blank or ``system`` line)."""
+    data, where = record.data, record.where
+    if type(data) is dict:  # hot path: the common shapes of a call and a result line
+        kind = data.get("type")
+        call_id = data.get("id")
+        if type(call_id) is str or call_id is None:
+            if kind == "tool_call":
+                name, arguments = data.get("name"), data.get("arguments")
+                if type(name) is str and name and type(arguments) is str:
+                    return [ToolCall(index=book.call(call_id, where), id=call_id, name=name,
+                                     arguments=arguments, raw=data, where=where)]
+            elif kind == "tool_result":
+                content, is_error = data.get("content"), data.get("is_error")
+                if type(content) is str and (is_error is None or type(is_error) is bool):
+                    return [ToolResult(call_index=book.result(call_id, where), id=call_id,
+                                       content=content, is_error=is_error, where=where)]
+    return _record_events(record, book)
+
+
+def _record_events(record: Record, book: CallBook) -> list[Event]:
     data, where, path = record.data, record.where, book.path
     if record.blank:
         return []

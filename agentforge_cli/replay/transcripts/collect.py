@@ -2,7 +2,7 @@
 
 A folder is searched recursively for :data:`SUFFIXES` (each also compressed, ``.gz``), in
 sorted order, hidden files and folders left out. ``-`` (standard input) is kept as is.
-YAML files are not collected: no format reads them yet.
+YAML files are VCR cassettes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 __all__ = ["STDIN", "SUFFIXES", "StdinCopy", "collect_transcripts"]
 
-SUFFIXES = (".json", ".jsonl")
+SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 """The file endings collected from a folder (and each with ``.gz``)."""
 STDIN = "-"
 """The path that means standard input."""

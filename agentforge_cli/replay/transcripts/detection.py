@@ -8,19 +8,16 @@ registered format is asked, in registry order, whether a record is its own
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import claiming, registry
+from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
-from agentforge_cli.replay.transcripts.records import (
-    Record,
-    envelope_keys,
-    load_document,
-    open_bytes,
-)
+from agentforge_cli.replay.transcripts.records import Record, envelope_keys, open_bytes
 
 __all__ = ["DETECTION_WINDOW", "container_of", "detect_format", "document_records",
            "unknown_format"]
@@ -43,6 +40,9 @@ def container_of(head: str, path: Path | None = None) -> str:
     try:
         first = json.loads(head.strip())
     except ValueError:
+        if head.lstrip().startswith("{") and not head.endswith("\n") and path is not None:
+            # a first line longer than the head: one object, or the first of many lines
+            return "jsonl" if _has_second_line(path) else "json"
         return "json"  # an array or object spread over several lines
     if isinstance(first, list) or envelope_keys(first):
         return "jsonl" if path is not None and _has_second_line(path) else "json"
@@ -50,9 +50,17 @@ def container_of(head: str, path: Path | None = None) -> str:
 
 
 def _has_second_line(path: Path) -> bool:
+    """Two lines of the file hold something (read in blocks: a line may be very long)."""
+    found, current = 0, False  # non-blank lines ended; the current one holds something
     with open_bytes(path) as stream:
-        lines = (line for line in iter(stream.readline, b"") if line.strip())
-        return next(lines, None) is not None and next(lines, None) is not None
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            for piece in block.split(b"\n")[:-1] if b"\n" in block else ():
+                found += current or bool(piece.strip())
+                current = False
+                if found >= 2:
+                    return True
+            current = current or bool(block.rsplit(b"\n", 1)[-1].strip())
+    return found + current >= 2
 
 
 def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
@@ -62,14 +70,14 @@ def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
 
 
 def document_records(path: Path) -> list[Record]:
-    """The messages of a JSON document, for detection.
+    """The first :data:`DETECTION_WINDOW` messages of a JSON document, for detection.
 
     Raises:
         TranscriptFormatError: The document is neither a message array nor an object with
             ``"messages"``.
     """
     try:
-        return load_document(path).records
+        return list(itertools.islice(iter_document(path), DETECTION_WINDOW))
     except TranscriptFormatError as exc:
         raise unknown_format(path, exc.where, exc.reason) from None
 

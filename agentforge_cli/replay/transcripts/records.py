@@ -1,9 +1,11 @@
 """A transcript file as records, and JSON text as transcripts are written.
 
 A *record* is one JSONL line or one element of a JSON document's message list; every
-format reads records, whatever file they came from. JSONL is read lazily, line by line,
-in binary so that a line that is not UTF-8 is reported by number; a JSON document is
-parsed whole (it has to be). Blank JSONL lines are records with ``data`` ``None`` so that
+format reads records, whatever file they came from. JSONL is read lazily, in blocks of
+whole lines, each line numbered (a line that is not UTF-8 is reported by number); a JSON
+document is streamed message by message
+(:mod:`~agentforge_cli.replay.transcripts.documents`), and parsed whole only to be
+written back. Blank JSONL lines are records with ``data`` ``None`` so that
 a rewrite keeps them.
 """
 
@@ -19,9 +21,24 @@ from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.layout import Layout, detect_layout
 
-__all__ = ["ENVELOPE_KEYS", "MAX_DOCUMENT_BYTES", "MAX_LINE_BYTES", "Document", "Record",
-           "dumps", "envelope_keys", "envelope_records", "envelope_values", "is_compressed",
-           "iter_jsonl", "load_document", "open_bytes", "read_head", "record_shape"]
+__all__ = [
+    "ENVELOPE_KEYS",
+    "HEAD_BYTES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_LINE_BYTES",
+    "Document",
+    "Record",
+    "dumps",
+    "envelope_keys",
+    "envelope_records",
+    "envelope_values",
+    "is_compressed",
+    "iter_jsonl",
+    "load_document",
+    "open_bytes",
+    "read_head",
+    "record_shape",
+]
 
 ENVELOPE_KEYS = ("messages", "contents", "input", "output")
 """The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
@@ -56,7 +73,8 @@ def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
             records.append(Record({"role": "user", "content": items}, prefix + key,
                                   len(records)))
             continue
-        records.extend(Record(item, f"{prefix}{key}[{i}]", len(records) + i)
+        start = len(records)
+        records.extend(Record(item, f"{prefix}{key}[{i}]", start + i)
                        for i, item in enumerate(items))
     return records
 
@@ -163,15 +181,6 @@ _loads = _DECODER.decode
 _scan = _DECODER.scan_once
 
 
-def _loads_line(text: str) -> Any:
-    """One JSONL line: the scanner's fast path, ``decode`` (for its errors) otherwise."""
-    try:
-        value, end = _scan(text, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return _loads(text)
-    return value if end == len(text) else _loads(text)
-
-
 def _decode_error(path: Path, where: str, exc: Exception, line_offset: int = 0) -> TranscriptError:
     if isinstance(exc, json.JSONDecodeError):
         if exc.msg == "Extra data" and not line_offset:
@@ -207,9 +216,11 @@ def open_bytes(path: Path) -> Any:
 
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest JSONL line read (a longer one is refused with its line number, unread)."""
+"""Longest JSONL line or JSON document message read (a longer one is refused with its
+line number or message index, unread)."""
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
-"""Largest whole-file JSON transcript read (JSONL files are streamed and have no limit)."""
+"""Largest file a format may read whole (a YAML cassette); JSONL files and JSON documents
+are streamed, and only a line or message has a limit (:data:`MAX_LINE_BYTES`)."""
 
 
 def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
@@ -232,13 +243,32 @@ def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
         yield number, raw
 
 
+HEAD_BYTES = 1 << 20
+"""At most this much of the first line is read to tell the container (a one-line JSON
+document may be as long as the file)."""
+
+
 def read_head(path: Path) -> str | None:
-    """The first non-blank line of the file (decoded), or ``None`` for an empty file."""
+    """The first non-blank line of the file (decoded; its first :data:`HEAD_BYTES` when it
+    is longer, without a newline), or ``None`` for an empty file."""
+    import codecs
+
     try:
         with open_bytes(path) as stream:
-            for number, raw in _lines(path, stream):
+            number, whole = 0, True
+            while True:
                 try:
-                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                    raw = stream.readline(HEAD_BYTES)
+                except (OSError, EOFError) as exc:  # a damaged .gz stream
+                    raise TranscriptError(path, f"line {number + 1}", "cannot be read: "
+                                          f"{getattr(exc, 'strerror', None) or exc}") from None
+                if not raw:
+                    return None
+                number += whole
+                whole = raw.endswith(b"\n")
+                encoding = "utf-8-sig" if number == 1 else "utf-8"
+                try:  # a cut line may end inside a character
+                    line = codecs.getincrementaldecoder(encoding)().decode(raw, final=whole)
                 except UnicodeDecodeError as exc:
                     raise TranscriptError(path, f"line {number}",
                                           f"not UTF-8 text ({exc.reason})") from None
@@ -246,7 +276,71 @@ def read_head(path: Path) -> str | None:
                     return line
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
-    return None
+
+
+_BLOCK_BYTES = 1 << 20
+
+
+def _line_blocks(path: Path, stream: Any) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last one may lack its newline), refusing a
+    line over :data:`MAX_LINE_BYTES` before it is read whole. Reading blocks rather than
+    a line at a time halves the cost of reading a long JSONL transcript."""
+    rest: list[bytes] = []
+    rest_size = lines_before = 0  # the unfinished line: its parts, size, and its number - 1
+    while True:
+        try:
+            block = stream.read(_BLOCK_BYTES)
+        except (OSError, EOFError) as exc:  # a damaged .gz stream
+            raise TranscriptError(path, f"line {lines_before + 1}",
+                                  f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+                                  ) from None
+        if not block:
+            break
+        cut = block.rfind(b"\n") + 1
+        if not cut:
+            rest.append(block)
+            rest_size += len(block)
+        else:
+            whole = b"".join([*rest, block[:cut]]) if rest else block[:cut]
+            _check_lengths(path, whole, lines_before)
+            lines_before += whole.count(b"\n")
+            yield whole
+            rest, rest_size = [block[cut:]], len(block) - cut
+        if rest_size > MAX_LINE_BYTES:
+            raise TranscriptError(path, f"line {lines_before + 1}", f"the line is longer "
+                                  f"than {MAX_LINE_BYTES} bytes (the limit)")
+    if rest_size:
+        yield b"".join(rest)
+
+
+def _check_lengths(path: Path, block: bytes, lines_before: int) -> None:
+    if len(block) <= MAX_LINE_BYTES:
+        return
+    for number, line in enumerate(block.split(b"\n"), lines_before + 1):
+        if len(line) + 1 > MAX_LINE_BYTES:
+            raise TranscriptError(path, f"line {number}", f"the line is longer than "
+                                  f"{MAX_LINE_BYTES} bytes (the limit)")
+
+
+def _decode_block(path: Path, block: bytes, lines_before: int) -> list[str]:
+    """A block's lines, decoded, each ending with its newline (but a last one without)."""
+    encoding = "utf-8" if lines_before else "utf-8-sig"
+    try:
+        text = block.decode(encoding)
+    except UnicodeDecodeError:  # name the line, with its own reason
+        for number, raw in enumerate(block.split(b"\n"), lines_before + 1):
+            try:
+                raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise TranscriptError(path, f"line {number}",
+                                      f"not UTF-8 text ({exc.reason})") from None
+        raise  # not reached: some line failed
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def iter_jsonl(path: Path) -> Iterator[Record]:
@@ -255,35 +349,39 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
         stream = open_bytes(path)
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    number = 0
+    scan = _scan
     with stream:
-        for number, raw in _lines(path, stream):
-            where = f"line {number}"
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise TranscriptError(path, where, f"not UTF-8 text ({exc.reason})") from None
-            if not line.strip():
-                yield Record(None, where, number, line)
-                continue
-            try:
-                data = _loads_line(line.rstrip("\r\n"))
-            except (ValueError, RecursionError) as exc:
-                raise _decode_error(path, where, exc, line_offset=number) from None
-            yield Record(data, where, number, line)
+        for block in _line_blocks(path, stream):
+            for line in _decode_block(path, block, number):
+                number += 1
+                body = line.rstrip("\r\n")
+                try:  # hot path: json's C scanner directly; decode() for the rest
+                    data, end = scan(body, 0)
+                except (StopIteration, ValueError, RecursionError):
+                    end = -1
+                if end != len(body):
+                    if not body.strip():
+                        yield Record(None, f"line {number}", number, line)
+                        continue
+                    try:
+                        data = _loads(body)
+                    except (ValueError, RecursionError) as exc:
+                        raise _decode_error(path, f"line {number}", exc,
+                                            line_offset=number) from None
+                yield Record(data, f"line {number}", number, line)
 
 
 def load_document(path: Path) -> Document:
-    """Parse a whole-file JSON transcript: an array of messages or ``{"messages": [...]}``."""
+    """Parse a whole-file JSON transcript, all of it, with its layout (to write it back):
+    an array of messages or ``{"messages": [...]}``. Reading for a replay streams it
+    instead (:func:`~agentforge_cli.replay.transcripts.documents.iter_document`)."""
     try:
         with open_bytes(path) as stream:
             try:
-                raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+                raw = stream.read()
             except EOFError as exc:  # a truncated .gz stream
                 raise OSError(str(exc)) from None
-        if len(raw) > MAX_DOCUMENT_BYTES:
-            raise TranscriptError(path, "", f"the file is more than the {MAX_DOCUMENT_BYTES} "
-                                  "bytes a JSON transcript may have (use JSONL, which is "
-                                  "streamed)")
         text = raw.decode("utf-8-sig")
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None

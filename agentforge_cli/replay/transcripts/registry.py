@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts import (
     mcp,
     openai,
     openai_responses,
+    vcr,
 )
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
 
@@ -35,6 +36,9 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     # - Gemini: it owns contents with "parts", which no other format reads;
     # - MCP: it owns JSON-RPC 2.0 messages ("jsonrpc": "2.0"), which no other
     #   format reads;
+    # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
+    #   format itself (its opens/file_records), before any other is asked; it owns an
+    #   interaction ({"request", "response"} objects), which no other format reads;
     # - conversations last: it owns a whole conversation (an array of messages, an object
     #   holding one), which no other format takes for one record, and asks the others
     #   about each conversation's messages.
@@ -44,6 +48,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     openai_responses,
     gemini,
     mcp,
+    vcr,
     conversations.Conversations(lambda: FORMATS),
 )
 """Every format, in the order auto-detection asks them (the first to claim a record as

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.detection import (
@@ -19,6 +20,7 @@ from agentforge_cli.replay.transcripts.detection import (
     detect_format,
     document_records,
 )
+from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
 from agentforge_cli.replay.transcripts.layout import detect_layout, dump
@@ -46,7 +48,8 @@ class Transcript:
     format: str
     """The format's name (``agentforge``, ``openai``, ``anthropic``: see the registry)."""
     container: str
-    """``jsonl`` (streamed) or ``json`` (one document)."""
+    """``jsonl`` (streamed), ``json`` (one document) or ``file`` (read by its format
+    itself, streamed: VCR cassettes)."""
 
     @property
     def _format(self) -> TranscriptFormat:
@@ -58,19 +61,23 @@ class Transcript:
     def _records(self) -> Iterator[Record]:
         if self.container == "jsonl":
             return iter_jsonl(self.path)
-        return iter(load_document(self.path).records)
+        if self.container == "file":  # a format that reads its files itself (cassettes)
+            return self._format.file_records(self.path)  # type: ignore[attr-defined]
+        return iter_document(self.path)
 
     def events(self) -> Iterator[Event]:
-        """Yield the conversation's events in order.
+        """Yield the conversation's events in order, reading the file as they are asked
+        for (a JSONL line or a JSON document's message at a time).
 
         Raises:
             TranscriptError: At the first malformed line or message (for a JSON document,
-                before any event is yielded).
+                before any event is yielded: it is read through once first, keeping
+                nothing, so that nothing runs from a document that does not read).
         """
         if self.container == "json":
-            yield from list(self._parse(self._records()))
-        else:
-            yield from self._parse(self._records())
+            for _ in self._parse(self._records()):
+                pass
+        yield from self._parse(self._records())
 
     def _parse(self, records: Iterator[Record]) -> Iterator[Event]:
         book = CallBook(self.path)
@@ -81,7 +88,9 @@ class Transcript:
     def count_records(self) -> int:
         """Lines (JSONL) or messages (JSON) in the file, for a progress bar."""
         if self.container == "json":
-            return len(load_document(self.path).records)
+            return sum(1 for _ in iter_document(self.path))
+        if self.container == "file":
+            return sum(1 for _ in self._records())
         with open_bytes(self.path) as stream:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
 
@@ -98,6 +107,9 @@ class Transcript:
         """
         if not updates:
             return 0
+        if self.container == "file":  # its format refuses, or writes the file itself
+            return len(list(self._format.rewrite(self._records(), updates, set(),
+                                                 CallBook(self.path))))
         if is_compressed(self.path):
             raise TranscriptError(self.path, "", "a compressed transcript cannot be updated "
                                   "(decompress it first)")
@@ -176,6 +188,14 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     head = read_head(path)
     if head is None:
         raise TranscriptError(path, "", "the transcript is empty")
+    reader = _file_reader(path, head)
+    if reader is not None:  # a format that reads the whole file itself
+        if format not in ("auto", reader.NAME):
+            raise TranscriptFormatError(path, "", f"this file holds {reader.TITLE}; read it "
+                                        f"with --format {reader.NAME} (or without --format)")
+        return Transcript(path=path, format=reader.NAME, container="file")
+    if format != "auto" and hasattr(registry.find_format(format), "file_records"):
+        raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
     container = container_of(head, path)
     if format == "auto":
         if container == "json":
@@ -184,3 +204,13 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
             records = itertools.islice(iter_jsonl(path), DETECTION_WINDOW)
         format = detect_format(path, records).NAME
     return Transcript(path=path, format=format, container=container)
+
+
+def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
+    """The registered format that reads ``path`` whole itself (it has ``opens(path, head)``
+    and ``file_records(path)``: VCR cassettes), or ``None``."""
+    for fmt in registry.FORMATS:
+        opens = getattr(fmt, "opens", None)
+        if opens is not None and opens(path, head):
+            return fmt
+    return None
