@@ -1,19 +1,23 @@
-"""``agentforge serve``: the tool table as an MCP server over stdio.
+"""``agentforge serve``: the tool table as an MCP server over stdio or streamable HTTP.
 
 The server is :mod:`agentforge_cli.integrations.mcp_server` (the optional ``mcp`` extra);
 this module checks the options, claims stdin and stdout for the protocol *before* the
 targets are imported (so a print at import time goes to standard error too), loads them
-and hands the service over. ``--log`` writes the call log to standard error.
+and hands the service over. ``--log`` writes the call log to standard error. With
+``--transport http`` the port is bound first (:mod:`~agentforge_cli.integrations.mcp_http`)
+and standard output is claimed all the same, so it stays empty.
 
-Exit codes: ``0`` the client disconnected (or Ctrl-C) · ``2`` usage error (no target, a
-bad ``--timeout``) · ``3`` a target cannot be loaded, or the MCP SDK is not installed (the
-message says how to install it).
+Exit codes: ``0`` the client disconnected (or Ctrl-C, SIGTERM) · ``2`` usage error (no
+target, a bad ``--timeout``, ``--port`` or ``--transport``) · ``3`` a target cannot be
+loaded, the port cannot be listened on, or the MCP SDK is not installed (the message says
+how to install it).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Literal
 
 import typer
 
@@ -35,18 +39,37 @@ def serve(
         help="A call still running after this long is an error result naming the limit; "
              "also bounds how long the server waits for running calls once stdin "
              "closes.")] = None,
+    transport: Annotated[Literal["stdio", "http"], typer.Option(
+        "--transport", metavar="stdio|http", show_default=False,
+        help="stdio (the default) or http (streamable HTTP at /mcp).")] = "stdio",
+    host: Annotated[str | None, typer.Option(
+        "--host", metavar="HOST", help="With --transport http: the address to listen "
+                                       "on; default 127.0.0.1, this machine only.")] = None,
+    port: Annotated[int | None, typer.Option(
+        "--port", metavar="PORT", help="With --transport http: the port (default 8000); "
+                                       "0 picks a free one.")] = None,
+    allow_origin: Annotated[list[str] | None, typer.Option(
+        "--allow-origin", metavar="ORIGIN",
+        help="With --transport http: also accept requests from this browser Origin, "
+             "such as http://localhost:6274 (repeatable).")] = None,
 ) -> None:
-    """Serve the tools over the Model Context Protocol (stdio).
+    """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
 
-    Register this command with an MCP client; it runs until the client closes stdin,
-    then answers the calls still running and exits. Standard output carries the protocol
-    only: whatever a tool prints goes to standard error.
+    Register this command with an MCP client; over stdio it runs until the client closes
+    stdin, then answers the calls still running and exits. With --transport http it
+    listens on http://127.0.0.1:8000/mcp (see --host, --port) until Ctrl-C or SIGTERM.
+    Standard output carries the protocol only: whatever a tool prints goes to standard
+    error.
 
     Needs the MCP SDK: pip install '.\\[mcp]' in a clone of agentforge (exit 3 without it).
     """
     with guarded():
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        if transport == "stdio" and (host, port, allow_origin) != (None, None, None):
+            raise UsageError("--host, --port and --allow-origin need --transport http")
+        if port is not None and not 0 <= port <= 65535:
+            raise UsageError(f"--port must be between 0 and 65535, got {port}")
         from agentforge_cli.integrations.mcp_server import (
             MCPUnavailableError,
             require_mcp,
@@ -60,9 +83,29 @@ def serve(
         from agentforge_cli.integrations.mcp_stdio import claim_stdio
         from agentforge_cli.integrations.targets import load_service
 
+        if transport == "http":
+            _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
+                        timeout=timeout, host=host or "127.0.0.1",
+                        port=8000 if port is None else port, allow_origins=allow_origin or ())
+            return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
             # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
             service = load_service([*(targets or ()), *(tools or ())], logging=log,
                                    strict=strict, timeout=timeout)
             run_stdio(service, log=log, wire=wire)
+
+
+def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
+                host: str, port: int, allow_origins: Sequence[str]) -> None:
+    from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
+    from agentforge_cli.integrations.mcp_stdio import claim_stdio
+    from agentforge_cli.integrations.targets import load_service
+
+    try:
+        sock = bind_socket(host, port)  # first: a taken port fails before any import
+    except ListenError as exc:
+        raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
+    with sock, claim_stdio():  # nothing but the product's output may reach stdout
+        service = load_service(targets, logging=log, strict=strict, timeout=timeout)
+        run_http(service, host=host, sock=sock, allow_origins=allow_origins, log=log)

@@ -186,16 +186,21 @@ class _SchemaDiff:
             seen.add(inner)
         return merged, name
 
-    def _branches(self, schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    def _branches(self, schema: dict[str, Any], defs: dict[str, Any],
+                  seen: frozenset[str | None] = frozenset()) -> list[dict[str, Any]]:
         """A schema as the alternatives it accepts (``anyOf``/``oneOf`` members, or one
-        per entry of a ``type`` list)."""
+        per entry of a ``type`` list). A member that refers back to a definition being
+        expanded (a cyclic union) counts as one alternative, not expanded again."""
         members = schema.get("anyOf") or schema.get("oneOf")
         if isinstance(members, list) and members:
             out: list[dict[str, Any]] = []
             for member in members:
-                resolved, _ = self._resolve(member, defs)
-                out.extend(self._branches(resolved, defs) if isinstance(resolved, dict)
-                           else [{}])
+                resolved, name = self._resolve(member, defs)
+                if name is not None and name in seen:
+                    out.append({k: v for k, v in resolved.items() if k not in ("anyOf", "oneOf")})
+                    continue
+                out.extend(self._branches(resolved, defs, seen | {name})
+                           if isinstance(resolved, dict) else [{}])
             return out
         kind = schema.get("type")
         if isinstance(kind, list) and len(kind) > 1:

@@ -135,7 +135,7 @@ class _Gemini(ProviderWalker):
         others = [m for m in members if not _is_null(m)]
         null = len(others) < len(members)
         if len(others) == 1:
-            out = self.walk({**others[0], **rest}, path)
+            out = self.walk(_merged(others[0], rest), path)
         elif not others:
             self.error(path, "null-only", "a value that can only be null has no form in "
                        "Gemini's schema subset")
@@ -289,3 +289,10 @@ class _Gemini(ProviderWalker):
 GEMINI = Provider(name="gemini", convert=convert_gemini, name_rule=GEMINI_NAMES,
                   lint_rules=(parameter_names,))
 """Gemini function declarations."""
+
+
+def _merged(member: Any, rest: dict[str, Any]) -> Any:
+    """A union's only member with the union's other keywords (a boolean member too)."""
+    if isinstance(member, dict):
+        return {**member, **rest}
+    return member if member is False or not rest else rest
