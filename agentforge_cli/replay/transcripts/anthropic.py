@@ -17,7 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts.calls import CallBook, Updates, calls_to_answer
+from agentforge_cli.replay.transcripts.calls import (
+    CallBook,
+    Updates,
+    rewrite_in_turns,
+)
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
     Event,
@@ -178,23 +182,15 @@ def _merge(record: Record, waiting: list[dict]) -> Record:
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
-    """Yield the messages with the updated results applied."""
-    waiting: list[dict] = []
-    for record in records:
-        if record.blank:
-            yield record
-            continue
-        events = record_events(record, book)
-        changed = _apply(record, events, updates)
-        if waiting:
-            if isinstance(changed.data, dict) and changed.data.get("role") == "user":
-                changed = _merge(changed, waiting)
-            else:
-                yield Record({"role": "user", "content": list(waiting)})
-            waiting = []
-        yield changed
-        for call in calls_to_answer(events, updates, answered):
-            text, is_error = updates[call.index]
-            waiting.append(_result_block(call, text, bool(is_error)))
-    if waiting:
-        yield Record({"role": "user", "content": waiting})
+    """Yield the messages with the updated results applied; new results join the next
+    user message as ``tool_result`` blocks."""
+    return rewrite_in_turns(records, updates, answered, book, read=record_events,
+                            apply=_apply, answer=_result_block, merge=_merge_user,
+                            new_turn=lambda blocks: Record({"role": "user",
+                                                            "content": blocks}))
+
+
+def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
+    if isinstance(record.data, dict) and record.data.get("role") == "user":
+        return _merge(record, waiting)
+    return None

@@ -9,7 +9,7 @@ from typing import Any
 from agentforge_cli.replay.transcripts.events import Event, ToolCall, TranscriptError
 from agentforge_cli.replay.transcripts.fields import arguments_text
 
-__all__ = ["CallBook", "Updates", "calls_to_answer", "named_call"]
+__all__ = ["CallBook", "Updates", "calls_to_answer", "named_call", "rewrite_in_turns"]
 
 Updates = Mapping[int, tuple[str, bool]]
 """Today's results a rewrite writes: call index (``ToolCall.index``) -> ``(text, is_error)``."""
@@ -96,3 +96,37 @@ def calls_to_answer(events: Iterable[Event], updates: Updates,
         if (isinstance(event, ToolCall) and event.index in updates
                 and event.index not in answered):
             yield event
+
+
+def rewrite_in_turns(records: Iterable[Any], updates: Updates, answered: set[int],
+                     book: CallBook, *, read: Any, apply: Any, answer: Any, merge: Any,
+                     new_turn: Any) -> Iterator[Any]:
+    """The ``rewrite`` of formats whose results are parts of the next user turn
+    (Anthropic ``tool_result`` blocks, Gemini ``functionResponse`` parts).
+
+    Each record is read (``read(record, book)`` -> events) and its recorded results
+    updated (``apply(record, events, updates)``); answers to calls the transcript never
+    answered (``answer(call, text, is_error)`` -> a part) join the next record when it is
+    a user turn (``merge(record, parts)`` -> the record, or ``None`` when it is not),
+    else a new user turn (``new_turn(parts)``) placed before it.
+    """
+    waiting: list[Any] = []
+    for record in records:
+        if record.blank:
+            yield record
+            continue
+        events = read(record, book)
+        changed = apply(record, events, updates)
+        if waiting:
+            merged = merge(changed, waiting)
+            if merged is None:
+                yield new_turn(list(waiting))
+            else:
+                changed = merged
+            waiting = []
+        yield changed
+        for call in calls_to_answer(events, updates, answered):
+            text, is_error = updates[call.index]
+            waiting.append(answer(call, text, bool(is_error)))
+    if waiting:
+        yield new_turn(waiting)

@@ -25,7 +25,11 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts.calls import CallBook, Updates, calls_to_answer
+from agentforge_cli.replay.transcripts.calls import (
+    CallBook,
+    Updates,
+    rewrite_in_turns,
+)
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
     Event,
@@ -210,28 +214,19 @@ def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
-    """Yield the contents with the updated responses applied."""
-    waiting: list[dict] = []
-    for record in records:
-        if record.blank:
-            yield record
-            continue
-        events = record_events(record, book)
-        changed = _apply(record, events, updates)
-        if waiting:
-            if changed.data.get("role", "user") == "user":
-                data = dict(changed.data)
-                responses = sum(1 for part in data["parts"]
-                                if isinstance(part, dict) and "functionResponse" in part)
-                data["parts"] = [*data["parts"][:responses], *waiting,
-                                 *data["parts"][responses:]]
-                changed = Record(data, changed.where, changed.position)
-            else:
-                yield Record({"role": "user", "parts": list(waiting)})
-            waiting = []
-        yield changed
-        for call in calls_to_answer(events, updates, answered):
-            text, is_error = updates[call.index]
-            waiting.append(_response_part(call, text, bool(is_error)))
-    if waiting:
-        yield Record({"role": "user", "parts": waiting})
+    """Yield the contents with the updated responses applied; new responses join the
+    next user content as ``functionResponse`` parts."""
+    return rewrite_in_turns(records, updates, answered, book, read=record_events,
+                            apply=_apply, answer=_response_part, merge=_merge_user,
+                            new_turn=lambda parts: Record({"role": "user", "parts": parts}))
+
+
+def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
+    """New responses after the user content's own ``functionResponse`` parts."""
+    if record.data.get("role", "user") != "user":
+        return None
+    data = dict(record.data)
+    responses = sum(1 for part in data["parts"]
+                    if isinstance(part, dict) and "functionResponse" in part)
+    data["parts"] = [*data["parts"][:responses], *waiting, *data["parts"][responses:]]
+    return Record(data, record.where, record.position)
