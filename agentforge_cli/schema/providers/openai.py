@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentforge_cli.core.handlers.base import nullable as core_nullable
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT, definition_path, ref_cycle, ref_name
 from agentforge_cli.schema.providers.base import (
@@ -71,7 +72,6 @@ MAX_NESTING = 10
 MAX_PROPERTIES = 5000
 """Strict mode's documented limit on object properties, in total."""
 
-_NULL = {"type": "null"}
 
 
 def convert_openai(spec: ToolSpecification) -> ToolConversion:
@@ -115,18 +115,8 @@ def is_nullable(schema: dict[str, Any]) -> bool:
 
 
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` or ``null``: a ``type`` list for a plain scalar, ``anyOf`` otherwise."""
-    if is_nullable(schema):
-        return schema
-    kind = schema.get("type")
-    if isinstance(kind, str) and kind not in ("object", "array") and not (
-            {"enum", "const", "$ref", "anyOf"} & schema.keys()):
-        return {**schema, "type": [kind, "null"]}
-    if "anyOf" in schema:
-        return {**schema, "anyOf": [*schema["anyOf"], dict(_NULL)]}
-    outer = {k: schema[k] for k in ("description",) if k in schema}
-    inner = {k: v for k, v in schema.items() if k not in outer}
-    return {"anyOf": [inner, dict(_NULL)], **outer}
+    """``schema`` or ``null`` (the core's form), unchanged when it admits ``null`` already."""
+    return schema if is_nullable(schema) else core_nullable(schema)
 
 
 class _Strict(ProviderWalker):
