@@ -55,6 +55,14 @@ def opaque(n: int) -> object:
     return object()
 
 
+@tool
+def flood(n: int) -> str:
+    """Returns one character more than the default result limit."""
+    from agentforge_cli.core.executor import DEFAULT_MAX_RESULT_CHARS
+
+    return "x" * (DEFAULT_MAX_RESULT_CHARS + 1)
+
+
 class Code(BaseModel):
     """A code whose schema says "any string" but whose validator wants a prefix."""
 

@@ -64,6 +64,7 @@ def test_the_same_seed_gives_the_same_run(cli):
     ("lookup", "crash", 1),  # a subscript's KeyError: a bug
     ("sleepy", "hang", 1),
     ("opaque", "bad result", 1),
+    ("flood", "bad result", 1),  # over the result limit
     ("use_code", "mismatch", 1),
 ])
 def test_each_outcome_is_classified(fuzz_json, tool, kind, exit_code):
@@ -146,3 +147,10 @@ def test_without_the_fuzz_extra_it_says_how_to_install_it(cli, monkeypatch):
     assert "tools fuzz needs hypothesis, which is not installed" in result.stderr
     assert "pip install '.[fuzz]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_result_over_the_limit_names_its_size_and_the_limit(fuzz_json):
+    (failure,) = fuzz_json("flood")["tools"][0]["failures"]
+    assert failure["detail"] == ('ResultTooLarge: Tool "flood" returned 4194305 characters, '
+                                 "more than the limit of 4194304")
+    assert failure["arguments"] == '{"n":0}'

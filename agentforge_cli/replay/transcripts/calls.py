@@ -6,10 +6,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.events import Event, ToolCall, TranscriptError
+from agentforge_cli.replay.transcripts.events import Event, ToolCall, ToolResult, TranscriptError
 from agentforge_cli.replay.transcripts.fields import arguments_text
 
-__all__ = ["CallBook", "Updates", "calls_to_answer", "named_call", "rewrite_in_turns"]
+__all__ = [
+    "CallBook",
+    "Updates",
+    "calls_to_answer",
+    "named_call",
+    "rewrite_as_items",
+    "rewrite_in_turns",
+]
 
 Updates = Mapping[int, tuple[str, bool]]
 """Today's results a rewrite writes: call index (``ToolCall.index``) -> ``(text, is_error)``."""
@@ -130,3 +137,34 @@ def rewrite_in_turns(records: Iterable[Any], updates: Updates, answered: set[int
             waiting.append(answer(call, text, bool(is_error)))
     if waiting:
         yield new_turn(waiting)
+
+
+def rewrite_as_items(records: Iterable[Any], updates: Updates, answered: set[int],
+                     book: CallBook, *, read: Any, follows_call: Any, replace: Any,
+                     new_item: Any) -> Iterator[Any]:
+    """The ``rewrite`` of formats whose results are records of their own (OpenAI chat
+    ``tool`` messages, Responses ``function_call_output`` items).
+
+    Each record is read (``read(record, book)`` -> events) and a recorded result updated
+    (``replace(record, text)`` -> the record). Answers to calls the transcript never
+    answered (``new_item(call, text)`` -> a record) are written after the records that
+    may follow a call (``follows_call(data)``: its results, the next calls), before the
+    first record that may not.
+    """
+    waiting: list[Any] = []
+    for record in records:
+        if record.blank:
+            yield record
+            continue
+        if waiting and not follows_call(record.data):
+            yield from waiting
+            waiting.clear()
+        events = read(record, book)
+        changed = record
+        for event in events:
+            if isinstance(event, ToolResult) and event.call_index in updates:
+                changed = replace(record, updates[event.call_index][0])
+        yield changed
+        for call in calls_to_answer(events, updates, answered):
+            waiting.append(new_item(call, updates[call.index][0]))
+    yield from waiting

@@ -21,8 +21,8 @@ from typing import Any
 from agentforge_cli.replay.transcripts.calls import (
     CallBook,
     Updates,
-    calls_to_answer,
     named_call,
+    rewrite_as_items,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -143,24 +143,16 @@ def _new_result(call: ToolCall, text: str) -> Record:
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
     """Yield the messages with the updated results applied."""
-    waiting: list[Record] = []
-    for record in records:
-        if record.blank:
-            yield record
-            continue
-        if waiting and not (isinstance(record.data, dict)
-                            and record.data.get("role") in _RESULT_ROLES):
-            yield from waiting
-            waiting.clear()
-        events = record_events(record, book)
-        changed = record
-        for event in events:
-            if isinstance(event, ToolResult) and event.call_index in updates:
-                data = dict(record.data)
-                data["content"] = replace_content(data.get("content"),
-                                                  updates[event.call_index][0])
-                changed = Record(data, record.where, record.position)
-        yield changed
-        for call in calls_to_answer(events, updates, answered):
-            waiting.append(_new_result(call, updates[call.index][0]))
-    yield from waiting
+    return rewrite_as_items(records, updates, answered, book, read=record_events,
+                            follows_call=_is_result, replace=_with_result,
+                            new_item=_new_result)
+
+
+def _is_result(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("role") in _RESULT_ROLES
+
+
+def _with_result(record: Record, text: str) -> Record:
+    data = dict(record.data)
+    data["content"] = replace_content(data.get("content"), text)
+    return Record(data, record.where, record.position)

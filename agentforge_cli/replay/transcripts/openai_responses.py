@@ -24,8 +24,8 @@ from typing import Any
 from agentforge_cli.replay.transcripts.calls import (
     CallBook,
     Updates,
-    calls_to_answer,
     named_call,
+    rewrite_as_items,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -163,26 +163,17 @@ def _new_output(call: ToolCall, text: str) -> Record:
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: CallBook) -> Iterator[Record]:
     """Yield the items with the updated outputs applied."""
-    waiting: list[Record] = []
-    for record in records:
-        if record.blank:
-            yield record
-            continue
-        kind = record.data.get("type") if isinstance(record.data, dict) else None
-        if waiting and kind not in (_CALL, _OUTPUT):
-            yield from waiting
-            waiting.clear()
-        events = record_events(record, book)
-        changed = record
-        for event in events:
-            if isinstance(event, ToolResult) and event.call_index in updates:
-                text = updates[event.call_index][0]
-                old = record.data["output"]
-                data = dict(record.data)
-                data["output"] = ([{"type": "input_text", "text": text}]
-                                  if isinstance(old, list) else text)
-                changed = Record(data, record.where, record.position)
-        yield changed
-        for call in calls_to_answer(events, updates, answered):
-            waiting.append(_new_output(call, updates[call.index][0]))
-    yield from waiting
+    return rewrite_as_items(records, updates, answered, book, read=record_events,
+                            follows_call=_is_call_or_output, replace=_with_output,
+                            new_item=_new_output)
+
+
+def _is_call_or_output(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("type") in (_CALL, _OUTPUT)
+
+
+def _with_output(record: Record, text: str) -> Record:
+    old = record.data["output"]
+    data = dict(record.data)
+    data["output"] = [{"type": "input_text", "text": text}] if isinstance(old, list) else text
+    return Record(data, record.where, record.position)
