@@ -161,6 +161,10 @@ def _money(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+MAX_SIDE_CM = 300
+MAX_WEIGHT_KG = 70
+
+
 def _distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
     """Great-circle distance (haversine), rounded to 0.1 km."""
     lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
@@ -168,6 +172,24 @@ def _distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
         math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
     )
     return round(2 * 6371.0 * math.asin(math.sqrt(h)), 1)
+
+
+def _check_parcel(parcel: Parcel) -> None:
+    """Refuse, with what the carrier takes, a parcel no carrier would."""
+    for side, value in zip(("length_cm", "width_cm", "height_cm"), parcel[:3], strict=True):
+        if not 0 < value <= MAX_SIDE_CM:
+            raise ValueError(f"parcel.{side} must be more than 0 and at most {MAX_SIDE_CM} "
+                             f"cm; got {value:g}")
+    if not 0 < parcel.weight_kg <= MAX_WEIGHT_KG:
+        raise ValueError(f"parcel.weight_kg must be more than 0 and at most {MAX_WEIGHT_KG} "
+                         f"kg; got {parcel.weight_kg:g}")
+
+
+def _check_destination(destination: tuple[float, float]) -> None:
+    latitude, longitude = destination
+    if not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+        raise ValueError("destination must be [latitude, longitude] in degrees, latitude "
+                         f"-90..90 and longitude -180..180; got [{latitude:g}, {longitude:g}]")
 
 
 class ShopTools:
@@ -389,6 +411,8 @@ class ShopTools:
             express: Next-day carrier at 1.5 times the price.
             insured_value: Declared value in yuan to insure (0.5% fee); 0 for none.
         """
+        _check_parcel(parcel)
+        _check_destination(destination)
         volumetric = parcel.length_cm * parcel.width_cm * parcel.height_cm / 6000
         billable = math.ceil(max(parcel.weight_kg, volumetric) * 2) / 2  # next 0.5 kg
         distance = _distance_km(WAREHOUSE, destination)

@@ -44,3 +44,26 @@ def test_shop_module_yields_each_tool_once():
     names = [spec.name for spec in build_local_tools([shop])]
     assert len(names) == len(set(names))
     assert {"placeOrder", "getOrder", "restock", "check_stock"} <= set(names)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ('{"parcel":{"length_cm":1e308,"width_cm":10,"height_cm":10,"weight_kg":1},'
+     '"destination":[30,120]}',
+     "parcel.length_cm must be more than 0 and at most 300 cm; got 1e+308"),
+    ('{"parcel":{"length_cm":10,"width_cm":10,"height_cm":0,"weight_kg":1},'
+     '"destination":[30,120]}',
+     "parcel.height_cm must be more than 0 and at most 300 cm; got 0"),
+    ('{"parcel":{"length_cm":10,"width_cm":10,"height_cm":10,"weight_kg":1e30},'
+     '"destination":[30,120]}',
+     "parcel.weight_kg must be more than 0 and at most 70 kg; got 1e+30"),
+    ('{"parcel":{"length_cm":10,"width_cm":10,"height_cm":10,"weight_kg":1},'
+     '"destination":[3000,120]}',
+     "destination must be [latitude, longitude] in degrees, latitude -90..90 and "
+     "longitude -180..180; got [3000, 120]"),
+])
+def test_quote_shipping_says_what_it_takes(arguments, message):
+    import sample_tools.shop as shop
+
+    result = _service(shop).execute(
+        ToolExecutionRequest(id="c", name="quote_shipping", arguments=arguments))
+    assert (result.text, result.is_error) == (message, True)
