@@ -71,8 +71,8 @@ def parameter_schemas(provider: str, data: Any) -> list[tuple[str, dict[str, Any
         if provider in ("openai", "openai-strict"):
             found.append((entry["function"]["name"], entry["function"]["parameters"]))
         else:
-            key = {"anthropic": "input_schema", "gemini-json-schema": "parametersJsonSchema"
-                   }.get(provider, "parameters")
+            key = {"anthropic": "input_schema", "gemini-json-schema": "parametersJsonSchema",
+                   "gemini-mcp": "inputSchema"}.get(provider, "parameters")
             found.append((entry["name"], entry.get(key) or {}))
     return found
 

@@ -111,7 +111,7 @@ def test_an_unregistered_provider_is_unknown():
     with pytest.raises(ValueError, match="unknown provider 'acme'; choose one of: openai, "
                                          "openai-strict, openai-responses, "
                                          "openai-responses-strict, anthropic, gemini, "
-                                         "gemini-json-schema, mcp"):
+                                         "gemini-json-schema, gemini-mcp, mcp"):
         check_specs([], ["acme"])
 
 

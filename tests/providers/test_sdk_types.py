@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 from typing import Any
 
 import pytest
 from anthropic.types import ToolParam
+from google.genai._mcp_utils import mcp_to_gemini_tool
 from google.genai.types import FunctionDeclaration
-from mcp.types import ListToolsResult
+from mcp.types import ListToolsResult, Tool
 from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
@@ -65,6 +67,12 @@ def check_gemini(entry: dict[str, Any]) -> None:
     FunctionDeclaration.model_validate(entry)  # extra="forbid": an unknown key fails
 
 
+def check_gemini_mcp(entry: dict[str, Any]) -> None:
+    with warnings.catch_warnings():  # pydantic's serializer warnings only warn outside pytest
+        warnings.simplefilter("ignore")
+        mcp_to_gemini_tool(Tool.model_validate(entry))  # the bridge takes the MCP tool
+
+
 SDK_CHECKS = {
     "openai": check_openai,
     "openai-strict": check_openai,
@@ -73,6 +81,7 @@ SDK_CHECKS = {
     "anthropic": lambda entry: check_typed_dict(ToolParam, entry),
     "gemini": check_gemini,
     "gemini-json-schema": check_gemini,
+    "gemini-mcp": check_gemini_mcp,
 }
 
 
@@ -86,7 +95,8 @@ def test_every_sample_tool_is_accepted_by_the_sdk(provider: str, spec: ToolSpeci
     try:
         (entry,) = export_tools([spec], provider).data
     except ProviderExportError as exc:  # the strict and subset forms refuse some types
-        assert provider in ("openai-strict", "openai-responses-strict", "gemini"), exc
+        assert provider in ("openai-strict", "openai-responses-strict", "gemini",
+                            "gemini-mcp"), exc
         return
     SDK_CHECKS[provider](json.loads(json.dumps(entry)))
 

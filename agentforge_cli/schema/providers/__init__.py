@@ -31,6 +31,7 @@ from agentforge_cli.schema.providers.base import (
 )
 from agentforge_cli.schema.providers.gemini import GEMINI
 from agentforge_cli.schema.providers.gemini_json_schema import GEMINI_JSON_SCHEMA
+from agentforge_cli.schema.providers.gemini_mcp import GEMINI_MCP
 from agentforge_cli.schema.providers.mcp import MCP
 from agentforge_cli.schema.providers.openai import OPENAI, OPENAI_STRICT
 from agentforge_cli.schema.providers.openai_responses import (
@@ -66,6 +67,7 @@ REGISTRY: tuple[Provider, ...] = (
     ANTHROPIC,
     GEMINI,
     GEMINI_JSON_SCHEMA,
+    GEMINI_MCP,
     MCP,
 )
 """Every provider agentforge knows, in the order the command line lists them."""
