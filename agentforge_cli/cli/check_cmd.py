@@ -23,6 +23,7 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 from agentforge_cli.cli.usage import TEXT
 
@@ -61,6 +62,7 @@ def check(
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Lint the tools' schemas, and compare them with a snapshot.
 
@@ -74,12 +76,13 @@ def check(
                              hint="e.g. agentforge tools check --snapshot tools.lock.json "
                                   "--update-snapshot")
         selected = _providers(providers)
+        reach = mcp_options(header, env, cwd)
 
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
 
-        service = load_service([*(targets or ()), *(tools or ())])
+        service = load_service([*(targets or ()), *(tools or ())], mcp_options=reach)
         specs = service.specifications
         table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
         with _snapshot_errors(snapshot):

@@ -22,6 +22,7 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
@@ -57,6 +58,7 @@ def fuzz(
     include_destructive: Annotated[bool, typer.Option(
         "--include-destructive", help="Also call the tools annotated destructiveHint "
                                       "(fuzzing calls the real tools).")] = False,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
@@ -67,6 +69,7 @@ def fuzz(
     """
     with guarded():
         _check_options(examples, timeout, crash or [], allow or [])
+        reach = mcp_options(header, env, cwd)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()
@@ -80,7 +83,7 @@ def fuzz(
 
         source = find_targets([*(targets or ()), *(tools or ())])
         service = load_service(list(source.specs), propagate_execution_errors=True,
-                               timeout=timeout)
+                               timeout=timeout, mcp_options=reach)
         unknown = [name for name in names or () if name not in service.names]
         if unknown:
             from agentforge_cli.core.service import unknown_tool_message

@@ -33,6 +33,7 @@ from agentforge_cli.cli.errors import (
     UsageError,
 )
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
 from agentforge_cli.replay.compare import MATCH_MODES
 from agentforge_cli.replay.transcripts import registry
@@ -103,12 +104,14 @@ def replay(
     allow_empty: Annotated[bool, typer.Option(
         "--allow-empty", help="Pass a transcript in which no tool call is found (by "
                               "default that fails: nothing was checked).")] = False,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded(), _unknown_format_is_usage():
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
+        reach = mcp_options(header, env, cwd)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
                            log=log, allow_empty=allow_empty)
@@ -124,10 +127,11 @@ def replay(
         if single:
             with _stdin_spooled(paths[0]) as path:
                 opened = _open(path, options)
-                service = load_service(tools, logging=log, strict=strict)
+                service = load_service(tools, logging=log, strict=strict,
+                                       mcp_options=reach)
                 code = _replay_single(opened, service, options, junit)
         else:
-            service = load_service(tools, logging=log, strict=strict)
+            service = load_service(tools, logging=log, strict=strict, mcp_options=reach)
             code = _replay_many(paths, service, options, junit)
         raise typer.Exit(code)
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 
@@ -52,6 +53,7 @@ def serve(
         "--allow-origin", metavar="ORIGIN",
         help="With --transport http: also accept requests from this browser Origin, "
              "such as http://localhost:6274 (repeatable).")] = None,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
 
@@ -70,6 +72,7 @@ def serve(
             raise UsageError("--host, --port and --allow-origin need --transport http")
         if port is not None and not 0 <= port <= 65535:
             raise UsageError(f"--port must be between 0 and 65535, got {port}")
+        reach = mcp_options(header, env, cwd)
         from agentforge_cli.integrations.mcp_server import (
             MCPUnavailableError,
             require_mcp,
@@ -86,18 +89,19 @@ def serve(
         if transport == "http":
             _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
                         timeout=timeout, host=host or "127.0.0.1",
-                        port=8000 if port is None else port, allow_origins=allow_origin or ())
+                        port=8000 if port is None else port, allow_origins=allow_origin or (),
+                        reach=reach)
             return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
             # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
             service = load_service([*(targets or ()), *(tools or ())], logging=log,
-                                   strict=strict, timeout=timeout)
+                                   strict=strict, timeout=timeout, mcp_options=reach)
             run_stdio(service, log=log, wire=wire)
 
 
 def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
-                host: str, port: int, allow_origins: Sequence[str]) -> None:
+                host: str, port: int, allow_origins: Sequence[str], reach: Any) -> None:
     from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
     from agentforge_cli.integrations.mcp_stdio import claim_stdio
     from agentforge_cli.integrations.targets import load_service
@@ -107,5 +111,6 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
     except ListenError as exc:
         raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
     with sock, claim_stdio():  # nothing but the product's output may reach stdout
-        service = load_service(targets, logging=log, strict=strict, timeout=timeout)
+        service = load_service(targets, logging=log, strict=strict, timeout=timeout,
+                               mcp_options=reach)
         run_http(service, host=host, sock=sock, allow_origins=allow_origins, log=log)

@@ -24,6 +24,7 @@ import typer
 from agentforge_cli.cli.completion import complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
 
 app = typer.Typer(help="List, call, check and diff the tools of a target.",
@@ -140,6 +141,7 @@ def list_tools(
         help=_format_help())] = "table",
     strict: Annotated[bool, typer.Option(
         "--strict", help=_strict_help())] = False,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -154,9 +156,11 @@ def list_tools(
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(formats))
         _check_strict(chosen, strict)
+        reach = mcp_options(header, env, cwd)
         from agentforge_cli.integrations.targets import load_service
 
-        service = load_service([*(targets or ()), *(tools or ())], strict=strict)
+        service = load_service([*(targets or ()), *(tools or ())], strict=strict,
+                               mcp_options=reach)
         renderer(service.specifications, strict)
 
 
@@ -217,6 +221,60 @@ def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | 
     return rows, explanation.error
 
 
+def _mcp_served(executor: Any) -> Any:
+    """The MCP connection serving this tool, or ``None`` for a Python tool."""
+    from agentforge_cli.integrations.mcp_target import McpToolExecutor
+
+    inner = getattr(executor, "delegate", executor)  # under --log
+    return inner.connection if isinstance(inner, McpToolExecutor) else None
+
+
+def _sent_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The object an MCP tool is sent (parsed as for Python tools), or the parse error."""
+    from agentforge_cli.core.arguments import parse_arguments
+    from agentforge_cli.errors import ArgumentError
+
+    try:
+        return parse_arguments(text), None
+    except ArgumentError as exc:
+        return None, f"the arguments are not a JSON object: {exc}"
+
+
+def _mcp_explanation(spec: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """Rows shaped like a Python tool's: what is sent per parameter of the inputSchema
+    (the server binds it, so no coerced value), and the parse error, if any."""
+    sent, error = _sent_arguments(text)
+    sent = sent or {}
+    schema = spec.parameters if isinstance(spec.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    rows = []
+    for key in dict.fromkeys([*properties, *sent]):
+        declared = properties.get(key)
+        rule = ("bound by the MCP server; inputSchema: "
+                + (json.dumps(declared, ensure_ascii=False) if declared is not None
+                   else "not declared"))
+        rows.append({"parameter": key, "present": key in sent, "raw": sent.get(key),
+                     "value": None, "python": None, "type": None,
+                     "status": "sent" if key in sent else
+                     ("missing" if key in required else "not sent"),
+                     "rule": rule + (" (required)" if key in required else "")})
+    return rows, error
+
+
+def _show_mcp_explanation(name: str, connection: Any, spec: Any, text: str) -> None:
+    from agentforge_cli.cli.output import write
+    from agentforge_cli.cli.render import safe_text
+
+    sent, error = _sent_arguments(text)
+    lines = [f"{name} is served by MCP server {connection.label}: agentforge parses the "
+             "arguments and sends the object as it is; the server binds it (no coercion "
+             "here).",
+             "sent: " + (json.dumps(sent, ensure_ascii=False) if error is None else error),
+             "inputSchema: " + json.dumps(spec.parameters, ensure_ascii=False, indent=2)]
+    write(safe_text("\n".join(lines)), stderr=True)
+
+
 def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> None:
     from agentforge_cli.cli import render
     from agentforge_cli.cli.values import display
@@ -261,6 +319,7 @@ def call_tool(
     propagate_errors: Annotated[bool, typer.Option(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -271,6 +330,7 @@ def call_tool(
     with guarded():
         if timeout is not None and not timeout > 0:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        reach = mcp_options(header, env, cwd)
         text = _read_arguments(arguments)
 
         import uuid
@@ -283,20 +343,29 @@ def call_tool(
 
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
-                               propagate_execution_errors=propagate_errors, timeout=timeout)
+                               propagate_execution_errors=propagate_errors, timeout=timeout,
+                               mcp_options=reach)
         executor = service.executor(name)
         if executor is None:
             listed = " ".join(tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
-        rows, explain_error = _explanation(executor, text) if explain else ([], None)
-        if explain and not json_output:
-            _show_explanation(rows, explain_error)
+        served = _mcp_served(executor)
+        spec = next(s for s in service.specifications if s.name == name)
+        if served is not None:
+            rows, explain_error = _mcp_explanation(spec, text) if explain else ([], None)
+            if explain and not json_output:
+                _show_mcp_explanation(name, served, spec, text)
+        else:
+            rows, explain_error = _explanation(executor, text) if explain else ([], None)
+            if explain and not json_output:
+                _show_explanation(rows, explain_error)
         request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
                                        arguments=text)
         payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
         if json_output:
-            payload["arguments"] = _bound_arguments(executor, text)
+            payload["arguments"] = (_sent_arguments(text)[0] if served is not None
+                                    else _bound_arguments(executor, text))
         with _tool_logging(log):
             try:
                 result = service.execute(request, memory_id)
@@ -305,6 +374,7 @@ def call_tool(
                 raise typer.Exit(EXIT_FAILED) from None
         if json_output:
             payload.update(result=result.text, is_error=bool(result.is_error))
+            payload.update(_mcp_content(result))
             if explain:
                 payload["explain"] = rows
             write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
@@ -322,8 +392,21 @@ def _tool_logging(log: bool) -> contextlib.AbstractContextManager[None]:
     return render.tool_logging(log)
 
 
+def _mcp_content(result: Any) -> dict[str, Any]:
+    """An MCP tool's ``content`` blocks and ``structuredContent`` (when it sent one), as
+    the server sent them; nothing for a Python tool."""
+    content = getattr(result, "content", None)
+    if content is None:
+        return {}
+    extra: dict[str, Any] = {"content": content}
+    if result.structured_content is not None:
+        extra["structuredContent"] = result.structured_content
+    return extra
+
+
 def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
-    keys = ("name", "result", "is_error", "arguments", "id", "memory_id", "error", "explain")
+    keys = ("name", "result", "is_error", "content", "structuredContent", "arguments", "id",
+            "memory_id", "error", "explain")
     return {key: payload[key] for key in keys if key in payload}
 
 

@@ -35,21 +35,26 @@ class ToolSpecification:
     """A human-readable title (``@tool(title=...)``; MCP shows it)."""
     annotations: dict[str, Any] | None = None
     """MCP tool annotations (``@tool(annotations=...)``), e.g. ``{"readOnlyHint": true}``."""
+    output_schema: dict[str, Any] | None = None
+    """A JSON Schema of the tool's structured result (an MCP tool's ``outputSchema``);
+    ``None`` for Python tools. Treat it as read-only."""
 
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.title,
-                     json.dumps([self.parameters, self.annotations], sort_keys=True,
-                                default=repr)))
+                     json.dumps([self.parameters, self.annotations, self.output_schema],
+                                sort_keys=True, default=repr)))
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row),
-        plus ``title`` and ``annotations`` when the tool declares them."""
+        plus ``title``, ``annotations`` and ``output_schema`` when the tool has them."""
         row: dict[str, Any] = {"name": self.name, "description": self.description,
                                "parameters": self.parameters}
         if self.title is not None:
             row["title"] = self.title
         if self.annotations:
             row["annotations"] = self.annotations
+        if self.output_schema is not None:
+            row["output_schema"] = self.output_schema
         return row
 
 

@@ -1,13 +1,16 @@
 """MCP servers as targets: ``mcp:COMMAND [ARGS...]`` starts a server over stdio,
 ``http://...``/``https://...`` reaches one over streamable HTTP (headers from
-``AGENTFORGE_MCP_HEADERS``, a JSON object, never printed); their tools join the others.
+``AGENTFORGE_MCP_HEADERS``, a JSON object, and :class:`McpOptions`, never printed); their
+tools join the others.
 
 The command is split as a shell would split it (``shlex``; no shell runs it), started in
-the target's base directory with the caller's environment (minus ``AGENTFORGE_TOOLS``, so
-an ``agentforge serve`` without targets cannot start itself again), and spoken to with
-the official ``mcp`` SDK client. Its tools come from ``tools/list`` (every page) and keep
-the server's names, descriptions, ``inputSchema``, title and annotations; calling one sends
-``tools/call`` with the arguments as given (the server binds them).
+the target's base directory (or :attr:`McpOptions.cwd`) with the caller's environment
+(minus ``AGENTFORGE_TOOLS``, so an ``agentforge serve`` without targets cannot start itself
+again) plus :attr:`McpOptions.env`, and spoken to with the official ``mcp`` SDK client. Its
+tools come from ``tools/list`` (every page) and keep the server's names, descriptions,
+``inputSchema``, ``outputSchema``, title and annotations; calling one sends ``tools/call``
+with the arguments as given (the server binds them) and returns a :class:`McpToolResult`
+(the text, plus the content blocks and ``structuredContent`` as the server sent them).
 
 The core's executors are synchronous, so each connection runs in an event loop of its own
 in a background thread (an anyio blocking portal). A connection lives until the process
@@ -19,13 +22,16 @@ quoted when the server fails. Start-up waits at most ``timeout`` seconds (defaul
 
 Failures raise :class:`~agentforge_cli.errors.TargetError` (exit 3 on the command line): a
 command that does not start, a server that exits, writes something other than MCP or does
-not answer in time; :class:`~agentforge_cli.errors.TargetConfigError` for an empty command
-or a missing SDK.
+not answer in time, an HTTP endpoint that answers with an error status (quoted with the
+URL, never the headers); :class:`~agentforge_cli.errors.TargetConfigError` for an empty
+command or a missing SDK.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +39,8 @@ from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, 
 from agentforge_cli.errors import TargetConfigError, TargetError, ToolExecutionError
 
 __all__ = ["DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR", "McpConnection",
-           "McpToolExecutor", "close_all", "is_mcp_target", "load_mcp_tools"]
+           "McpOptions", "McpToolExecutor", "McpToolResult", "close_all", "is_mcp_target",
+           "load_mcp_tools"]
 
 PREFIX = "mcp:"
 _URL_PREFIXES = ("http://", "https://")
@@ -48,6 +55,22 @@ _CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC error code for a closed connec
 _OPEN: list[McpConnection] = []
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class McpOptions:
+    """How to reach the MCP servers of a command (``--header``, ``--env``, ``--cwd``).
+
+    The values may be secrets: they are left out of ``repr`` and never printed.
+    """
+
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """HTTP headers for ``http(s)://`` targets; they win over ``AGENTFORGE_MCP_HEADERS``
+    key by key (names compare case-insensitively)."""
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Variables added to the environment of ``mcp:`` servers."""
+    cwd: Path | None = None
+    """The working directory of ``mcp:`` servers (default: the target's base directory)."""
+
+
 def is_mcp_target(spec: str) -> bool:
     """Whether ``spec`` names an MCP server (``mcp:COMMAND ...``, ``http(s)://...``)."""
     return spec.startswith((PREFIX, *_URL_PREFIXES))
@@ -57,7 +80,18 @@ def _is_url(spec: str) -> bool:
     return spec.startswith(_URL_PREFIXES)
 
 
-def _headers() -> dict[str, str]:
+def _headers(given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The headers of ``AGENTFORGE_MCP_HEADERS``, then ``given`` (which wins per name,
+    compared case-insensitively)."""
+    merged = _env_headers()
+    for name, value in (given or {}).items():
+        for known in [key for key in merged if key.lower() == name.lower()]:
+            del merged[known]
+        merged[name] = value
+    return merged
+
+
+def _env_headers() -> dict[str, str]:
     """The HTTP headers of ``AGENTFORGE_MCP_HEADERS`` (a JSON object of strings)."""
     import json
 
@@ -73,7 +107,7 @@ def _headers() -> dict[str, str]:
         # the value may hold a secret: never quote it
         raise TargetConfigError(f"{HEADERS_VAR} must be a JSON object of strings",
                                 hint=f"""e.g. {HEADERS_VAR}='{{"Authorization": "Bearer ..."}}'""")
-    return value
+    return dict(value)
 
 
 def _argv(spec: str) -> list[str]:
@@ -113,6 +147,12 @@ def _innermost(exc: BaseException) -> BaseException:
     return exc
 
 
+def _http_status(response: Any) -> str:
+    """``HTTP 401 Unauthorized`` (the status line only: never a header or the body)."""
+    reason = getattr(response, "reason_phrase", "") or ""
+    return f"HTTP {response.status_code} {reason}".rstrip()
+
+
 def _describe(exc: BaseException) -> str:
     exc = _innermost(exc)
     if isinstance(exc, TimeoutError):
@@ -149,14 +189,17 @@ class McpConnection:
 
     def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout: float,
                  call_timeout: float | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         self.spec = spec
         self.argv = argv
         self.headers = headers or {}
+        self.env = dict(env or {})
         self.cwd = cwd
         self.timeout = timeout
         self.call_timeout = call_timeout
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
+        self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
         self._stack: Any = None
         self._session: Any = None
         self._portal: Any = None
@@ -250,14 +293,16 @@ class McpConnection:
                 from mcp.client.streamable_http import streamable_http_client
                 from mcp.shared._httpx_utils import create_mcp_http_client
 
-                async with create_mcp_http_client(headers=self.headers) as client, \
-                        streamable_http_client(self.spec, http_client=client) as streams:
-                    yield streams
+                async with create_mcp_http_client(headers=self.headers) as client:
+                    client.event_hooks["response"].append(self._note_status)
+                    async with streamable_http_client(self.spec, http_client=client) as streams:
+                        yield streams
                 return
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             env = {key: value for key, value in os.environ.items()
                    if key != "AGENTFORGE_TOOLS"}
+            env.update(self.env)
             logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors)
             params = StdioServerParameters(command=self.argv[0], args=self.argv[1:],
                                            env=env, cwd=str(self.cwd))
@@ -265,6 +310,13 @@ class McpConnection:
                 yield streams
 
         return transport()
+
+    async def _note_status(self, response: Any) -> None:
+        """Keep the first HTTP error status of a request (a POST: the optional event
+        stream's GET may be refused): the SDK's own error does not name it."""
+        if (response.status_code >= 400 and self._refused is None
+                and response.request.method == "POST"):
+            self._refused = _http_status(response)
 
     # -- requests -------------------------------------------------------------------------
 
@@ -311,6 +363,8 @@ class McpConnection:
         reason = _describe(exc)
         if isinstance(_innermost(exc), TimeoutError) and bound is not None:
             reason = f"no answer within {bound:g} s"
+        elif self._refused is not None:
+            reason = f"{self._refused} ({reason})"
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{_not_mcp(self._problems[0])}")
@@ -348,11 +402,32 @@ def close_all() -> None:
         _OPEN[-1].close()
 
 
+class McpToolResult(ToolExecutionResult):
+    """A :class:`ToolExecutionResult` that also keeps what the server sent: ``arguments``
+    (the object sent), ``content`` (the blocks as plain JSON) and ``structured_content``
+    (``structuredContent``, or ``None``). It compares as ``(text, is_error)``."""
+
+    arguments: dict[str, Any]
+    content: list[dict[str, Any]]
+    structured_content: dict[str, Any] | None
+
+
+def _result(text: str, is_error: bool, arguments: dict[str, Any], answer: Any
+            ) -> McpToolResult:
+    result = McpToolResult(text, is_error)
+    result.arguments = arguments
+    result.content = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
+                      for block in answer.content]
+    result.structured_content = answer.structured_content
+    return result
+
+
 class McpToolExecutor:
     """Runs one tool of an MCP server: ``tools/call`` with the request's arguments.
 
     The arguments are parsed leniently (as for local tools) and sent as given; the result's
-    text blocks are joined with newlines and its ``isError`` kept.
+    text blocks are joined with newlines and its ``isError`` kept (an
+    :class:`McpToolResult`).
     """
 
     __slots__ = ("connection", "name", "propagate_execution_errors", "specification")
@@ -381,8 +456,10 @@ class McpToolExecutor:
         text = "\n".join(block.text for block in result.content
                          if getattr(block, "type", None) == "text")
         if result.is_error:
-            return self._failed(text)
-        return ToolExecutionResult(text, False)
+            if self.propagate_execution_errors:
+                raise ToolExecutionError(text)
+            return _result(text, True, arguments, result)
+        return _result(text, False, arguments, result)
 
     def _failed(self, text: str) -> ToolExecutionResult:
         if self.propagate_execution_errors:
@@ -395,16 +472,18 @@ def _specification(tool: Any) -> ToolSpecification:
                    if tool.annotations is not None else None)
     return ToolSpecification(name=tool.name, description=tool.description or "",
                              parameters=tool.input_schema, title=tool.title,
-                             annotations=annotations or None)
+                             annotations=annotations or None,
+                             output_schema=tool.output_schema)
 
 
 def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                    logging: bool = False, propagate_execution_errors: bool = False,
-                   ) -> dict[ToolSpecification, Any]:
+                   options: McpOptions | None = None) -> dict[ToolSpecification, Any]:
     """Start the server ``spec`` names and return its tools and their executors.
 
     ``timeout`` bounds start-up and each call (default: start-up only, see the module
-    docstring).
+    docstring). ``options`` adds headers (``http(s)://``), or environment variables and a
+    working directory (``mcp:``).
 
     Raises:
         TargetConfigError: An empty or malformed command, or the SDK is not installed.
@@ -416,9 +495,12 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     except ImportError as exc:
         raise TargetConfigError(f"cannot use target {spec!r}: the mcp package is not "
                                 "installed", hint=_INSTALL_HINT) from exc
-    connection = McpConnection(spec, argv, cwd=base, timeout=_startup_timeout(timeout),
-                               call_timeout=timeout,
-                               headers=_headers() if _is_url(spec) else None)
+    options = options or McpOptions()
+    url = _is_url(spec)
+    connection = McpConnection(spec, argv, cwd=options.cwd or base,
+                               timeout=_startup_timeout(timeout), call_timeout=timeout,
+                               headers=_headers(options.headers) if url else None,
+                               env=None if url else options.env)
     table: dict[ToolSpecification, Any] = {}
     for tool in connection.open():
         specification = _specification(tool)

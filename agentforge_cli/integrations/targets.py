@@ -236,14 +236,15 @@ def load_objects(source: TargetSource) -> list[Any]:
     return list(objects.values())
 
 
-def load_tools(source: TargetSource, objects: Sequence[Any] = (),
-               **options: Any) -> dict[Any, Any]:
+def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
+               mcp_options: Any = None, **options: Any) -> dict[Any, Any]:
     """The ``build_local_tools`` table of the targets' tools, then the MCP servers' tools.
 
     ``objects`` (instances, modules, functions given directly) join the Python targets'.
     ``options`` are ``build_local_tools``' keyword switches (``logging``, ``strict``,
     ``wrap_argument_errors``, ``propagate_execution_errors``, ``timeout``); an MCP
-    server's tools take ``logging``, ``propagate_execution_errors`` and ``timeout``.
+    server's tools take ``logging``, ``propagate_execution_errors`` and ``timeout``, and
+    ``mcp_options`` (an ``mcp_target.McpOptions``: headers, environment, directory).
 
     Raises:
         TargetError: A target cannot be loaded, or its tools cannot be defined.
@@ -266,12 +267,12 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (),
             named = ", ".join(local.specs) or "the objects given"
             raise TargetError(f"cannot load the tools of {named}: {exc}") from exc
     for spec in servers:
-        _add_server_tools(table, spec, source.base, options)
+        _add_server_tools(table, spec, source.base, options, mcp_options)
     return table
 
 
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
-                      options: dict[str, Any]) -> None:
+                      options: dict[str, Any], mcp_options: Any) -> None:
     """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
     from agentforge_cli.integrations.mcp_target import load_mcp_tools
 
@@ -279,7 +280,8 @@ def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
     tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
                            logging=bool(options.get("logging")),
                            propagate_execution_errors=bool(
-                               options.get("propagate_execution_errors")))
+                               options.get("propagate_execution_errors")),
+                           options=mcp_options)
     for specification, executor in tools.items():
         if specification.name in known:
             raise TargetError(f"Duplicated definition for tool: {specification.name} (also "
@@ -288,8 +290,10 @@ def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
 
 
 def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
-                 **options: Any) -> Any:
+                 mcp_options: Any = None, **options: Any) -> Any:
     """Find the targets, load them and return a ``ToolService`` holding their tools.
+
+    ``mcp_options`` (an ``mcp_target.McpOptions``) says how to reach MCP targets.
 
     Raises:
         TargetConfigError: No target given anywhere, or a malformed one.
@@ -298,5 +302,6 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
     from agentforge_cli.core.service import ToolService
 
     service = ToolService()
-    service.tools(load_tools(find_targets(given, cwd=cwd), **options))
+    service.tools(load_tools(find_targets(given, cwd=cwd), mcp_options=mcp_options,
+                             **options))
     return service

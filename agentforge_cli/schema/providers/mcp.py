@@ -1,7 +1,8 @@
 """MCP: the ``tools/list`` result, ``{"tools": [{"name", "description", "inputSchema"}]}``.
 
 ``inputSchema`` is JSON Schema and takes ``parameters`` as generated (it must describe an
-object). ``title`` and ``annotations`` are added when the specification carries them.
+object). ``title``, ``annotations`` and ``outputSchema`` are added when the
+specification carries them.
 Lint warns about a ``/`` in a tool name (``mcp:name``): the protocol accepts it, its
 tool-name guidance does not list it.
 """
@@ -43,6 +44,9 @@ def convert_mcp(spec: ToolSpecification) -> ToolConversion:
     annotations = getattr(spec, "annotations", None)
     if annotations:
         data["annotations"] = plain_copy(dict(annotations))
+    output_schema = getattr(spec, "output_schema", None)
+    if output_schema is not None:
+        data["outputSchema"] = plain_copy(output_schema)
     return walker.conversion(data)
 
 
