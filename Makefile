@@ -45,7 +45,14 @@ demo: $(STAMP)
 	@echo '--- fuzzing a deliberately fragile tool finds its crash: exits 1, shown on purpose'
 	$(VENV)/bin/agentforge tools fuzz sample_tools.fragile --seed 0 || true
 
-bench: $(STAMP)
+# The benchmarks' own extra (fastmcp, the serve rows' baseline): `make test` never installs it.
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install -e '.[dev,mcp,fuzz,bench]'
+	touch $@
+
+bench: $(BENCH_STAMP)
 	@if [ -f benchmarks/run.py ]; then \
 		$(PY) benchmarks/run.py; \
 	else \

@@ -1,6 +1,9 @@
 """The replay rows: a 1 000 000-call JSONL transcript through ``agentforge replay --json``
-against the library on the same calls, the human trace against ``--json`` on 20 000
-calls, and the peak memory of a 1 000 000-call OpenAI chat JSON document."""
+against the library on the same calls; the human trace against ``--json`` on 20 000
+calls; the peak memory of each whole-file JSON format and of a VCR cassette, a short
+file against one four to ten times as long; a folder of small transcripts against one
+transcript of as many calls; and ``pytest --agentforge-replay`` on two workers against
+one. The files come from :mod:`format_workload`."""
 
 from __future__ import annotations
 
@@ -12,22 +15,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from format_workload import (
+    DOCUMENTS,
+    write_cassette,
+    write_document,
+    write_folder,
+    write_jsonl,
+    write_sleepy_tools,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 CALLS = int(os.environ.get("AGENTFORGE_BENCH_REPLAY_CALLS", "1000000"))
 TRACE_CALLS = 20_000
-
-
-def _write_transcript(path: Path, calls: int) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        out.write(json.dumps({"type": "user", "content": "查一下客户"}, ensure_ascii=False) + "\n")
-        for i in range(calls):
-            arguments = json.dumps({"name": "长路", "limit": i % 100}, ensure_ascii=False)
-            out.write(json.dumps({"type": "tool_call", "id": f"call_{i}",
-                                  "name": "queryCustomer", "arguments": arguments},
-                                 ensure_ascii=False) + "\n")
-            out.write(json.dumps({"type": "tool_result", "id": f"call_{i}",
-                                  "content": f"customer:长路,limit:{i % 100}",
-                                  "is_error": False}, ensure_ascii=False) + "\n")
 
 
 def _library_rate(calls: int) -> float:
@@ -62,24 +61,6 @@ def _peak_rss_mb(process: subprocess.Popen) -> float:
     return peak_kb / 1024
 
 
-def _write_openai_document(path: Path, calls: int) -> None:
-    """One JSON array of OpenAI chat messages: a user message, then a call and its result
-    per call."""
-    with path.open("w", encoding="utf-8") as out:
-        out.write("[\n" + json.dumps({"role": "user", "content": "查一下客户"},
-                                     ensure_ascii=False))
-        for i in range(calls):
-            arguments = json.dumps({"name": "长路", "limit": i % 100}, ensure_ascii=False)
-            call = {"id": f"call_{i}", "type": "function",
-                    "function": {"name": "queryCustomer", "arguments": arguments}}
-            out.write(",\n" + json.dumps({"role": "assistant", "content": None,
-                                          "tool_calls": [call]}, ensure_ascii=False))
-            out.write(",\n" + json.dumps({"role": "tool", "tool_call_id": f"call_{i}",
-                                          "content": f"customer:长路,limit:{i % 100}"},
-                                         ensure_ascii=False))
-        out.write("\n]\n")
-
-
 def _replay(path: Path, *options: str) -> tuple[float, float]:
     """Seconds and peak RSS (MB) of ``agentforge replay`` on ``path``, stdout to a file."""
     agentforge = str(Path(sys.executable).parent / "agentforge")
@@ -101,7 +82,7 @@ def _replay(path: Path, *options: str) -> tuple[float, float]:
 def replay_row(row) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "long.jsonl"
-        _write_transcript(path, CALLS)
+        write_jsonl(path, CALLS)
         elapsed, peak_mb = _replay(path, "--json")
     rate = CALLS / elapsed
     library = _library_rate(CALLS)
@@ -114,7 +95,7 @@ def trace_row(row) -> None:
     """The human trace and ``--json`` on the same file, each the best of three runs."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.jsonl"
-        _write_transcript(path, TRACE_CALLS)
+        write_jsonl(path, TRACE_CALLS)
         trace = json_ = float("inf")
         for _ in range(3):
             trace = min(trace, _replay(path)[0])
@@ -125,13 +106,135 @@ def trace_row(row) -> None:
         ratio, ">= 0.5x", ratio >= 0.5)
 
 
-def document_row(row) -> None:
-    """A whole-file OpenAI chat JSON array is streamed: memory does not grow with it."""
+DOCUMENT_CALLS = (15_000, 60_000)
+"""The two lengths of each JSON document row: memory that grew per call would show."""
+ISSUE_CALLS = 1_000_000
+PAD_MB = 270
+"""Long replies added to an OpenAI document: past the 256 MiB a file could be read whole
+when one was, so the row shows no size cap is left."""
+
+
+def _peaks(path: Path, write, sizes: tuple[int, ...]) -> tuple[list[float], float]:
+    """Peak RSS (MB) of the human trace of the file ``write(path, size)`` writes, for each
+    size, and the rate (per second) of the last. The trace, not ``--json``: its report
+    keeps up to 8 MiB in memory before spilling to disk, which would look like growth."""
+    peaks, rate = [], 0.0
+    for size in sizes:
+        write(path, size)
+        elapsed, peak_mb = _replay(path)
+        peaks.append(peak_mb)
+        rate = size / elapsed
+    return peaks, rate
+
+
+def document_rows(row) -> None:
+    """Each whole-file JSON format is streamed: peak RSS at ``DOCUMENT_CALLS[1]`` calls
+    against ``DOCUMENT_CALLS[0]``, extrapolated linearly to 1 000 000 calls; and an OpenAI
+    document larger than 256 MiB replayed with ``--json``."""
+    small, large = DOCUMENT_CALLS
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "long.json"
-        _write_openai_document(path, CALLS)
-        size_mb = path.stat().st_size / 1e6
-        elapsed, peak_mb = _replay(path, "--json")
-    row(f"replay --json, {CALLS:,}-call OpenAI chat JSON array",
-        f"peak RSS {peak_mb:.0f} MB, {CALLS / elapsed:,.0f} calls/s",
-        f"the file: {size_mb:,.0f} MB", None, "peak RSS <= 150 MB", 0 < peak_mb <= 150)
+        path = Path(tmp) / "conversation.json"
+        for name in DOCUMENTS:
+            peaks, rate = _peaks(path, lambda p, n, name=name: write_document(p, name, n),
+                                 DOCUMENT_CALLS)
+            size_mb = path.stat().st_size / 2**20
+            growth = (peaks[1] - peaks[0]) / (large - small)
+            at_issue = peaks[1] + max(growth, 0) * (ISSUE_CALLS - large)
+            ratio = peaks[1] / peaks[0]
+            ok = 0 < peaks[1] <= 150 and ratio <= 1.05 and at_issue <= 150
+            figure = (f"{large:,} calls ({size_mb:,.0f} MiB): peak RSS {peaks[1]:.0f} MB, "
+                      f"{rate:,.0f} calls/s traced; {ISSUE_CALLS:,} calls: <= {at_issue:.0f} "
+                      "MB extrapolated")
+            if name == "OpenAI chat":
+                write_document(path, name, large, PAD_MB)
+                size_mb = path.stat().st_size / 2**20
+                padded = _replay(path, "--json")[1]
+                figure += (f"; {size_mb:,.0f} MiB with long replies, --json: peak RSS "
+                           f"{padded:.0f} MB")
+                ok = ok and 0 < padded <= 150
+            row(f"replay, {name} JSON document, streamed", figure,
+                f"{small:,} calls: peak RSS {peaks[0]:.0f} MB", ratio,
+                "RSS ratio <= 1.05, <= 150 MB, no size cap", ok)
+
+
+CASSETTE_INTERACTIONS = (1_000, 10_000)
+
+
+def cassette_row(row) -> None:
+    """A vcrpy YAML cassette is streamed: peak RSS at 10 000 interactions against 1 000."""
+    with tempfile.TemporaryDirectory() as tmp:
+        peaks, rate = _peaks(Path(tmp) / "cassette.yaml", write_cassette,
+                             CASSETTE_INTERACTIONS)
+    ratio = peaks[1] / peaks[0]
+    row(f"replay, {CASSETTE_INTERACTIONS[1]:,}-interaction VCR cassette (YAML)",
+        f"{rate:,.0f} interactions/s traced, peak RSS {peaks[1]:.0f} MB",
+        f"{CASSETTE_INTERACTIONS[0]:,} interactions: peak RSS {peaks[0]:.0f} MB", ratio,
+        "RSS ratio <= 1.1 (no growth)", peaks[1] > 0 and ratio <= 1.1)
+
+
+FOLDER_FILES, FOLDER_CALLS = 1_000, 10
+
+
+def folder_row(row) -> None:
+    """A folder of 1 000 transcripts of 10 calls against one transcript of 10 000 calls,
+    each the best of three runs, run alternately."""
+    calls = FOLDER_FILES * FOLDER_CALLS
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, single = Path(tmp) / "sessions", Path(tmp) / "one.jsonl"
+        write_folder(folder, FOLDER_FILES, FOLDER_CALLS)
+        write_jsonl(single, calls)
+        many = one = float("inf")
+        for _ in range(3):
+            one = min(one, _replay(single, "--json")[0])
+            many = min(many, _replay(folder, "--json")[0])
+    ratio = many / one
+    row(f"replay --json, a folder of {FOLDER_FILES:,} transcripts x {FOLDER_CALLS} calls",
+        f"{many:.2f} s", f"one {calls:,}-call transcript: {one:.2f} s", ratio, "<= 1.5x",
+        ratio <= 1.5)
+
+
+PYTEST_TRANSCRIPTS, PYTEST_CALLS = 100, 100
+
+
+def _pytest_seconds(folder: Path, workers: str, recordings: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(folder), "NO_COLOR": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode (and rewrites) cached
+    env.pop("AGENTFORGE_TOOLS", None)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--agentforge-replay", recordings, "-n", workers],
+                          cwd=folder, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"pytest -n {workers} exited {done.returncode}: "
+                           f"{done.stdout[-300:]}")
+    return elapsed
+
+
+def pytest_row(row) -> None:
+    """``pytest --agentforge-replay`` of 100 transcripts x 100 calls of a tool that sleeps
+    1 ms: two xdist workers against none (after one warm-up run of each)."""
+    calls = PYTEST_TRANSCRIPTS * PYTEST_CALLS
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        target = write_sleepy_tools(folder)
+        (folder / "pytest.ini").write_text(f"[pytest]\nagentforge_tools = {target}\n",
+                                           encoding="utf-8")
+        recordings, warm = _mkdir(folder / "recordings"), _mkdir(folder / "warm")
+        for index in range(PYTEST_TRANSCRIPTS):
+            write_jsonl(recordings / f"session_{index:03d}.jsonl", PYTEST_CALLS,
+                        first=index * PYTEST_CALLS)
+        write_jsonl(warm / "one.jsonl", 2)
+        for workers in ("0", "2"):
+            _pytest_seconds(folder, workers, "warm")
+        serial = _pytest_seconds(folder, "0", "recordings")
+        parallel = _pytest_seconds(folder, "2", "recordings")
+    speedup = serial / parallel
+    row(f"pytest --agentforge-replay, {calls:,} calls of a 1 ms tool, -n 2",
+        f"{parallel:.1f} s", f"-n 0: {serial:.1f} s", speedup, ">= 1.6x faster",
+        speedup >= 1.6)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -55,17 +55,35 @@ def _json_number(value: float) -> str:
     return _encode(value)
 
 
+def _json_duration(value: float) -> str:
+    """``_json_number(round(value, 3))``, cheaper: both round with the same correctly
+    rounded conversion to three decimals, and below 1e9 the shortest text of the rounded
+    number is those decimals without their trailing zeros."""
+    if type(value) is float and -1e9 < value < 1e9:
+        text = f"{value:.3f}".rstrip("0")
+        return text + "0" if text[-1] == "." else text
+    return _json_number(round(value, 3))
+
+
 def call_line(call: Any) -> str:
     """``_encode(call.to_dict())``, byte for byte, formatted directly: encoding the dict
-    costs more than the call it reports (the replay --json hot path)."""
-    return (f'{{"id": {_json_text(call.id)}, "name": {_string(call.name)}, '
-            f'"status": {_string(call.status)}, "expected": {_json_text(call.expected)}, '
-            f'"actual": {_string(call.actual)}, '
-            f'"expected_is_error": {_json_flag(call.expected_is_error)}, '
-            f'"is_error": {_json_flag(call.is_error)}, '
+    costs more than the call it reports (the replay --json hot path, so the helpers above
+    are inlined for the common values)."""
+    call_id, expected, actual, flag, is_error = (
+        call.id, call.expected, call.actual, call.expected_is_error, call.is_error)
+    actual_text = _string(actual)
+    if expected is actual:  # a matched result: one text, encoded once
+        expected_text = actual_text
+    else:
+        expected_text = "null" if expected is None else _string(expected)
+    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
+            f'"name": {_string(call.name)}, "status": {_string(call.status)}, '
+            f'"expected": {expected_text}, "actual": {actual_text}, '
+            f'"expected_is_error": {"false" if flag is False else _json_flag(flag)}, '
+            f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
             f'"arguments": {_string(call.masked_arguments())}, '
             f'"where": {_string(call.where)}, '
-            f'"duration_ms": {_json_number(round(call.duration_ms, 3))}}}')
+            f'"duration_ms": {_json_duration(call.duration_ms)}}}')
 
 
 class JsonReport:

@@ -274,20 +274,17 @@ async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
 
 
 async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
-    import io
-
-    import anyio
     from mcp.server.stdio import stdio_server
 
-    from agentforge_cli.integrations.mcp_stdio import LineReader, draining
+    from agentforge_cli.integrations.mcp_stdio import LineReader, WireWriter, draining
 
     if wire.interactive:
         print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) on stdio; "
               "waiting for a client on stdin (register this command with an MCP client; "
               "Ctrl-C stops)", file=sys.stderr, flush=True)
     # Explicit streams: the SDK leaves the descriptors alone (claim_stdio moved them).
-    stdout = anyio.wrap_file(io.TextIOWrapper(wire.writer, encoding="utf-8"))
-    async with stdio_server(LineReader(wire.reader), stdout) as (read_stream, write_stream):
+    streams = stdio_server(LineReader(wire.reader), WireWriter(wire.writer))
+    async with streams as (read_stream, write_stream):
         read_stream, write_stream = draining(read_stream, write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

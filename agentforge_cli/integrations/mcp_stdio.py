@@ -13,7 +13,8 @@ answered (or cancelled by the client with ``notifications/cancelled``, which the
 answers). Without it the SDK cancels the calls still running at EOF.
 
 :class:`LineReader` reads the client's lines in a daemon thread, so that Ctrl-C stops a
-server waiting for input.
+server waiting for input; :class:`WireWriter` writes the answers, on the event loop when
+a write cannot block, else in a worker thread.
 
 Importing this module loads only the standard library; :func:`draining` imports ``anyio``
 and the SDK's message types.
@@ -22,17 +23,19 @@ and the SDK's message types.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import codecs
+import collections
 import contextlib
 import io
 import os
+import select
 import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-__all__ = ["LineReader", "Wire", "claim_stdio", "draining"]
+__all__ = ["LineReader", "Wire", "WireWriter", "claim_stdio", "draining"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -97,37 +100,109 @@ class LineReader:
 
     A blocking read cannot be cancelled: read in a worker thread of the event loop, it
     kept Ctrl-C from stopping a server waiting at a terminal, and a read still blocked
-    kept the process from exiting. The daemon thread hands each line over when the loop
-    asks for the next (so a flood of input waits in the pipe, not in memory).
+    kept the process from exiting. The daemon thread reads what the pipe holds (up to
+    64 KiB at a time) and hands the whole lines over together when the loop asks for
+    the next, so a burst of requests costs one hand-over, not one per line, and a flood
+    of input waits in the pipe, not in memory. Lines are decoded as a text file reads
+    them: UTF-8 with errors replaced, universal newlines.
     """
 
-    __slots__ = ("_binary", "_lines")
+    __slots__ = ("_batch", "_binary", "_lines", "_taken")
 
     def __init__(self, binary: BinaryIO) -> None:
         self._binary = binary
         self._lines: Any = None
+        self._batch: collections.deque[str | None] = collections.deque()
+        self._taken = threading.Semaphore(1)  # the loop has taken the last batch
 
     def __aiter__(self) -> LineReader:
         return self
 
     async def __anext__(self) -> str:
-        if self._lines is None:
-            self._lines = asyncio.Queue(maxsize=1)
-            threading.Thread(target=self._pump, args=(asyncio.get_running_loop(),),
-                             name="agentforge-stdin", daemon=True).start()
-        line = await self._lines.get()
+        if not self._batch:
+            if self._lines is None:
+                self._lines = asyncio.Queue()
+                threading.Thread(target=self._pump, args=(asyncio.get_running_loop(),),
+                                 name="agentforge-stdin", daemon=True).start()
+            self._batch.extend(await self._lines.get())
+            self._taken.release()
+        line = self._batch.popleft()
         if line is None:
+            self._batch.append(None)  # the end stays the end
             raise StopAsyncIteration
         return line
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
-        text = io.TextIOWrapper(self._binary, encoding="utf-8", errors="replace")
+        decoder = io.IncrementalNewlineDecoder(
+            codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True)
+        read = getattr(self._binary, "read1", self._binary.read)
+        partial = ""
         try:
-            for line in text:
-                asyncio.run_coroutine_threadsafe(self._lines.put(line), loop).result()
-            asyncio.run_coroutine_threadsafe(self._lines.put(None), loop).result()  # EOF
-        except (RuntimeError, OSError, ValueError, concurrent.futures.CancelledError):
+            while chunk := read(_CHUNK):
+                *lines, partial = (partial + decoder.decode(chunk)).split("\n")
+                if lines:
+                    self._hand_over(loop, [line + "\n" for line in lines])
+            partial += decoder.decode(b"", final=True)
+            self._hand_over(loop, [partial, None] if partial else [None])  # EOF
+        except (RuntimeError, OSError, ValueError):
             pass  # the loop is gone or closing (the server stopped), or stdin broke
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop, lines: list[str | None]) -> None:
+        self._taken.acquire()  # one batch waits for the loop at most
+        loop.call_soon_threadsafe(self._lines.put_nowait, lines)
+
+
+_CHUNK = 1 << 16
+"""How much of stdin the reader thread takes at a time."""
+
+
+class WireWriter:
+    """The protocol's output as the SDK's stdio transport writes it (``await
+    write(text)``, ``await flush()``), without a thread per message where it can.
+
+    A message that fits in the pipe now (at most ``PIPE_BUF`` bytes, and the descriptor
+    polls writable) is written on the event loop: such a write never blocks. Anything
+    else — a larger message, a full pipe, a stream that cannot be polled — is written
+    by a worker thread, as ``anyio.wrap_file`` does, so a client that reads slowly never
+    holds up the loop.
+    """
+
+    __slots__ = ("_binary", "_pending", "_poll")
+
+    def __init__(self, binary: BinaryIO) -> None:
+        self._binary = binary
+        self._pending: list[bytes] = []
+        self._poll: Any = None
+        try:
+            self._poll = select.poll()
+            self._poll.register(binary.fileno(), select.POLLOUT)
+        except (AttributeError, OSError, ValueError):
+            self._poll = None  # not a descriptor (or no poll on this platform)
+
+    async def write(self, text: str) -> None:
+        self._pending.append(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        data = b"".join(self._pending)
+        self._pending.clear()
+        if data and len(data) <= _PIPE_BUF and self._writable_now():
+            self._write(data)
+            return
+        import anyio
+
+        await anyio.to_thread.run_sync(self._write, data)
+
+    def _writable_now(self) -> bool:
+        return self._poll is not None and bool(self._poll.poll(0))
+
+    def _write(self, data: bytes) -> None:
+        self._binary.write(data)
+        self._binary.flush()
+
+
+_PIPE_BUF = getattr(select, "PIPE_BUF", 512)
+"""Bytes a pipe that polls writable takes in one write without blocking (4 096 on
+Linux; POSIX guarantees 512)."""
 
 
 # ---------------------------------------------------------------- answering at EOF

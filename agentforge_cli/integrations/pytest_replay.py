@@ -5,7 +5,9 @@ relative to the rootdir).
 
 Items are named ``FILE::agentforge_replay[CALL]`` (the call id and tool, or ``#N`` and
 the tool for a call without a unique id), so ``-k agentforge_replay`` selects them and
-``pytest-xdist``'s ``--dist loadfile`` keeps a transcript on one worker. Each transcript
+``pytest-xdist``'s ``--dist loadfile`` keeps a transcript on one worker; so does its
+default ``--dist load`` (``-n`` alone), whose scheduler is replaced by one that sends a
+transcript's items as one unit and every other test on its own. Each transcript
 is replayed once per process, in order, against the configured targets (the plugin's
 fixtures' targets), the first time one of its items runs; an item fails with the diff
 the command shows and is skipped when no result was recorded. ``--agentforge-match``
@@ -28,6 +30,7 @@ from agentforge_cli.replay.compare import MATCH_MODES
 
 __all__ = ["MATCH_OPTION", "REPLAY_OPTION", "ReplayItem"]
 
+_ITEM_NAME = "agentforge_replay"
 REPLAY_OPTION = "--agentforge-replay"
 MATCH_OPTION = "--agentforge-match"
 _MODES = MATCH_MODES
@@ -157,7 +160,7 @@ def _items(session: pytest.Session, paths: list[str]) -> list[ReplayItem]:
             shown = Path(transcript).relative_to(root).as_posix()
         except ValueError:
             shown = transcript
-        name = f"agentforge_replay[{label}]"
+        name = f"{_ITEM_NAME}[{label}]"
         return ReplayItem.from_parent(session, name=name, nodeid=f"{shown}::{name}",
                                       transcript=transcript, index=index, error=error)
 
@@ -187,3 +190,25 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"agentforge_match must be one of {', '.join(_MODES)}; "
                                 f"got {_match(config)!r}")
     items.extend(_items(session, paths))
+
+
+def transcript_scope(nodeid: str) -> str:
+    """The unit ``-n`` sends to one worker: a replay item's transcript (replayed whole by
+    the worker that runs any of its calls), or any other test's own node id."""
+    transcript, found, _ = nodeid.partition(f"::{_ITEM_NAME}[")
+    return transcript if found else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``-n`` with ``--dist load`` (its default), schedule by
+    :func:`transcript_scope`, so that no transcript is replayed by two workers."""
+    if config.getvalue("dist") != "load" or not _paths(config):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TranscriptScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return transcript_scope(nodeid)
+
+    return TranscriptScheduling(config, log)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
 from typing import Any
 
-from agentforge_cli.core.masking import mask_arguments, tool_sensitive_keys
+from agentforge_cli.core.masking import mask_arguments, may_hold_secret, tool_sensitive_keys
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
 from agentforge_cli.replay.compare import MATCH_MODES, result_diff, same_result, same_status
@@ -34,11 +34,26 @@ from agentforge_cli.replay.report import (
     Entry,
     ReplayReport,
 )
+from agentforge_cli.replay.transcripts import agentforge, registry
+from agentforge_cli.replay.transcripts.calls import CallBook
 from agentforge_cli.replay.transcripts.events import Event, ToolCall, ToolResult
+from agentforge_cli.replay.transcripts.records import _scan, jsonl_blocks, jsonl_record
+from agentforge_cli.replay.transcripts.transcript import EventStream
 
 __all__ = ["Replayer", "describe_invocation", "replay"]
 
 _SHOWN_VALUE_CHARS = 60
+
+# A result line as json.dumps writes it, spaced or compact, keyed by the character after
+# '{"type":': the parts around its id, content and is_error.
+_RESULT_LINES = {
+    " ": ('{"type": "tool_result", "id": ', ', "content": ', ', "is_error": '),
+    '"': ('{"type":"tool_result","id":', ',"content":', ',"is_error":'),
+}
+_encode_string = json.encoder.encode_basestring  # how json.dumps writes a str, UTF-8 kept
+_SHORT_PATH = True
+"""Replay agentforge JSONL transcripts on :meth:`Replayer._run_lines` (tests turn it off
+to compare it with the general path)."""
 
 
 def _show(value: Any) -> str:
@@ -128,6 +143,9 @@ class Replayer:
         Raises:
             TranscriptError: From ``events`` at a malformed line; calls before it have run.
         """
+        if on_event is None and self._reads_lines(events):
+            yield from self._run_lines(events.transcript)  # type: ignore[attr-defined]
+            return
         feed, waiting, still_open = self.feed, self._waiting, self._open
         for event in events:
             feed(event)
@@ -138,6 +156,101 @@ class Replayer:
                 if type(head) is CallReport and head.index in still_open:
                     break
                 yield waiting.popleft()
+        yield from self.close()
+
+    def _reads_lines(self, events: Iterable[Event]) -> bool:
+        """``events`` are an agentforge JSONL transcript's, not yet started, and this is a
+        plain Replayer: :meth:`_run_lines` may read the file itself."""
+        if not _SHORT_PATH or type(events) is not EventStream or events.started:
+            return False
+        transcript = events.transcript
+        if (transcript.container != "jsonl" or transcript.format != agentforge.NAME
+                or registry.find_format(agentforge.NAME) is not agentforge):
+            return False
+        kind = type(self)
+        if (kind.feed is not Replayer.feed or kind._execute is not Replayer._execute
+                or kind._call is not Replayer._call or kind._settle is not Replayer._settle):
+            return False
+        events.started = True
+        return True
+
+    def _run_lines(self, transcript: Any) -> Iterator[Entry]:
+        """:meth:`run` on an agentforge JSONL transcript, reading its lines here: the common
+        call and result lines (the shapes :func:`agentforge.record_events` reads on its
+        short path) are replayed without building events; every other line is read into
+        its events and fed as :meth:`run` would. Entries, errors and their order are the
+        same."""
+        path = transcript.path
+        book = CallBook(path)
+        book_call, book_result = book.call, book.result
+        record_events, feed, call_for = agentforge.record_events, self.feed, self._call
+        waiting, still_open, summary = self._waiting, self._open, self.summary
+        exact_text = self.match != "status"
+        scan, encode, result_lines = _scan, _encode_string, _RESULT_LINES.get
+        previous = None  # the call read on the line before, on this path
+        for number, lines, ended in jsonl_blocks(path):
+            unended = -1 if ended else number + len(lines)  # the line without a newline
+            for line in lines:
+                number += 1
+                content = None
+                if previous is not None and (layout := result_lines(line[8:9])) and (
+                        line == f'{layout[0]}{encode(previous.id)}{layout[1]}'
+                                f'{encode(previous.actual)}{layout[2]}'
+                                f'{"true" if previous.is_error else "false"}}}'):
+                    # today's result, written as json.dumps writes it: what the line holds
+                    call_id, content, is_error = previous.id, previous.actual, previous.is_error
+                else:
+                    try:
+                        data, end = scan(line, 0)
+                    except (StopIteration, ValueError, RecursionError):
+                        end = -1
+                    if end == len(line) and type(data) is dict:
+                        kind = data.get("type")
+                        call_id = data.get("id")
+                        if type(call_id) is str or call_id is None:
+                            if kind == "tool_call":
+                                name, arguments = data.get("name"), data.get("arguments")
+                                if type(name) is str and name and type(arguments) is str:
+                                    where = f"line {number}"
+                                    call = call_for(book_call(call_id, where), call_id, name,
+                                                    arguments, where)
+                                    still_open[call.index] = call
+                                    waiting.append(call)  # open: nothing settles behind it
+                                    previous = call if call_id is not None else None
+                                    continue
+                            elif kind == "tool_result":
+                                content, is_error = data.get("content"), data.get("is_error")
+                                if type(content) is not str or not (
+                                        is_error is None or type(is_error) is bool):
+                                    content = None
+                previous = None
+                if content is not None:  # a result line of the common shape
+                    where = f"line {number}"
+                    call = still_open.pop(book_result(call_id, where), None)
+                    if call is not None:
+                        call.expected = content
+                        call.expected_is_error = is_error
+                        call.result_where = where
+                        if exact_text and content == call.actual and (
+                                is_error is None or is_error is call.is_error):
+                            call.status = MATCHED  # what _judge decides
+                            summary[MATCHED] += 1
+                        else:
+                            self._settle(call)
+                    while waiting:
+                        head = waiting[0]
+                        if type(head) is CallReport and head.index in still_open:
+                            break
+                        yield waiting.popleft()
+                    continue
+                text = line if number == unended else line + "\n"
+                for event in record_events(jsonl_record(path, text, number), book):
+                    feed(event)
+                    while waiting:
+                        head = waiting[0]
+                        if type(head) is CallReport and head.index in still_open:
+                            break
+                        yield waiting.popleft()
         yield from self.close()
 
     def feed(self, event: Event) -> None:
@@ -173,7 +286,12 @@ class Replayer:
             yield waiting.popleft()
 
     def _execute(self, event: ToolCall) -> CallReport:
-        service, name, arguments = self.service, event.name, event.arguments
+        return self._call(event.index, event.id, event.name, event.arguments, event.where)
+
+    def _call(self, index: int, call_id: str | None, name: str, arguments: str,
+              where: str) -> CallReport:
+        """Execute one recorded call: its report, not yet settled."""
+        service = self.service
         keys = self._secret_keys.get(name)
         if keys is None:
             keys = tool_sensitive_keys(service, name)
@@ -182,15 +300,16 @@ class Replayer:
         invocation = None
         if self.describe:
             invocation = describe_invocation(service, name, arguments)
-        request = ToolExecutionRequest(id=event.id, name=name, arguments=arguments)
+        request = ToolExecutionRequest(id=call_id, name=name, arguments=arguments)
         started = perf_counter()
         result = service.execute(request, self.memory_id)
         elapsed = (perf_counter() - started) * 1000
-        return CallReport(index=event.index, id=event.id, name=name, arguments=arguments,
-                          where=event.where, actual=result.text,
+        shown = (mask_arguments(arguments, keys, as_recorded=True)
+                 if may_hold_secret(arguments, keys) else arguments)
+        return CallReport(index=index, id=call_id, name=name, arguments=arguments,
+                          where=where, actual=result.text,
                           is_error=bool(result.is_error), duration_ms=elapsed,
-                          invocation=invocation,
-                          shown_arguments=mask_arguments(arguments, keys, as_recorded=True))
+                          invocation=invocation, shown_arguments=shown)
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)

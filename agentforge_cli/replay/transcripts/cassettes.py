@@ -32,6 +32,8 @@ __all__ = ["body_json", "is_cassette", "iter_interactions"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"(interactions|version)"\s*:')
+_FIRST_KEY = re.compile(r'\s*\{\s*("(?:[^"\\]|\\.)*")\s*:', re.ASCII)
+"""An object's first key, up to its colon, on the file's first line."""
 _NOT_A_CASSETTE = 'not a VCR cassette: expected a mapping with an "interactions" list'
 
 
@@ -47,6 +49,9 @@ def is_cassette(path: Path, head: str) -> bool:
         return True
     if not head.lstrip().startswith("{"):
         return False
+    first_key = _FIRST_KEY.match(head)
+    if first_key is not None:  # the first line tells (a JSONL file's line always does)
+        return first_key.group(1) in ('"interactions"', '"version"')
     try:
         with open_bytes(path) as stream:
             start = stream.read(4096)

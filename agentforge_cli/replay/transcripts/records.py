@@ -34,6 +34,8 @@ __all__ = [
     "envelope_values",
     "is_compressed",
     "iter_jsonl",
+    "jsonl_blocks",
+    "jsonl_record",
     "load_document",
     "open_bytes",
     "read_head",
@@ -324,9 +326,18 @@ def _check_lengths(path: Path, block: bytes, lines_before: int) -> None:
 
 def _decode_block(path: Path, block: bytes, lines_before: int) -> list[str]:
     """A block's lines, decoded, each ending with its newline (but a last one without)."""
+    lines = _decode_text(path, block, lines_before).split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def _decode_text(path: Path, block: bytes, lines_before: int) -> str:
     encoding = "utf-8" if lines_before else "utf-8-sig"
     try:
-        text = block.decode(encoding)
+        return block.decode(encoding)
     except UnicodeDecodeError:  # name the line, with its own reason
         for number, raw in enumerate(block.split(b"\n"), lines_before + 1):
             try:
@@ -335,12 +346,44 @@ def _decode_block(path: Path, block: bytes, lines_before: int) -> list[str]:
                 raise TranscriptError(path, f"line {number}",
                                       f"not UTF-8 text ({exc.reason})") from None
         raise  # not reached: some line failed
-    lines = text.split("\n")
-    last = lines.pop()
-    lines = [line + "\n" for line in lines]
-    if last:
-        lines.append(last)
-    return lines
+
+
+def jsonl_blocks(path: Path) -> Iterator[tuple[int, list[str], bool]]:
+    """The JSONL file in blocks of decoded lines, as :func:`iter_jsonl` reads it (the same
+    checks and errors): ``(lines before the block, its lines without their "\\n", whether
+    the block's last line ended with one)``. For a caller that handles the common lines
+    itself and makes :func:`jsonl_record` of the others (the replay's short path)."""
+    try:
+        stream = open_bytes(path)
+    except OSError as exc:
+        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    number = 0
+    with stream:
+        for block in _line_blocks(path, stream):
+            lines = _decode_text(path, block, number).split("\n")
+            ended = not lines[-1]
+            if ended:
+                lines.pop()
+            yield number, lines, ended
+            number += len(lines)
+
+
+def jsonl_record(path: Path, line: str, number: int) -> Record:
+    """The record of line ``number`` (``line`` with its end of line), as :func:`iter_jsonl`
+    yields it."""
+    body = line.rstrip("\r\n")
+    try:  # hot path: json's C scanner directly; decode() for the rest
+        data, end = _scan(body, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    if end != len(body):
+        if not body.strip():
+            return Record(None, f"line {number}", number, line)
+        try:
+            data = _loads(body)
+        except (ValueError, RecursionError) as exc:
+            raise _decode_error(path, f"line {number}", exc, line_offset=number) from None
+    return Record(data, f"line {number}", number, line)
 
 
 def iter_jsonl(path: Path) -> Iterator[Record]:

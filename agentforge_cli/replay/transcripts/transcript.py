@@ -5,8 +5,9 @@ Reading never changes the file; :meth:`Transcript.write_results` rewrites it ato
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,9 @@ class Transcript:
                 before any event is yielded: it is read through once first, keeping
                 nothing, so that nothing runs from a document that does not read).
         """
+        return EventStream(self, self._events())
+
+    def _events(self) -> Iterator[Event]:
         if self.container == "json":
             for _ in self._parse(self._records()):
                 pass
@@ -144,6 +148,32 @@ class Transcript:
         return book.answered or set()
 
 
+class EventStream(Iterator[Event]):
+    """What :meth:`Transcript.events` returns: its events, and, until they are asked for,
+    the transcript itself, so that a replay may read the common lines of a JSONL file on
+    its short path (:mod:`~agentforge_cli.replay.runner`) instead."""
+
+    __slots__ = ("_events", "started", "transcript")
+
+    def __init__(self, transcript: Transcript, events: Iterator[Event]) -> None:
+        self.transcript = transcript
+        self._events = events
+        self.started = False
+        """Events were asked for: the transcript is no longer read from its start."""
+
+    def __iter__(self) -> Iterator[Event]:
+        self.started = True
+        return self._events
+
+    def __next__(self) -> Event:
+        self.started = True
+        return next(self._events)
+
+    def close(self) -> None:
+        """Close the events' generator (the file it reads)."""
+        self._events.close()
+
+
 def _newline_of(path: Path) -> str:
     with open_bytes(path) as stream:
         first = stream.readline(MAX_LINE_BYTES + 1)
@@ -199,10 +229,10 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     container = container_of(head, path)
     if format == "auto":
         if container == "json":
-            records: Iterable[Record] = document_records(path)
-        else:
-            records = itertools.islice(iter_jsonl(path), DETECTION_WINDOW)
-        format = detect_format(path, records).NAME
+            format = detect_format(path, document_records(path)).NAME
+        else:  # closed here: a refusal's traceback would otherwise keep the file open
+            with contextlib.closing(iter_jsonl(path)) as lines:
+                format = detect_format(path, itertools.islice(lines, DETECTION_WINDOW)).NAME
     return Transcript(path=path, format=format, container=container)
 
 
