@@ -157,8 +157,11 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
     replayer = Replayer(service, describe=not options.json_output, match=options.match)
     trace = None if options.json_output else render.TracePrinter()
     updates: dict[int, tuple[str, bool]] = {}
-    with render.tool_logging(options.log), render.progress(total, total > 0) as tick:
-        for entry in replayer.run(opened.events(), tick if total else None):
+    # both are no-ops without a log or a bar: skipped then (a folder of short transcripts)
+    log_shown = render.tool_logging(True) if options.log else contextlib.nullcontext()
+    bar = render.progress(total, True) if total else contextlib.nullcontext()
+    with log_shown, bar as tick:
+        for entry in replayer.run(opened.events(), tick):
             if trace is not None:
                 trace.add(entry)
             if not isinstance(entry, CallReport):

@@ -38,7 +38,18 @@ def _spool() -> Any:
 
 
 _string = json.encoder.encode_basestring  # what the encoder above writes a str with
+_string_ascii = json.encoder.encode_basestring_ascii  # what json.dumps writes a str with
 _BATCH = 1024
+
+
+def _ascii_string(key: str) -> str:
+    """``json.dumps(key)``, cheaper."""
+    return _string_ascii(key) if type(key) is str else json.dumps(key)
+
+
+def _json_value(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, cheaper for a text."""
+    return _string(value) if type(value) is str else json.dumps(value, ensure_ascii=False)
 
 
 def _json_text(value: str | None) -> str:
@@ -90,7 +101,7 @@ class JsonReport:
     """``{"summary": {...}, "calls": [{...}, ...], ...}`` — one call a line."""
 
     def __init__(self) -> None:
-        self._calls = _spool()
+        self._calls: Any = None  # spooled once a batch is full: a short report never is
         self._count = 0
         self._batch: list[str] = []
 
@@ -102,6 +113,8 @@ class JsonReport:
 
     def _spool_batch(self) -> None:
         if self._batch:
+            if self._calls is None:
+                self._calls = _spool()
             prefix = ",\n    " if self._count else "    "
             self._calls.write(prefix + ",\n    ".join(self._batch))
             self._count += len(self._batch)
@@ -110,24 +123,27 @@ class JsonReport:
     def close(self) -> None:
         """Release what was recorded without writing it (the replay failed)."""
         self._batch.clear()
-        self._calls.close()
+        if self._calls is not None:
+            self._calls.close()
 
     def write(self, emit: Callable[[str], None], summary: dict[str, int],
               extra: dict[str, Any], *, end: str = "\n") -> None:
         """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys,
         then ``end``."""
+        head = '{\n  "summary": ' + json.dumps(summary) + ',\n  "calls": ['
+        tail = "]" + "".join(f",\n  {_ascii_string(key)}: {_json_value(value)}"
+                             for key, value in extra.items()) + "\n}" + end
+        if self._calls is None:  # nothing spooled: the whole document in one piece
+            calls = "\n    " + ",\n    ".join(self._batch) + "\n  " if self._batch else ""
+            self._batch.clear()
+            emit(head + calls + tail)
+            return
         self._spool_batch()
-        emit('{\n  "summary": ' + json.dumps(summary) + ',\n  "calls": [')
-        if self._count:
-            emit("\n")
-            self._calls.seek(0)
-            for chunk in iter(lambda: self._calls.read(1 << 16), ""):
-                emit(chunk)
-            emit("\n  ")
-        emit("]")
-        for key, value in extra.items():
-            emit(f",\n  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
-        emit("\n}" + end)
+        emit(head + "\n")
+        self._calls.seek(0)
+        for chunk in iter(lambda: self._calls.read(1 << 16), ""):
+            emit(chunk)
+        emit("\n  " + tail)
         self._calls.close()
 
 

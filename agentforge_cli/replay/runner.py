@@ -188,7 +188,7 @@ class Replayer:
         exact_text = self.match != "status"
         scan, encode, result_lines = _scan, _encode_string, _RESULT_LINES.get
         previous = None  # the call read on the line before, on this path
-        for number, lines, ended in jsonl_blocks(path):
+        for number, lines, ended in jsonl_blocks(path, transcript.content):
             unended = -1 if ended else number + len(lines)  # the line without a newline
             for line in lines:
                 number += 1

@@ -26,6 +26,7 @@ __all__ = [
     "HEAD_BYTES",
     "MAX_DOCUMENT_BYTES",
     "MAX_LINE_BYTES",
+    "SMALL_FILE_BYTES",
     "Document",
     "Record",
     "dumps",
@@ -39,6 +40,7 @@ __all__ = [
     "load_document",
     "open_bytes",
     "read_head",
+    "read_small",
     "record_shape",
 ]
 
@@ -250,13 +252,45 @@ HEAD_BYTES = 1 << 20
 document may be as long as the file)."""
 
 
-def read_head(path: Path) -> str | None:
+SMALL_FILE_BYTES = 1 << 16
+"""A plain file at most this long is read once, whole, when it is opened
+(:func:`read_small`): its detection and its replay then read those bytes."""
+
+
+def read_small(path: Path) -> bytes | None:
+    """The bytes of a plain (not compressed) file of at most :data:`SMALL_FILE_BYTES`, or
+    ``None`` for a longer or compressed one.
+
+    Raises:
+        TranscriptError: It cannot be read.
+    """
+    if is_compressed(path):
+        return None
+    try:
+        with path.open("rb") as stream:
+            content = stream.read(SMALL_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    return content if len(content) <= SMALL_FILE_BYTES else None
+
+
+def _open_content(path: Path, content: bytes | None) -> Any:
+    """:func:`open_bytes`, or ``content`` (the file's bytes, read before) as a stream."""
+    if content is None:
+        return open_bytes(path)
+    import io
+
+    return io.BytesIO(content)
+
+
+def read_head(path: Path, content: bytes | None = None) -> str | None:
     """The first non-blank line of the file (decoded; its first :data:`HEAD_BYTES` when it
-    is longer, without a newline), or ``None`` for an empty file."""
+    is longer, without a newline), or ``None`` for an empty file. ``content``: the file's
+    bytes, when they were read already (:func:`read_small`)."""
     import codecs
 
     try:
-        with open_bytes(path) as stream:
+        with _open_content(path, content) as stream:
             number, whole = 0, True
             while True:
                 try:
@@ -268,7 +302,8 @@ def read_head(path: Path) -> str | None:
                     return None
                 number += whole
                 whole = raw.endswith(b"\n")
-                encoding = "utf-8-sig" if number == 1 else "utf-8"
+                # utf-8-sig only drops a leading byte order mark, and costs more than utf-8
+                encoding = "utf-8-sig" if number == 1 and raw[:1] == b"\xef" else "utf-8"
                 try:  # a cut line may end inside a character
                     line = codecs.getincrementaldecoder(encoding)().decode(raw, final=whole)
                 except UnicodeDecodeError as exc:
@@ -335,7 +370,8 @@ def _decode_block(path: Path, block: bytes, lines_before: int) -> list[str]:
 
 
 def _decode_text(path: Path, block: bytes, lines_before: int) -> str:
-    encoding = "utf-8" if lines_before else "utf-8-sig"
+    # utf-8-sig only drops a leading byte order mark, and costs more than utf-8
+    encoding = "utf-8" if lines_before or block[:1] != b"\xef" else "utf-8-sig"
     try:
         return block.decode(encoding)
     except UnicodeDecodeError:  # name the line, with its own reason
@@ -348,13 +384,15 @@ def _decode_text(path: Path, block: bytes, lines_before: int) -> str:
         raise  # not reached: some line failed
 
 
-def jsonl_blocks(path: Path) -> Iterator[tuple[int, list[str], bool]]:
+def jsonl_blocks(path: Path, content: bytes | None = None,
+                 ) -> Iterator[tuple[int, list[str], bool]]:
     """The JSONL file in blocks of decoded lines, as :func:`iter_jsonl` reads it (the same
     checks and errors): ``(lines before the block, its lines without their "\\n", whether
     the block's last line ended with one)``. For a caller that handles the common lines
-    itself and makes :func:`jsonl_record` of the others (the replay's short path)."""
+    itself and makes :func:`jsonl_record` of the others (the replay's short path).
+    ``content``: the file's bytes, when they were read already (:func:`read_small`)."""
     try:
-        stream = open_bytes(path)
+        stream = _open_content(path, content)
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
     number = 0
@@ -386,10 +424,11 @@ def jsonl_record(path: Path, line: str, number: int) -> Record:
     return Record(data, f"line {number}", number, line)
 
 
-def iter_jsonl(path: Path) -> Iterator[Record]:
-    """Yield each line of a JSONL file as a record, parsed, lazily."""
+def iter_jsonl(path: Path, content: bytes | None = None) -> Iterator[Record]:
+    """Yield each line of a JSONL file as a record, parsed, lazily. ``content``: the file's
+    bytes, when they were read already (:func:`read_small`)."""
     try:
-        stream = open_bytes(path)
+        stream = _open_content(path, content)
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
     number = 0

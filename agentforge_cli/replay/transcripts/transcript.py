@@ -6,9 +6,11 @@ Reading never changes the file; :meth:`Transcript.write_results` rewrites it ato
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
+import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from agentforge_cli.replay.transcripts.records import (
     load_document,
     open_bytes,
     read_head,
+    read_small,
 )
 
 __all__ = ["Transcript", "open_transcript"]
@@ -51,6 +54,9 @@ class Transcript:
     container: str
     """``jsonl`` (streamed), ``json`` (one document) or ``file`` (read by its format
     itself, streamed: VCR cassettes)."""
+    content: bytes | None = field(default=None, repr=False, compare=False)
+    """A short JSONL file's bytes, read when it was opened: its events are read from them
+    (one read of the file, not one for detection and one for the replay)."""
 
     @property
     def _format(self) -> TranscriptFormat:
@@ -61,7 +67,7 @@ class Transcript:
 
     def _records(self) -> Iterator[Record]:
         if self.container == "jsonl":
-            return iter_jsonl(self.path)
+            return iter_jsonl(self.path, self.content)
         if self.container == "file":  # a format that reads its files itself (cassettes)
             return self._format.file_records(self.path)  # type: ignore[attr-defined]
         return iter_document(self.path)
@@ -211,11 +217,10 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     if format != "auto" and registry.find_format(format) is None:
         raise ValueError(f"unknown transcript format {format!r}; expected auto, "
                          + ", ".join(registry.format_names()))
-    if not path.exists():
-        raise TranscriptError(path, "", "no such file")
-    if path.is_dir():
+    if _is_dir(path):
         raise TranscriptError(path, "", "is a directory, not a transcript file")
-    head = read_head(path)
+    content = read_small(path)
+    head = read_head(path, content)
     if head is None:
         raise TranscriptError(path, "", "the transcript is empty")
     reader = _file_reader(path, head)
@@ -231,9 +236,32 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         if container == "json":
             format = detect_format(path, document_records(path)).NAME
         else:  # closed here: a refusal's traceback would otherwise keep the file open
-            with contextlib.closing(iter_jsonl(path)) as lines:
+            with contextlib.closing(iter_jsonl(path, content)) as lines:
                 format = detect_format(path, itertools.islice(lines, DETECTION_WINDOW)).NAME
-    return Transcript(path=path, format=format, container=container)
+    return Transcript(path=path, format=format, container=container,
+                      content=content if container == "jsonl" else None)
+
+
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+_MISSING_WINDOWS = frozenset({21, 123, 1921})  # not ready, invalid name, unresolvable
+"""What :meth:`Path.exists` reads as a missing file (it raises any other error)."""
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()`` after ``path.exists()``, with one ``stat``.
+
+    Raises:
+        TranscriptError: There is no such file.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno in _MISSING or getattr(exc, "winerror", None) in _MISSING_WINDOWS:
+            raise TranscriptError(path, "", "no such file") from None
+        raise
+    except ValueError:  # what exists() reads as missing: a path it cannot represent
+        raise TranscriptError(path, "", "no such file") from None
+    return stat.S_ISDIR(mode)
 
 
 def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
