@@ -21,6 +21,7 @@ from agentforge_cli.replay.transcripts.calls import (
     CallBook,
     Updates,
     rewrite_in_turns,
+    update_parts,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -144,23 +145,15 @@ def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
 
 def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
     """Rewrite the recorded ``tool_result`` blocks of one message."""
-    targets = {e.where: e.call_index for e in events
-               if isinstance(e, ToolResult) and e.call_index in updates}
-    if not targets:
-        return record
-    data = dict(record.data)
-    blocks = []
-    for i, block in enumerate(data["content"]):
-        index = targets.get(f"{record.where}, content[{i}]")
-        if index is not None:
-            text, is_error = updates[index]
-            block = dict(block)
-            block["content"] = replace_content(block.get("content"), text)
-            if is_error or "is_error" in block:
-                block["is_error"] = bool(is_error)
-        blocks.append(block)
-    data["content"] = blocks
-    return Record(data, record.where, record.position)
+    return update_parts(record, events, updates, "content", _updated_block)
+
+
+def _updated_block(block: dict, text: str, is_error: bool) -> dict:
+    block = dict(block)
+    block["content"] = replace_content(block.get("content"), text)
+    if is_error or "is_error" in block:
+        block["is_error"] = bool(is_error)
+    return block
 
 
 def _merge(record: Record, waiting: list[dict]) -> Record:

@@ -16,6 +16,7 @@ __all__ = [
     "named_call",
     "rewrite_as_items",
     "rewrite_in_turns",
+    "update_parts",
 ]
 
 Updates = Mapping[int, tuple[str, bool]]
@@ -168,3 +169,23 @@ def rewrite_as_items(records: Iterable[Any], updates: Updates, answered: set[int
         for call in calls_to_answer(events, updates, answered):
             waiting.append(new_item(call, updates[call.index][0]))
     yield from waiting
+
+
+def update_parts(record: Any, events: list[Event], updates: Updates, key: str,
+                 update: Any) -> Any:
+    """``record`` with each recorded result among its ``key`` list (Anthropic message
+    ``content`` blocks, Gemini ``parts``) replaced by ``update(part, text, is_error)``."""
+    targets = {e.where: e.call_index for e in events
+               if isinstance(e, ToolResult) and e.call_index in updates}
+    if not targets:
+        return record
+    data = dict(record.data)
+    parts = []
+    for i, part in enumerate(data[key]):
+        index = targets.get(f"{record.where}, {key}[{i}]")
+        if index is not None:
+            text, is_error = updates[index]
+            part = update(part, text, is_error)
+        parts.append(part)
+    data[key] = parts
+    return type(record)(data, record.where, record.position)

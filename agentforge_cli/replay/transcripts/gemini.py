@@ -29,6 +29,7 @@ from agentforge_cli.replay.transcripts.calls import (
     CallBook,
     Updates,
     rewrite_in_turns,
+    update_parts,
 )
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
@@ -194,22 +195,13 @@ def _response_part(call: ToolCall, text: str, is_error: bool) -> dict:
 
 def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
     """Rewrite the recorded ``functionResponse`` parts of one content."""
-    targets = {e.where: e.call_index for e in events
-               if isinstance(e, ToolResult) and e.call_index in updates}
-    if not targets:
-        return record
-    data = dict(record.data)
-    parts = []
-    for i, part in enumerate(data["parts"]):
-        index = targets.get(f"{record.where}, parts[{i}]")
-        if index is not None:
-            text, is_error = updates[index]
-            answer = dict(part["functionResponse"])
-            answer["response"] = _response_object(answer["response"], text, bool(is_error))
-            part = {**part, "functionResponse": answer}
-        parts.append(part)
-    data["parts"] = parts
-    return Record(data, record.where, record.position)
+    return update_parts(record, events, updates, "parts", _updated_response)
+
+
+def _updated_response(part: dict, text: str, is_error: bool) -> dict:
+    answer = dict(part["functionResponse"])
+    answer["response"] = _response_object(answer["response"], text, bool(is_error))
+    return {**part, "functionResponse": answer}
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
