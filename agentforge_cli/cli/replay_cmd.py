@@ -160,18 +160,23 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
     # both are no-ops without a log or a bar: skipped then (a folder of short transcripts)
     log_shown = render.tool_logging(True) if options.log else contextlib.nullcontext()
     bar = render.progress(total, True) if total else contextlib.nullcontext()
+    json_only = (json_report is not None and junit_report is None and not options.update
+                 and not total)
     with log_shown, bar as tick:
-        for entry in replayer.run(opened.events(), tick):
-            if trace is not None:
-                trace.add(entry)
-            if not isinstance(entry, CallReport):
-                continue
-            if json_report is not None:
-                json_report.add(entry)
-            if junit_report is not None:
-                junit_report.add(entry)
-            if options.update and entry.needs_update:
-                updates[entry.index] = (entry.actual, entry.is_error)
+        if json_only:  # only each call's JSON entry is needed: matched calls skip the rest
+            json_report.add_lines(replayer.json_lines(opened.events()))
+        else:
+            for entry in replayer.run(opened.events(), tick):
+                if trace is not None:
+                    trace.add(entry)
+                if not isinstance(entry, CallReport):
+                    continue
+                if json_report is not None:
+                    json_report.add(entry)
+                if junit_report is not None:
+                    junit_report.add(entry)
+                if options.update and entry.needs_update:
+                    updates[entry.index] = (entry.actual, entry.is_error)
     if trace is not None:
         trace.finish()
     outcome = _Outcome(summary=replayer.summary, failed=replayer.failed)
@@ -313,18 +318,22 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
     return code
 
 
-@contextlib.contextmanager
-def _stdin_spooled(given: str) -> Iterator[Path]:
+def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:
     """The transcript's path; for ``-``, standard input copied to a temporary file first
     (a transcript is read more than once: to detect its format, then to replay it)."""
-    from agentforge_cli.replay.transcripts.collect import STDIN, StdinCopy
+    from agentforge_cli.replay.transcripts.collect import STDIN
 
-    if given != STDIN:
-        yield Path(given)
-        return
+    # a file's path needs no generator (entered once a transcript of a folder)
+    return _spool_stdin() if given == STDIN else contextlib.nullcontext(Path(given))
+
+
+@contextlib.contextmanager
+def _spool_stdin() -> Iterator[Path]:
     import shutil
     import sys
     import tempfile
+
+    from agentforge_cli.replay.transcripts.collect import StdinCopy
 
     with tempfile.TemporaryDirectory(prefix="agentforge-replay-") as folder:
         path = StdinCopy(folder, "stdin")

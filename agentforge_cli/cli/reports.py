@@ -2,7 +2,7 @@
 
 Both keep each settled call in a spooled temporary file (memory for small reports, disk
 for long ones) so a million-call replay needs no more memory than a short one, then
-write the whole document with its summary first. Standard library only.
+write the whole document with its summary first. No third-party imports.
 
 JUnit: one ``testsuite`` per transcript, one ``testcase`` per call; ``matched`` passes,
 ``mismatched`` is a ``failure`` carrying the diff, ``unrecorded`` is ``skipped`` (there
@@ -16,19 +16,19 @@ Characters XML 1.0 cannot hold (control characters, lone surrogates) are written
 from __future__ import annotations
 
 import json
-import math
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-__all__ = ["JUnitReport", "JsonReport", "call_line", "write_junit"]
+from agentforge_cli.replay.report import call_json
+
+__all__ = ["JUnitReport", "JsonReport", "write_junit"]
 
 _SPOOL_BYTES = 8 << 20
-_encode = json.JSONEncoder(ensure_ascii=False).encode
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -37,7 +37,7 @@ def _spool() -> Any:
                                          errors="surrogatepass")
 
 
-_string = json.encoder.encode_basestring  # what the encoder above writes a str with
+_string = json.encoder.encode_basestring  # json.dumps(ensure_ascii=False) of a str
 _string_ascii = json.encoder.encode_basestring_ascii  # what json.dumps writes a str with
 _BATCH = 1024
 
@@ -52,51 +52,6 @@ def _json_value(value: Any) -> str:
     return _string(value) if type(value) is str else json.dumps(value, ensure_ascii=False)
 
 
-def _json_text(value: str | None) -> str:
-    return "null" if value is None else _string(value)
-
-
-def _json_flag(value: bool | None) -> str:
-    return "null" if value is None else "true" if value else "false"
-
-
-def _json_number(value: float) -> str:
-    if (type(value) is float and math.isfinite(value)) or type(value) is int:
-        return repr(value)  # what the encoder writes for a finite float or an int
-    return _encode(value)
-
-
-def _json_duration(value: float) -> str:
-    """``_json_number(round(value, 3))``, cheaper: both round with the same correctly
-    rounded conversion to three decimals, and below 1e9 the shortest text of the rounded
-    number is those decimals without their trailing zeros."""
-    if type(value) is float and -1e9 < value < 1e9:
-        text = f"{value:.3f}".rstrip("0")
-        return text + "0" if text[-1] == "." else text
-    return _json_number(round(value, 3))
-
-
-def call_line(call: Any) -> str:
-    """``_encode(call.to_dict())``, byte for byte, formatted directly: encoding the dict
-    costs more than the call it reports (the replay --json hot path, so the helpers above
-    are inlined for the common values)."""
-    call_id, expected, actual, flag, is_error = (
-        call.id, call.expected, call.actual, call.expected_is_error, call.is_error)
-    actual_text = _string(actual)
-    if expected is actual:  # a matched result: one text, encoded once
-        expected_text = actual_text
-    else:
-        expected_text = "null" if expected is None else _string(expected)
-    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
-            f'"name": {_string(call.name)}, "status": {_string(call.status)}, '
-            f'"expected": {expected_text}, "actual": {actual_text}, '
-            f'"expected_is_error": {"false" if flag is False else _json_flag(flag)}, '
-            f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
-            f'"arguments": {_string(call.masked_arguments())}, '
-            f'"where": {_string(call.where)}, '
-            f'"duration_ms": {_json_duration(call.duration_ms)}}}')
-
-
 class JsonReport:
     """``{"summary": {...}, "calls": [{...}, ...], ...}`` — one call a line."""
 
@@ -107,9 +62,17 @@ class JsonReport:
 
     def add(self, call: Any) -> None:
         """Record one settled call."""
-        self._batch.append(call_line(call))
+        self._batch.append(call_json(call))
         if len(self._batch) >= _BATCH:
             self._spool_batch()
+
+    def add_lines(self, lines: Iterable[str]) -> None:
+        """Record settled calls given as their entries (:func:`call_json`)."""
+        batch = self._batch
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= _BATCH:
+                self._spool_batch()
 
     def _spool_batch(self) -> None:
         if self._batch:

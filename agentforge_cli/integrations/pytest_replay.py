@@ -28,7 +28,8 @@ import pytest
 
 from agentforge_cli.replay.compare import MATCH_MODES
 
-__all__ = ["MATCH_OPTION", "REPLAY_OPTION", "ReplayItem"]
+__all__ = ["MATCH_OPTION", "REPLAY_OPTION", "ReplayItem", "transcript_scheduling",
+           "transcript_scope"]
 
 _ITEM_NAME = "agentforge_replay"
 REPLAY_OPTION = "--agentforge-replay"
@@ -205,10 +206,49 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     :func:`transcript_scope`, so that no transcript is replayed by two workers."""
     if config.getvalue("dist") != "load" or not _paths(config):
         return None
+    return transcript_scheduling(config, log)
+
+
+def transcript_scheduling(config: pytest.Config, log: Any = None) -> Any:
+    """xdist's ``--dist loadscope`` scheduler, scoped by :func:`transcript_scope`."""
     from xdist.scheduler import LoadScopeScheduling
 
     class TranscriptScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling, by transcript, with bookkeeping linear in the number
+        of items: xdist's own looks each item up in a list and, after each item, counts
+        every item ever given to the worker (quadratic: seconds for 10 000 calls)."""
+
+        def __init__(self, config: pytest.Config, log: Any = None) -> None:
+            super().__init__(config, log)
+            self._positions: dict[Any, dict[str, int]] = {}
+            self._left: dict[tuple[Any, str], int] = {}
+
         def _split_scope(self, nodeid: str) -> str:
             return transcript_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            scope, unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = unit
+            positions = self._positions.get(node)
+            if positions is None:
+                collection = self.registered_collections[node]
+                positions = self._positions[node] = {
+                    nodeid: index for index, nodeid in enumerate(collection)}
+            todo = [positions[nodeid] for nodeid, done in unit.items() if not done]
+            self._left[node, scope] = len(todo)
+            node.send_runtest_some(todo)
+
+        def mark_test_complete(self, node: Any, item_index: int,
+                               duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            workload = self.assigned_work[node]
+            unit = workload[scope]
+            if not unit[nodeid]:
+                unit[nodeid] = True
+                self._left[node, scope] -= 1
+                if not self._left[node, scope]:  # finished: nothing left to count
+                    del workload[scope], self._left[node, scope]
+            self._reschedule(node)
 
     return TranscriptScheduling(config, log)

@@ -4,13 +4,15 @@ for a whole transcript. Nothing here prints; the command line renders these.
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.replay.transcripts.events import AssistantMessage, UserMessage
 
 __all__ = ["MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport", "Entry",
-           "ReplayReport"]
+           "ReplayReport", "call_json", "json_entry"]
 
 MATCHED = "matched"
 MISMATCHED = "mismatched"
@@ -121,3 +123,53 @@ class ReplayReport:
         """The ``replay --json`` object: ``summary``, ``calls`` and ``match``."""
         return {"summary": self.summary, "calls": [call.to_dict() for call in self.calls],
                 "match": self.match}
+
+
+# -- the replay --json entry of a call, written directly (the hot path of a long replay) --
+
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_string = json.encoder.encode_basestring  # what that encoder writes a str with
+
+
+def call_json(call: CallReport) -> str:
+    """``call.to_dict()`` as ``json.JSONEncoder(ensure_ascii=False)`` writes it, byte for
+    byte: one entry of ``replay --json``."""
+    return json_entry(call.id, call.name, call.status, call.expected, call.actual,
+                      call.expected_is_error, call.is_error, call.masked_arguments(),
+                      call.where, call.duration_ms)
+
+
+def json_entry(call_id: str | None, name: str, status: str, expected: str | None,
+               actual: str, expected_is_error: bool | None, is_error: bool,
+               arguments: str, where: str, duration_ms: float) -> str:
+    """:func:`call_json` of a call given field by field (``arguments`` as shown, masked),
+    formatted directly: encoding the dict costs more than the call it reports."""
+    actual_text = _string(actual)
+    if expected is actual:  # a matched result: one text, encoded once
+        expected_text = actual_text
+    else:
+        expected_text = "null" if expected is None else _string(expected)
+    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
+            f'"name": {_string(name)}, "status": {_string(status)}, '
+            f'"expected": {expected_text}, "actual": {actual_text}, "expected_is_error": '
+            f'{"false" if expected_is_error is False else _json_flag(expected_is_error)}, '
+            f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
+            f'"arguments": {_string(arguments)}, "where": {_string(where)}, '
+            f'"duration_ms": {_json_duration(duration_ms)}}}')
+
+
+def _json_flag(value: bool | None) -> str:
+    return "null" if value is None else "true" if value else "false"
+
+
+def _json_duration(value: float) -> str:
+    """``_encode(round(value, 3))``, cheaper: both round with the same correctly rounded
+    conversion to three decimals, and below 1e9 the shortest text of the rounded number
+    is those decimals without their trailing zeros."""
+    if type(value) is float and -1e9 < value < 1e9:
+        text = f"{value:.3f}".rstrip("0")
+        return text + "0" if text[-1] == "." else text
+    value = round(value, 3)
+    if (type(value) is float and math.isfinite(value)) or type(value) is int:
+        return repr(value)  # what the encoder writes for a finite float or an int
+    return _encode(value)

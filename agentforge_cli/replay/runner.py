@@ -33,6 +33,8 @@ from agentforge_cli.replay.report import (
     CallReport,
     Entry,
     ReplayReport,
+    call_json,
+    json_entry,
 )
 from agentforge_cli.replay.transcripts import agentforge, registry
 from agentforge_cli.replay.transcripts.calls import CallBook
@@ -158,6 +160,23 @@ class Replayer:
                 yield waiting.popleft()
         yield from self.close()
 
+    def json_lines(self, events: Iterable[Event]) -> Iterator[str]:
+        """:meth:`run`, keeping only the calls, each as its ``replay --json`` entry
+        (:func:`~agentforge_cli.replay.report.call_json`).
+
+        Raises:
+            TranscriptError: From ``events`` at a malformed line; calls before it have run.
+        """
+        if self._reads_lines(events):  # matched calls come as text, never as reports
+            entries = self._run_lines(events.transcript, as_json=True)  # type: ignore
+        else:
+            entries = self.run(events)
+        for entry in entries:
+            if type(entry) is str:
+                yield entry
+            elif isinstance(entry, CallReport):
+                yield call_json(entry)
+
     def _reads_lines(self, events: Iterable[Event]) -> bool:
         """``events`` are an agentforge JSONL transcript's, not yet started, and this is a
         plain Replayer: :meth:`_run_lines` may read the file itself."""
@@ -169,37 +188,62 @@ class Replayer:
             return False
         kind = type(self)
         if (kind.feed is not Replayer.feed or kind._execute is not Replayer._execute
-                or kind._call is not Replayer._call or kind._settle is not Replayer._settle):
+                or kind._call is not Replayer._call or kind._settle is not Replayer._settle
+                or kind._run_call is not Replayer._run_call):
             return False
         events.started = True
         return True
 
-    def _run_lines(self, transcript: Any) -> Iterator[Entry]:
+    def _run_lines(self, transcript: Any, *, as_json: bool = False) -> Iterator[Entry | str]:
         """:meth:`run` on an agentforge JSONL transcript, reading its lines here: the common
         call and result lines (the shapes :func:`agentforge.record_events` reads on its
         short path) are replayed without building events; every other line is read into
         its events and fed as :meth:`run` would. Entries, errors and their order are the
-        same."""
+        same.
+
+        A call is held back for one line: when nothing waits before it and the next line
+        is its result exactly as ``json.dumps`` writes today's, it is settled there and
+        never waits (as its ``replay --json`` entry with ``as_json``, a
+        :func:`~agentforge_cli.replay.report.json_entry`)."""
         path = transcript.path
         book = CallBook(path)
-        book_call, book_result = book.call, book.result
-        record_events, feed, call_for = agentforge.record_events, self.feed, self._call
+        book_call, book_result, answered_at_once = book.call, book.result, book.answered_at_once
+        record_events, feed, run_call = agentforge.record_events, self.feed, self._run_call
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != "status"
         scan, encode, result_lines = _scan, _encode_string, _RESULT_LINES.get
-        previous = None  # the call read on the line before, on this path
+        held = None  # the call read on the line before: (id, name, arguments, where, ran)
         for number, lines, ended in jsonl_blocks(path, transcript.content):
             unended = -1 if ended else number + len(lines)  # the line without a newline
             for line in lines:
                 number += 1
                 content = None
-                if previous is not None and (layout := result_lines(line[8:9])) and (
-                        line == f'{layout[0]}{encode(previous.id)}{layout[1]}'
-                                f'{encode(previous.actual)}{layout[2]}'
-                                f'{"true" if previous.is_error else "false"}}}'):
-                    # today's result, written as json.dumps writes it: what the line holds
-                    call_id, content, is_error = previous.id, previous.actual, previous.is_error
-                else:
+                if held is not None:
+                    call_id, name, arguments, where, ran = held
+                    held = None
+                    actual, is_error = ran[0], ran[1]
+                    if call_id is not None and (layout := result_lines(line[8:9])) and (
+                            line == f'{layout[0]}{encode(call_id)}{layout[1]}'
+                                    f'{encode(actual)}{layout[2]}'
+                                    f'{"true" if is_error else "false"}}}'):
+                        # today's result, written as json.dumps writes it: what it holds
+                        if not waiting:  # settled here: matched in every match mode
+                            index = answered_at_once()
+                            summary[MATCHED] += 1
+                            if as_json:
+                                yield json_entry(call_id, name, MATCHED, actual, actual,
+                                                 is_error, is_error, ran[3], where, ran[2])
+                            else:
+                                yield _report(index, call_id, name, arguments, where, ran,
+                                              expected=actual, expected_is_error=is_error,
+                                              result_where=f"line {number}", status=MATCHED)
+                            continue
+                        content = actual
+                    call = _report(book_call(call_id, where), call_id, name, arguments,
+                                   where, ran)
+                    still_open[call.index] = call
+                    waiting.append(call)
+                if content is None:
                     try:
                         data, end = scan(line, 0)
                     except (StopIteration, ValueError, RecursionError):
@@ -212,18 +256,14 @@ class Replayer:
                                 name, arguments = data.get("name"), data.get("arguments")
                                 if type(name) is str and name and type(arguments) is str:
                                     where = f"line {number}"
-                                    call = call_for(book_call(call_id, where), call_id, name,
-                                                    arguments, where)
-                                    still_open[call.index] = call
-                                    waiting.append(call)  # open: nothing settles behind it
-                                    previous = call if call_id is not None else None
+                                    held = (call_id, name, arguments, where,
+                                            run_call(call_id, name, arguments))
                                     continue
                             elif kind == "tool_result":
                                 content, is_error = data.get("content"), data.get("is_error")
                                 if type(content) is not str or not (
                                         is_error is None or type(is_error) is bool):
                                     content = None
-                previous = None
                 if content is not None:  # a result line of the common shape
                     where = f"line {number}"
                     call = still_open.pop(book_result(call_id, where), None)
@@ -251,6 +291,11 @@ class Replayer:
                         if type(head) is CallReport and head.index in still_open:
                             break
                         yield waiting.popleft()
+        if held is not None:  # the last line was a call: it waits for a result
+            call_id, name, arguments, where, ran = held
+            call = _report(book_call(call_id, where), call_id, name, arguments, where, ran)
+            still_open[call.index] = call
+            waiting.append(call)
         yield from self.close()
 
     def feed(self, event: Event) -> None:
@@ -291,6 +336,12 @@ class Replayer:
     def _call(self, index: int, call_id: str | None, name: str, arguments: str,
               where: str) -> CallReport:
         """Execute one recorded call: its report, not yet settled."""
+        return _report(index, call_id, name, arguments, where,
+                       self._run_call(call_id, name, arguments))
+
+    def _run_call(self, call_id: str | None, name: str, arguments: str) -> _Ran:
+        """Execute one recorded call: ``(text, is_error, duration_ms, shown arguments,
+        invocation)``."""
         service = self.service
         keys = self._secret_keys.get(name)
         if keys is None:
@@ -306,14 +357,25 @@ class Replayer:
         elapsed = (perf_counter() - started) * 1000
         shown = (mask_arguments(arguments, keys, as_recorded=True)
                  if may_hold_secret(arguments, keys) else arguments)
-        return CallReport(index=index, id=call_id, name=name, arguments=arguments,
-                          where=where, actual=result.text,
-                          is_error=bool(result.is_error), duration_ms=elapsed,
-                          invocation=invocation, shown_arguments=shown)
+        return result.text, bool(result.is_error), elapsed, shown, invocation
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)
         self.summary[call.status] += 1
+
+
+_Ran = tuple[str, bool, float, str, "str | None"]
+"""What running a call gave: today's text, is_error, duration_ms, the arguments as shown
+and the invocation (:meth:`Replayer._run_call`)."""
+
+
+def _report(index: int, call_id: str | None, name: str, arguments: str, where: str,
+            ran: _Ran, **settled: Any) -> CallReport:
+    """The report of a call that ran (``settled``: its recorded result and status)."""
+    actual, is_error, elapsed, shown, invocation = ran
+    return CallReport(index=index, id=call_id, name=name, arguments=arguments, where=where,
+                      actual=actual, is_error=is_error, duration_ms=elapsed,
+                      invocation=invocation, shown_arguments=shown, **settled)
 
 
 def replay(

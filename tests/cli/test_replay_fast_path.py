@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentforge_cli.cli import reports
-from agentforge_cli.replay import runner
+from agentforge_cli.replay import report, runner
 from agentforge_cli.replay.transcripts import agentforge
 
 TOOLS = '''
@@ -239,7 +238,7 @@ def test_common_lines_take_the_short_path(cli, monkeypatch, tmp_path):
                                    0.1 + 0.2, 123.4565, 999_999_999.9999, 1e9, 3e15,
                                    -0.0, float("inf"), float("nan"), 7])
 def test_durations_are_written_as_the_encoder_writes_them_rounded(value):
-    assert reports._json_duration(value) == reports._encode(round(value, 3))
+    assert report._json_duration(value) == report._encode(round(value, 3))
 
 
 def test_durations_over_many_values(monkeypatch):
@@ -247,5 +246,5 @@ def test_durations_over_many_values(monkeypatch):
     values = [rng.uniform(0, 10) for _ in range(3000)] + [k / 2000 for k in range(3000)]
     values += [rng.expovariate(100) for _ in range(3000)]
     values += [rng.uniform(0, 1e9) for _ in range(3000)]
-    assert [reports._json_duration(v) for v in values] == [
-        reports._encode(round(v, 3)) for v in values]
+    assert [report._json_duration(v) for v in values] == [
+        report._encode(round(v, 3)) for v in values]

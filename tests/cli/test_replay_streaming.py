@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from agentforge_cli.cli import reports
-from agentforge_cli.replay.report import CallReport
+from agentforge_cli.replay.report import CallReport, call_json
 from agentforge_cli.replay.transcripts import documents, records
 from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.records import iter_jsonl, load_document
@@ -134,4 +133,4 @@ def test_jsonl_read_in_blocks_names_the_bad_line(tmp_path, monkeypatch):
 ])
 def test_a_json_report_line_is_the_call_as_json(call):
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    assert reports.call_line(call) == encode(call.to_dict())
+    assert call_json(call) == encode(call.to_dict())

@@ -103,3 +103,76 @@ def test_the_scope_of_a_replay_item_is_its_transcript():
     assert transcript_scope("tests/test_x.py::test_y[agentforge_replay]") == (
         "tests/test_x.py::test_y[agentforge_replay]")
     assert transcript_scope("tests/test_x.py::TestA::test_b") == "tests/test_x.py::TestA::test_b"
+
+
+class _Node:
+    """What a scheduler sees of an xdist worker: the work sent to it, and its shutdown."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.gateway = type("Gateway", (), {"id": name})()
+        self.sent: list[int] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent.extend(indices)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def _drive(scheduler, collection: list[str], seed: int) -> list[tuple]:
+    """Run ``scheduler`` over two workers that finish their items in order, picking the
+    worker at random each step: what it sends and reports after every step."""
+    import random
+
+    rng = random.Random(seed)
+    nodes = [_Node("gw0"), _Node("gw1")]
+    for node in nodes:
+        scheduler.add_node(node)
+    for node in nodes:
+        scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    done = {node.name: 0 for node in nodes}
+    steps = []
+    while True:
+        busy = [node for node in nodes if done[node.name] < len(node.sent)]
+        if not busy:
+            break
+        node = rng.choice(busy)
+        scheduler.mark_test_complete(node, node.sent[done[node.name]])
+        done[node.name] += 1
+        steps.append((node.name, tuple(nodes[0].sent), tuple(nodes[1].sent),
+                      nodes[0].shutting_down, nodes[1].shutting_down,
+                      scheduler.tests_finished, scheduler.has_pending))
+    return steps
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_transcript_scheduler_schedules_as_xdist_loadscope_does(pytester, seed):
+    """The scheduler keeps its own books (linear, where xdist's are quadratic) and sends,
+    finishes and shuts down exactly as xdist's scope scheduler does with the same
+    scopes."""
+    import random
+
+    from xdist.scheduler import LoadScopeScheduling
+
+    from agentforge_cli.integrations.pytest_replay import transcript_scheduling
+
+    rng = random.Random(seed)
+    collection = [f"tests/test_plain.py::test_{n}" for n in range(rng.randrange(3))]
+    for number in range(rng.randrange(1, 12)):
+        collection += [f"recordings/s{number}.jsonl::agentforge_replay[call_{call} q]"
+                       for call in range(rng.randrange(1, 40))]
+    rng.shuffle(collection)
+    config = pytester.parseconfigure("--tx", "2*popen")
+
+    class ByTranscript(LoadScopeScheduling):  # xdist's own books, the same scopes
+        def _split_scope(self, nodeid: str) -> str:
+            return transcript_scope(nodeid)
+
+    ours = _drive(transcript_scheduling(config), collection, seed)
+    assert ours == _drive(ByTranscript(config), collection, seed)
+    assert ours[-1][-2:] == (True, False)  # finished, nothing pending
+    sent = sorted(ours[-1][1] + ours[-1][2])
+    assert sent == list(range(len(collection)))  # every item once

@@ -59,6 +59,15 @@ class CallBook:
         self.count += 1
         return index
 
+    def answered_at_once(self) -> int:
+        """Register a call answered by the very next record, while no other call waits:
+        its index, as :meth:`call` then :meth:`result` would leave the book."""
+        index = self.count
+        self.count += 1
+        if self.answered is not None:
+            self.answered.add(index)
+        return index
+
     def result(self, call_id: str | None, where: str) -> int:
         """Register a result; returns the index of the call it answers."""
         if call_id is not None:

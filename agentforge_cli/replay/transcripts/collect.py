@@ -7,6 +7,7 @@ YAML files are VCR cassettes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 __all__ = ["STDIN", "SUFFIXES", "StdinCopy", "collect_transcripts"]
@@ -29,17 +30,44 @@ class StdinCopy(type(Path())):  # type: ignore[misc]
 
 
 def _is_transcript(path: Path) -> bool:
-    name = path.name.lower().removesuffix(".gz")
-    return name.endswith(SUFFIXES) and not path.name.startswith(".")
+    return _is_transcript_name(path.name)
+
+
+def _is_transcript_name(name: str) -> bool:
+    return name.lower().removesuffix(".gz").endswith(SUFFIXES) and not name.startswith(".")
 
 
 def _search(folder: Path) -> list[Path]:
-    found = []
-    for path in sorted(folder.rglob("*")):
-        hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
-        if not hidden and path.is_file() and _is_transcript(path):
-            found.append(path)
+    """The transcripts under the folder as ``sorted(folder.rglob("*"))`` lists them, hidden
+    ones left out. Walked with :func:`os.scandir` (a hidden folder is not entered), which
+    costs a fraction of ``rglob`` with a ``Path`` and a ``stat`` a file."""
+    found: list[Path] = []
+    _walk(folder, found)
+    found.sort()  # the order of sorted paths, whatever the walk's (already sorted here)
     return found
+
+
+def _walk(folder: Path, found: list[Path]) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=_name)
+    except PermissionError:  # as rglob: an unreadable folder holds nothing
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():  # rglob lists a link but never searches in it
+            path = folder / entry.name
+            if path.is_file() and _is_transcript(path):
+                found.append(path)
+        elif entry.is_dir(follow_symlinks=False):
+            _walk(folder / entry.name, found)
+        elif entry.is_file(follow_symlinks=False) and _is_transcript_name(entry.name):
+            found.append(folder / entry.name)
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def collect_transcripts(paths: list[str]) -> tuple[list[str], list[str]]:

@@ -12,6 +12,7 @@ a rewrite keeps them.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,9 @@ __all__ = [
     "open_bytes",
     "read_head",
     "read_small",
+    "read_small_plain",
     "record_shape",
+    "scan_json",
 ]
 
 ENVELOPE_KEYS = ("messages", "contents", "input", "output")
@@ -183,6 +186,10 @@ def _refuse_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _loads = _DECODER.decode
 _scan = _DECODER.scan_once
+scan_json = _scan
+"""``scan_json(text, 0)``: ``(value, end)`` of the JSON value at the start of ``text`` (no
+whitespace before it; the non-standard constants refused), as a JSONL line is read on its
+fast path. Raises ``StopIteration`` when no value starts there."""
 
 
 def _decode_error(path: Path, where: str, exc: Exception, line_offset: int = 0) -> TranscriptError:
@@ -267,11 +274,32 @@ def read_small(path: Path) -> bytes | None:
     if is_compressed(path):
         return None
     try:
-        with path.open("rb") as stream:
-            content = stream.read(SMALL_FILE_BYTES + 1)
+        return read_small_plain(path)
     except OSError as exc:
         raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
-    return content if len(content) <= SMALL_FILE_BYTES else None
+
+
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows opens files as text without it
+
+
+def read_small_plain(path: Path) -> bytes | None:
+    """:func:`read_small` of a file that is not compressed, with its ``OSError`` (or the
+    ``ValueError`` of a path the system cannot take) raised as is. Read through the file
+    descriptor, without a file object's cost (a folder may hold thousands)."""
+    descriptor = os.open(path, os.O_RDONLY | _O_BINARY)
+    try:
+        chunks, size = [], 0
+        while size <= SMALL_FILE_BYTES:  # a pipe may return less than asked for
+            chunk = os.read(descriptor, SMALL_FILE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(descriptor)
+    if size > SMALL_FILE_BYTES:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _open_content(path: Path, content: bytes | None) -> Any:

@@ -25,12 +25,13 @@ from agentforge_cli.replay.transcripts.detection import (
 )
 from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
-from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.layout import detect_layout, dump
 from agentforge_cli.replay.transcripts.records import (
     MAX_LINE_BYTES,
     Document,
     Record,
+    envelope_keys,
     envelope_values,
     is_compressed,
     iter_jsonl,
@@ -38,6 +39,8 @@ from agentforge_cli.replay.transcripts.records import (
     open_bytes,
     read_head,
     read_small,
+    read_small_plain,
+    scan_json,
 )
 
 __all__ = ["Transcript", "open_transcript"]
@@ -217,10 +220,9 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     if format != "auto" and registry.find_format(format) is None:
         raise ValueError(f"unknown transcript format {format!r}; expected auto, "
                          + ", ".join(registry.format_names()))
-    if _is_dir(path):
-        raise TranscriptError(path, "", "is a directory, not a transcript file")
-    content = read_small(path)
-    head = read_head(path, content)
+    content = _read_start(path)
+    first = _first_line(content)
+    head = first[0] if first is not None else read_head(path, content)
     if head is None:
         raise TranscriptError(path, "", "the transcript is empty")
     reader = _file_reader(path, head)
@@ -231,15 +233,72 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         return Transcript(path=path, format=reader.NAME, container="file")
     if format != "auto" and hasattr(registry.find_format(format), "file_records"):
         raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
+    if first is not None and not isinstance(first[1], list) and not envelope_keys(first[1]):
+        # a record on the first line: JSONL, as container_of tells from the same value
+        if format == "auto":
+            format = _owner(first[1]) or _detect_jsonl(path, content)
+        return Transcript(path=path, format=format, container="jsonl", content=content)
     container = container_of(head, path)
     if format == "auto":
         if container == "json":
             format = detect_format(path, document_records(path)).NAME
-        else:  # closed here: a refusal's traceback would otherwise keep the file open
-            with contextlib.closing(iter_jsonl(path, content)) as lines:
-                format = detect_format(path, itertools.islice(lines, DETECTION_WINDOW)).NAME
+        else:
+            format = _detect_jsonl(path, content)
     return Transcript(path=path, format=format, container=container,
                       content=content if container == "jsonl" else None)
+
+
+def _detect_jsonl(path: Path, content: bytes | None) -> str:
+    # closed here: a refusal's traceback would otherwise keep the file open
+    with contextlib.closing(iter_jsonl(path, content)) as lines:
+        return detect_format(path, itertools.islice(lines, DETECTION_WINDOW)).NAME
+
+
+def _read_start(path: Path) -> bytes | None:
+    """:func:`read_small` after telling a missing file or a folder (:func:`_is_dir`); a
+    plain file is read first and only looked at when that fails (one system call less)."""
+    if not is_compressed(path):
+        try:
+            return read_small_plain(path)
+        except (OSError, ValueError):
+            pass  # told below, as it would have been
+    if _is_dir(path):
+        raise TranscriptError(path, "", "is a directory, not a transcript file")
+    return read_small(path)
+
+
+def _first_line(content: bytes | None) -> tuple[str, Any] | None:
+    """The first line of a short file and its JSON value, in the common case only: the
+    line is not blank, the whole file is UTF-8 without a byte order mark, and the line is
+    one JSON value as a JSONL line is read on its fast path. Then the line is what
+    :func:`read_head` returns, its value what :func:`container_of` and the first record
+    of :func:`iter_jsonl` hold, and reading the records from ``content`` meets no
+    undecodable line. ``None`` otherwise (read the general way)."""
+    if not content or content[:1] == b"\xef":
+        return None
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    end = text.find("\n")
+    if end < 0:  # one line without a newline: read the general way
+        return None
+    head = text[:end + 1]
+    body = head.rstrip("\r\n")
+    try:
+        data, stop = scan_json(body, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    return (head, data) if stop == len(body) and data is not None else None
+
+
+def _owner(data: Any) -> str | None:
+    """The format claiming ``data`` as its own first (detection's answer when it is the
+    first record), or ``None``."""
+    for fmt in registry.FORMATS:
+        if fmt.claims(data) == Claim.OWN:
+            return fmt.NAME
+    return None
 
 
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
@@ -267,8 +326,19 @@ def _is_dir(path: Path) -> bool:
 def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
     """The registered format that reads ``path`` whole itself (it has ``opens(path, head)``
     and ``file_records(path)``: VCR cassettes), or ``None``."""
-    for fmt in registry.FORMATS:
-        opens = getattr(fmt, "opens", None)
-        if opens is not None and opens(path, head):
+    for fmt in _file_readers():
+        if fmt.opens(path, head):  # type: ignore[attr-defined]
             return fmt
     return None
+
+
+_READERS: list[Any] = [None, ()]
+"""The registered formats and those of them with ``opens``, found when the registry last
+changed (asking each module for a missing attribute costs more than the whole check)."""
+
+
+def _file_readers() -> tuple[TranscriptFormat, ...]:
+    formats = registry.FORMATS
+    if _READERS[0] is not formats:
+        _READERS[:] = [formats, tuple(fmt for fmt in formats if hasattr(fmt, "opens"))]
+    return _READERS[1]
