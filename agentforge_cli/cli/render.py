@@ -448,9 +448,13 @@ class TracePrinter:
                 or ("call" in kinds and isinstance(previous, self._call_type)))
 
     def _flush(self, *, final: bool) -> None:
+        held, self._held = self._held, []
+        if not held:
+            if final and self._plain:
+                self.console.file.flush()
+            return
         from agentforge_cli.replay.transcripts import AssistantMessage, UserMessage
 
-        held, self._held = self._held, []
         last = -1
         if final:
             last = max((i for i, e in enumerate(held) if isinstance(e, AssistantMessage)
@@ -517,13 +521,18 @@ def _plain_row(tag: str, spans: _Spans, badge: tuple[str, str] | None,
                width: int) -> str | None:
     """The row as :func:`_hanging` draws it without styles, when it is one line; ``None``
     when it is not (rich wraps it) or holds characters rich may change."""
-    body = "".join(text for text, _ in spans)
+    body = "".join([text for text, _ in spans])
     room = max(width - _LABEL_WIDTH, 20)
-    if not body or _NOT_PLAIN.search(body) is not None or cell_len(body) > room:
+    if not body or _NOT_PLAIN.search(body) is not None:
         return None
-    body = body.rstrip()
+    cells = cell_len(body)
+    if cells > room:
+        return None
+    stripped = body.rstrip()
+    if len(stripped) != len(body):
+        body, cells = stripped, cell_len(stripped)
     if badge is not None:
-        if cell_len(body) + 2 + cell_len(badge[0]) > room:
+        if cells + 2 + cell_len(badge[0]) > room:
             return None
         body += "  " + badge[0]
     label = f"[{tag}]" if tag else ""

@@ -21,7 +21,14 @@ from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
 from typing import Any
 
-from agentforge_cli.core.masking import mask_arguments, may_hold_secret, tool_sensitive_keys
+from agentforge_cli.core.diagnostics import try_bind
+from agentforge_cli.core.masking import (
+    MASK,
+    mask_arguments,
+    mask_value,
+    may_hold_secret,
+    tool_sensitive_keys,
+)
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
 from agentforge_cli.replay.compare import MATCH_MODES, result_diff, same_result, same_status
@@ -66,7 +73,7 @@ def _show(value: Any) -> str:
             items = sorted(value, key=repr)
         text = "{" + ", ".join(_show(item) for item in items) + "}" if items else repr(value)
     elif isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
+        text = _encode_string(value)  # json.dumps(value, ensure_ascii=False), cheaper
     else:
         text = repr(value)
     if len(text) > _SHOWN_VALUE_CHARS:
@@ -80,9 +87,6 @@ def describe_invocation(service: ToolService, name: str, arguments: str) -> str 
     ``None`` when the tool is unknown, is not a local tool, or the arguments do not bind.
     Sensitive values are shown as ``***``.
     """
-    from agentforge_cli.core.diagnostics import try_bind
-    from agentforge_cli.core.masking import MASK, mask_value
-
     found = try_bind(service.executor(name), arguments)
     if found is None:
         return None

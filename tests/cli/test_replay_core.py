@@ -165,3 +165,50 @@ def test_status_mode_compares_only_success_against_error():
 def test_an_unknown_match_mode_is_refused():
     with pytest.raises(ValueError, match="exact, json, status"):
         Replayer(service(), match="fuzzy")
+
+
+@pytest.mark.parametrize("short", [True, False])
+def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
+    """``json_lines`` gives each call's ``replay --json`` entry in order, whether a call
+    settles at its result line (matched there, never a report) or waits."""
+    import json
+    import re
+
+    from agentforge_cli.replay import runner
+    from agentforge_cli.replay.report import call_json
+
+    def result(call_id, limit, is_error=False):
+        return {"type": "tool_result", "id": call_id,
+                "content": f"customer:长路,limit:{limit}", "is_error": is_error}
+
+    lines = [{"type": "user", "content": "hi"}]
+    for i, limit in enumerate([1, 2, 3]):
+        lines.append({"type": "tool_call", "id": f"a{i}", "name": "queryCustomer",
+                      "arguments": json.dumps({"name": "长路", "limit": limit})})
+    lines += [result("a1", 2), result("a0", 1), result("a2", 9)]  # out of order, one differs
+    lines.append({"type": "tool_call", "id": "b", "name": "queryCustomer",
+                  "arguments": '{"name": "长路", "limit": 4}'})
+    lines.append(result("b", 4, is_error=True))  # the text matches, the flag does not
+    lines.append({"type": "tool_call", "name": "queryCustomer", "arguments": "{}"})
+    lines.append({"type": "tool_call", "id": "c", "name": "queryCustomer",
+                  "arguments": '{"name": "长路", "limit": 5}'})
+    lines.append(result("c", 5))  # settled at once, behind the call without a result
+    lines.append({"type": "tool_call", "id": "d", "name": "queryCustomer",
+                  "arguments": '{"name": "长路", "limit": 6}'})  # never answered
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False, separators=(",", ":"))
+                            + "\n" for line in lines), encoding="utf-8")
+    monkeypatch.setattr(runner, "_SHORT_PATH", short)
+
+    def timeless(text: str) -> str:
+        return re.sub(r'"duration_ms": [0-9.e-]+', '"duration_ms": T', text)
+
+    as_json = Replayer(service(), describe=False)
+    got = list(as_json.json_lines(open_transcript(path).events()))
+    reports = Replayer(service(), describe=False)
+    calls = [entry for entry in reports.run(open_transcript(path).events())
+             if isinstance(entry, CallReport)]
+    assert [timeless(line) for line in got] == [timeless(call_json(entry)) for entry in calls]
+    assert [json.loads(line)["status"] for line in got] == [
+        MATCHED, MATCHED, MISMATCHED, MISMATCHED, UNRECORDED, MATCHED, UNRECORDED]
+    assert as_json.summary == reports.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 2}
