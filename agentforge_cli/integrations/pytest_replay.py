@@ -140,12 +140,14 @@ def _paths(config: pytest.Config) -> list[str]:
 
 def _call_labels(transcript: str) -> list[tuple[int, str]]:
     """``(index, label)`` per call, reading the transcript without running anything."""
+    from collections import Counter
+
     from agentforge_cli.replay.transcripts import ToolCall, open_transcript
 
     calls = [event for event in open_transcript(transcript).events()
              if isinstance(event, ToolCall)]
-    ids = [call.id for call in calls]
-    return [(call.index, f"{call.id} {call.name}" if call.id and ids.count(call.id) == 1
+    uses = Counter(call.id for call in calls)
+    return [(call.index, f"{call.id} {call.name}" if call.id and uses[call.id] == 1
              else f"#{call.index + 1} {call.name}") for call in calls]
 
 
@@ -155,29 +157,33 @@ def _items(session: pytest.Session, paths: list[str]) -> list[ReplayItem]:
 
     root = session.config.rootpath
 
-    def item(transcript: str, label: str, index: int | None,
-             error: str | None = None) -> ReplayItem:
+    def shown(transcript: str) -> str:
         try:
-            shown = Path(transcript).relative_to(root).as_posix()
+            return Path(transcript).relative_to(root).as_posix()
         except ValueError:
-            shown = transcript
+            return transcript
+
+    def item(transcript: str, where: str, label: str, index: int | None,
+             error: str | None = None) -> ReplayItem:
         name = f"{_ITEM_NAME}[{label}]"
-        return ReplayItem.from_parent(session, name=name, nodeid=f"{shown}::{name}",
+        return ReplayItem.from_parent(session, name=name, nodeid=f"{where}::{name}",
                                       transcript=transcript, index=index, error=error)
 
     found, empty = collect_transcripts(paths)
-    items = [item(folder, "no transcript", None, f"no transcript found in {folder}")
-             for folder in empty]
+    items = [item(folder, shown(folder), "no transcript", None,
+                  f"no transcript found in {folder}") for folder in empty]
     for transcript in found:
+        where = shown(transcript)  # once a transcript, not once a call
         try:
             labels = _call_labels(transcript)
         except AgentForgeError as exc:
-            items.append(item(transcript, "unreadable", None, f"cannot read transcript {exc}"))
+            items.append(item(transcript, where, "unreadable", None,
+                              f"cannot read transcript {exc}"))
             continue
         if not labels:
-            items.append(item(transcript, "no tool calls", None,
+            items.append(item(transcript, where, "no tool calls", None,
                               f"no tool calls found in {transcript}"))
-        items.extend(item(transcript, label, index) for index, label in labels)
+        items.extend(item(transcript, where, label, index) for index, label in labels)
     return items
 
 
