@@ -216,14 +216,16 @@ class Replayer:
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != "status"
         scan, encode, result_lines = _scan, _encode_string, _RESULT_LINES.get
-        held = None  # the call read on the line before: (id, name, arguments, where, ran)
+        # the call read on the line before: (index, id, name, arguments, where, ran), its
+        # index None when it is not in the book yet (nothing waited: it cannot clash)
+        held = None
         for number, lines, ended in jsonl_blocks(path, transcript.content):
             unended = -1 if ended else number + len(lines)  # the line without a newline
             for line in lines:
                 number += 1
                 content = None
                 if held is not None:
-                    call_id, name, arguments, where, ran = held
+                    index, call_id, name, arguments, where, ran = held
                     held = None
                     actual, is_error = ran[0], ran[1]
                     if call_id is not None and (layout := result_lines(line[8:9])) and (
@@ -231,7 +233,7 @@ class Replayer:
                                     f'{encode(actual)}{layout[2]}'
                                     f'{"true" if is_error else "false"}}}'):
                         # today's result, written as json.dumps writes it: what it holds
-                        if not waiting:  # settled here: matched in every match mode
+                        if index is None:  # settled here: matched in every match mode
                             index = answered_at_once()
                             summary[MATCHED] += 1
                             if as_json:
@@ -243,9 +245,10 @@ class Replayer:
                                               result_where=f"line {number}", status=MATCHED)
                             continue
                         content = actual
-                    call = _report(book_call(call_id, where), call_id, name, arguments,
-                                   where, ran)
-                    still_open[call.index] = call
+                    if index is None:
+                        index = book_call(call_id, where)
+                    call = still_open[index] = _report(index, call_id, name, arguments,
+                                                       where, ran)
                     waiting.append(call)
                 if content is None:
                     try:
@@ -260,7 +263,10 @@ class Replayer:
                                 name, arguments = data.get("name"), data.get("arguments")
                                 if type(name) is str and name and type(arguments) is str:
                                     where = f"line {number}"
-                                    held = (call_id, name, arguments, where,
+                                    # in the book now if anything waits: a clash of ids
+                                    # is refused before the call runs
+                                    held = (book_call(call_id, where) if waiting else None,
+                                            call_id, name, arguments, where,
                                             run_call(call_id, name, arguments))
                                     continue
                             elif kind == "tool_result":
@@ -296,10 +302,11 @@ class Replayer:
                             break
                         yield waiting.popleft()
         if held is not None:  # the last line was a call: it waits for a result
-            call_id, name, arguments, where, ran = held
-            call = _report(book_call(call_id, where), call_id, name, arguments, where, ran)
-            still_open[call.index] = call
-            waiting.append(call)
+            index, call_id, name, arguments, where, ran = held
+            if index is None:
+                index = book_call(call_id, where)
+            waiting.append(_report(index, call_id, name, arguments, where, ran))
+            still_open[index] = waiting[-1]
         yield from self.close()
 
     def feed(self, event: Event) -> None:

@@ -212,3 +212,31 @@ def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
     assert [json.loads(line)["status"] for line in got] == [
         MATCHED, MATCHED, MISMATCHED, MISMATCHED, UNRECORDED, MATCHED, UNRECORDED]
     assert as_json.summary == reports.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 2}
+
+
+@pytest.mark.parametrize("short", [True, False])
+def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, monkeypatch,
+                                                                    short):
+    import json
+
+    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay import runner
+
+    ran = []
+
+    @tool
+    def note(text: str) -> str:
+        """Remember a text."""
+        ran.append(text)
+        return "ok"
+
+    lines = [{"type": "tool_call", "id": "c1", "name": "note", "arguments": '{"text": "a"}'},
+             {"type": "tool_call", "id": "c1", "name": "note", "arguments": '{"text": "b"}'},
+             {"type": "tool_result", "id": "c1", "content": "ok", "is_error": False}]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    monkeypatch.setattr(runner, "_SHORT_PATH", short)
+    replayer = Replayer(ToolService().tools(build_local_tools([note])))
+    with pytest.raises(TranscriptError, match="line 2: tool call id 'c1' is used twice"):
+        list(replayer.run(open_transcript(path).events()))
+    assert ran == ["a"]  # the refused call never ran
