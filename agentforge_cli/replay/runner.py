@@ -219,94 +219,96 @@ class Replayer:
         # the call read on the line before: (index, id, name, arguments, where, ran), its
         # index None when it is not in the book yet (nothing waited: it cannot clash)
         held = None
-        for number, lines, ended in jsonl_blocks(path, transcript.content):
-            unended = -1 if ended else number + len(lines)  # the line without a newline
-            for line in lines:
-                number += 1
-                content = None
-                if held is not None:
-                    index, call_id, name, arguments, where, ran = held
-                    held = None
-                    actual, is_error = ran[0], ran[1]
-                    if call_id is not None and (layout := result_lines(line[8:9])) and (
-                            line == f'{layout[0]}{encode(call_id)}{layout[1]}'
-                                    f'{encode(actual)}{layout[2]}'
-                                    f'{"true" if is_error else "false"}}}'):
-                        # today's result, written as json.dumps writes it: what it holds
-                        if index is None:  # settled here: matched in every match mode
-                            index = answered_at_once()
-                            summary[MATCHED] += 1
-                            if as_json:
-                                yield json_entry(call_id, name, MATCHED, actual, actual,
-                                                 is_error, is_error, ran[3], where, ran[2])
+        try:
+            for number, lines, ended in jsonl_blocks(path, transcript.content):
+                unended = -1 if ended else number + len(lines)  # the line without a newline
+                for line in lines:
+                    number += 1
+                    content = None
+                    if held is not None:
+                        index, call_id, name, arguments, where, ran = held
+                        held = None
+                        actual, is_error = ran[0], ran[1]
+                        if call_id is not None and (layout := result_lines(line[8:9])) and (
+                                line == f'{layout[0]}{encode(call_id)}{layout[1]}'
+                                        f'{encode(actual)}{layout[2]}'
+                                        f'{"true" if is_error else "false"}}}'):
+                            # today's result, written as json.dumps writes it: what it holds
+                            if index is None:  # settled here: matched in every match mode
+                                index = answered_at_once()
+                                summary[MATCHED] += 1
+                                if as_json:
+                                    yield json_entry(call_id, name, MATCHED, actual, actual,
+                                                     is_error, is_error, ran[3], where, ran[2])
+                                else:
+                                    yield _report(index, call_id, name, arguments, where, ran,
+                                                  expected=actual, expected_is_error=is_error,
+                                                  result_where=f"line {number}", status=MATCHED)
+                                continue
+                            content = actual
+                        if index is None:
+                            index = book_call(call_id, where)
+                        call = still_open[index] = _report(index, call_id, name, arguments,
+                                                           where, ran)
+                        waiting.append(call)
+                    if content is None:
+                        try:
+                            data, end = scan(line, 0)
+                        except (StopIteration, ValueError, RecursionError):
+                            end = -1
+                        if end == len(line) and type(data) is dict:
+                            kind = data.get("type")
+                            call_id = data.get("id")
+                            if type(call_id) is str or call_id is None:
+                                if kind == "tool_call":
+                                    name, arguments = data.get("name"), data.get("arguments")
+                                    if type(name) is str and name and type(arguments) is str:
+                                        where = f"line {number}"
+                                        # in the book now if anything waits: a clash of ids
+                                        # is refused before the call runs
+                                        held = (book_call(call_id, where) if waiting else None,
+                                                call_id, name, arguments, where,
+                                                run_call(call_id, name, arguments))
+                                        continue
+                                elif kind == "tool_result":
+                                    content, is_error = data.get("content"), data.get("is_error")
+                                    if type(content) is not str or not (
+                                            is_error is None or type(is_error) is bool):
+                                        content = None
+                    if content is not None:  # a result line of the common shape
+                        where = f"line {number}"
+                        call = still_open.pop(book_result(call_id, where), None)
+                        if call is not None:
+                            call.expected = content
+                            call.expected_is_error = is_error
+                            call.result_where = where
+                            if exact_text and content == call.actual and (
+                                    is_error is None or is_error is call.is_error):
+                                call.status = MATCHED  # what _judge decides
+                                summary[MATCHED] += 1
                             else:
-                                yield _report(index, call_id, name, arguments, where, ran,
-                                              expected=actual, expected_is_error=is_error,
-                                              result_where=f"line {number}", status=MATCHED)
-                            continue
-                        content = actual
-                    if index is None:
-                        index = book_call(call_id, where)
-                    call = still_open[index] = _report(index, call_id, name, arguments,
-                                                       where, ran)
-                    waiting.append(call)
-                if content is None:
-                    try:
-                        data, end = scan(line, 0)
-                    except (StopIteration, ValueError, RecursionError):
-                        end = -1
-                    if end == len(line) and type(data) is dict:
-                        kind = data.get("type")
-                        call_id = data.get("id")
-                        if type(call_id) is str or call_id is None:
-                            if kind == "tool_call":
-                                name, arguments = data.get("name"), data.get("arguments")
-                                if type(name) is str and name and type(arguments) is str:
-                                    where = f"line {number}"
-                                    # in the book now if anything waits: a clash of ids
-                                    # is refused before the call runs
-                                    held = (book_call(call_id, where) if waiting else None,
-                                            call_id, name, arguments, where,
-                                            run_call(call_id, name, arguments))
-                                    continue
-                            elif kind == "tool_result":
-                                content, is_error = data.get("content"), data.get("is_error")
-                                if type(content) is not str or not (
-                                        is_error is None or type(is_error) is bool):
-                                    content = None
-                if content is not None:  # a result line of the common shape
-                    where = f"line {number}"
-                    call = still_open.pop(book_result(call_id, where), None)
-                    if call is not None:
-                        call.expected = content
-                        call.expected_is_error = is_error
-                        call.result_where = where
-                        if exact_text and content == call.actual and (
-                                is_error is None or is_error is call.is_error):
-                            call.status = MATCHED  # what _judge decides
-                            summary[MATCHED] += 1
-                        else:
-                            self._settle(call)
-                    while waiting:
-                        head = waiting[0]
-                        if type(head) is CallReport and head.index in still_open:
-                            break
-                        yield waiting.popleft()
-                    continue
-                text = line if number == unended else line + "\n"
-                for event in record_events(jsonl_record(path, text, number), book):
-                    feed(event)
-                    while waiting:
-                        head = waiting[0]
-                        if type(head) is CallReport and head.index in still_open:
-                            break
-                        yield waiting.popleft()
-        if held is not None:  # the last line was a call: it waits for a result
-            index, call_id, name, arguments, where, ran = held
-            if index is None:
-                index = book_call(call_id, where)
-            waiting.append(_report(index, call_id, name, arguments, where, ran))
-            still_open[index] = waiting[-1]
+                                self._settle(call)
+                        while waiting:
+                            head = waiting[0]
+                            if type(head) is CallReport and head.index in still_open:
+                                break
+                            yield waiting.popleft()
+                        continue
+                    text = line if number == unended else line + "\n"
+                    for event in record_events(jsonl_record(path, text, number), book):
+                        feed(event)
+                        while waiting:
+                            head = waiting[0]
+                            if type(head) is CallReport and head.index in still_open:
+                                break
+                            yield waiting.popleft()
+        finally:  # the last call read waits for a result (also when a later read failed)
+            if held is not None:
+                index, call_id, name, arguments, where, ran = held
+                if index is None:
+                    index = book_call(call_id, where)
+                waiting.append(_report(index, call_id, name, arguments, where, ran))
+                still_open[index] = waiting[-1]
         yield from self.close()
 
     def feed(self, event: Event) -> None:

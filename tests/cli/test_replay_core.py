@@ -240,3 +240,32 @@ def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, mo
     with pytest.raises(TranscriptError, match="line 2: tool call id 'c1' is used twice"):
         list(replayer.run(open_transcript(path).events()))
     assert ran == ["a"]  # the refused call never ran
+
+
+@pytest.mark.parametrize("short", [True, False])
+def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, monkeypatch,
+                                                                     short):
+    """The call on the last line read before the file fails to decode is open: closing
+    the replayer reports it unrecorded, on either path."""
+    import json
+
+    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay import runner
+
+    call_line = json.dumps({"type": "tool_call", "id": "c1", "name": "queryCustomer",
+                            "arguments": '{"name": "x", "limit": 1}'}) + "\n"
+    user = json.dumps({"type": "user", "content": "y" * 980}) + "\n"
+    room = (1 << 20) - 10 - len(call_line)  # the call ends just before the first MiB
+    head = user * (room // len(user) - 1)
+    rest = room - len(head) - len(json.dumps({"type": "user", "content": ""}) + "\n")
+    head += json.dumps({"type": "user", "content": "z" * rest}) + "\n"
+    assert len(head.encode()) == room
+    path = tmp_path / "t.jsonl"
+    path.write_bytes((head + call_line).encode() + b'{"type": "user", "content": "\xff"}\n'
+                     + b"x" * 64 + b"\n")
+    monkeypatch.setattr(runner, "_SHORT_PATH", short)
+    replayer = Replayer(service(), describe=False)
+    with pytest.raises(TranscriptError, match="not UTF-8"):
+        list(replayer.run(open_transcript(path).events()))
+    calls = [entry for entry in replayer.close() if isinstance(entry, CallReport)]
+    assert [(call.id, call.status) for call in calls] == [("c1", UNRECORDED)]
