@@ -248,3 +248,87 @@ def test_durations_over_many_values(monkeypatch):
     values += [rng.uniform(0, 1e9) for _ in range(3000)]
     assert [report._json_duration(v) for v in values] == [
         report._encode(round(v, 3)) for v in values]
+
+
+def _tool_service():
+    from agentforge_cli import ToolService, build_local_tools
+
+    namespace: dict = {}
+    exec(TOOLS, namespace)
+    return ToolService().tools(build_local_tools(
+        [namespace[name] for name in ("lookup", "unlock", "fail")]))
+
+
+def _json_lines(monkeypatch, path: Path, match: str, *, short: bool) -> tuple:
+    """``Replayer.json_lines`` on one path: the entries (durations blanked), the summary,
+    and the error that stopped it, if any."""
+    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.runner import Replayer
+    from agentforge_cli.replay.transcripts import open_transcript
+
+    monkeypatch.setattr(runner, "_SHORT_PATH", short)
+    replayer = Replayer(_tool_service(), describe=False, match=match)
+    lines, error = [], None
+    try:
+        for line in replayer.json_lines(open_transcript(path).events()):
+            lines.append(_normal(line))
+    except TranscriptError as exc:
+        error = str(exc)
+    return lines, replayer.summary, error
+
+
+def _answered_transcript(seed: int, service) -> str:
+    """A transcript whose calls are mostly answered on the next line with today's result
+    (as the service gives it), in any layout; some later, differently or never."""
+    from agentforge_cli.core.spec import ToolExecutionRequest
+
+    rng = random.Random(seed)
+    lines: list[str] = []
+    waiting: list[tuple] = []
+
+    def answer(call_id, name, arguments) -> None:
+        today = service.execute(ToolExecutionRequest(
+            id=call_id, name=name,
+            arguments=arguments if isinstance(arguments, str) else json.dumps(arguments)))
+        content, flag = today.text, today.is_error
+        if rng.random() < 0.15:
+            content, flag = rng.choice([(content + "!", flag), (content, not flag),
+                                        (content, None)])
+        data = {"type": "tool_result", "id": call_id, "content": content, "is_error": flag}
+        if call_id is None:
+            del data["id"]
+        lines.append(_dump(rng, data))
+
+    for number in range(rng.randrange(3, 30)):
+        pick = rng.random()
+        if pick < 0.65 or not waiting:
+            name, arguments = _arguments(rng)
+            call_id = None if rng.random() < 0.05 else f"call_{number}"
+            data = {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
+            if call_id is None:
+                del data["id"]
+            lines.append(_dump(rng, data))
+            if rng.random() < 0.75:
+                answer(call_id, name, arguments)
+            else:
+                waiting.append((call_id, name, arguments))
+        elif pick < 0.85:
+            answer(*waiting.pop(rng.randrange(len(waiting))))
+        else:
+            lines.append(_dump(rng, {"type": rng.choice(["user", "assistant"]),
+                                     "content": "查一下"}))
+    return "".join(line + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("match", ["exact", "json", "status"])
+def test_json_lines_on_the_short_path_are_the_general_paths(monkeypatch, tmp_path, match):
+    """What ``replay --json`` writes per call, through the library: matched calls settled
+    at their result line give exactly the entries of the general path's reports, on the
+    command-line comparison's transcripts and on many whose calls are answered at once."""
+    path = tmp_path / "t.jsonl"
+    service = _tool_service()
+    for seed in range(400):
+        text = _transcript(seed) if seed % 2 else _answered_transcript(seed, service)
+        path.write_bytes(text.encode("utf-8"))
+        short = _json_lines(monkeypatch, path, match, short=True)
+        assert short == _json_lines(monkeypatch, path, match, short=False), seed
