@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import itertools
 import stat
 from collections.abc import Iterator
@@ -332,13 +333,12 @@ def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
     return None
 
 
-_READERS: list[Any] = [None, ()]
-"""The registered formats and those of them with ``opens``, found when the registry last
-changed (asking each module for a missing attribute costs more than the whole check)."""
-
-
 def _file_readers() -> tuple[TranscriptFormat, ...]:
-    formats = registry.FORMATS
-    if _READERS[0] is not formats:
-        _READERS[:] = [formats, tuple(fmt for fmt in formats if hasattr(fmt, "opens"))]
-    return _READERS[1]
+    return _readers_among(registry.FORMATS)
+
+
+@functools.lru_cache(maxsize=1)
+def _readers_among(formats: tuple[TranscriptFormat, ...]) -> tuple[TranscriptFormat, ...]:
+    """The formats with ``opens``, found again only when the registry changes (asking
+    each module for a missing attribute costs more than the whole check)."""
+    return tuple(fmt for fmt in formats if hasattr(fmt, "opens"))
