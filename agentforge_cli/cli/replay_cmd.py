@@ -323,7 +323,7 @@ def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:
     (a transcript is read more than once: to detect its format, then to replay it)."""
     from agentforge_cli.replay.transcripts.collect import STDIN
 
-    # a file's path needs no generator (entered once a transcript of a folder)
+    # a plain path needs no generator: this is entered once per transcript of a folder
     return _spool_stdin() if given == STDIN else contextlib.nullcontext(Path(given))
 
 
