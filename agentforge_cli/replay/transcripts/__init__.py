@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
+    ConversationStart,
     Event,
     ToolCall,
     ToolResult,
@@ -42,6 +43,7 @@ from agentforge_cli.replay.transcripts.transcript import Transcript, open_transc
 
 __all__ = [
     "AssistantMessage",
+    "ConversationStart",
     "Claim",
     "Event",
     "ToolCall",

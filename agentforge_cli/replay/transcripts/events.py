@@ -8,6 +8,10 @@ A conversation is a sequence of four kinds of events::
     ToolResult         what the tool answered, recorded: content and (where the format
                        records it) whether it was an error
 
+and, in a file holding more than one conversation, ``ConversationStart`` before each
+conversation's first event (``ToolCall.conversation`` names the conversation a call
+belongs to: 0 for a file of one conversation).
+
 Calls are numbered in the order they appear (``ToolCall.index``); a ``ToolResult`` names
 the call it answers by that number (``call_index``), whatever way the format pairs them
 (ids, or position).
@@ -22,6 +26,7 @@ from agentforge_cli.errors import TranscriptError
 
 __all__ = [
     "AssistantMessage",
+    "ConversationStart",
     "Event",
     "ToolCall",
     "ToolResult",
@@ -70,6 +75,8 @@ class ToolCall:
     ``tool_use`` block)."""
     where: str = ""
     """Where it is in the file."""
+    conversation: int = 0
+    """The conversation it belongs to (:class:`ConversationStart`), 0 in a file of one."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -88,5 +95,22 @@ class ToolResult:
     """Where it is in the file."""
 
 
-Event = UserMessage | AssistantMessage | ToolCall | ToolResult
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ConversationStart:
+    """A new conversation begins in a file that holds several (a trajectory of a
+    many-conversation file, a conversation rebuilt from a cassette's requests).
+
+    Replay gives each conversation its own tools when the target can make them afresh.
+    """
+
+    conversation: int
+    """Its number, from 1 in order of appearance (0 is a file's only conversation)."""
+    where: str = ""
+    """Where it starts in the file."""
+    alongside: bool = False
+    """Earlier conversations may go on after it starts (a cassette's conversations
+    interleave); ``False``: every earlier conversation is over (their tools may go)."""
+
+
+Event = UserMessage | AssistantMessage | ToolCall | ToolResult | ConversationStart
 """Anything a transcript yields."""
