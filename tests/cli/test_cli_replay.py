@@ -363,11 +363,12 @@ TERSE_FORMAT = '''"""A made-up transcript format: ``{"ask"}``, ``{"run", "with",
 ``{"got", "id"}`` lines (a user message, a call, a result)."""
 
 from agentforge_cli.replay.transcripts import Claim, ToolResult, UserMessage
-from agentforge_cli.replay.transcripts.calls import calls_to_answer, named_call
+from agentforge_cli.replay.transcripts.calls import CallBook, calls_to_answer, named_call
 from agentforge_cli.replay.transcripts.records import Record
 
 NAME = "terse"
 TITLE = "terse lines"
+book = CallBook
 
 
 def claims(data):

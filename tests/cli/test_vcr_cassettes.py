@@ -159,8 +159,8 @@ def test_a_damaged_gzip_body_is_named(tmp_path):
     first = TWO_TURNS[0]
     bad = {**first, "request": {**first["request"], "body": b"\x1f\x8b\x08garbage",
                                 "headers": {"Content-Encoding": ["gzip"]}}}
-    with pytest.raises(TranscriptError, match=r"interactions\[0\], request body: the body "
-                                              "does not decompress"):
+    with pytest.raises(TranscriptError, match=r"interactions\[0\], request body: .*a "
+                                              "compressed body that does not decompress"):
         tool_events(cassette(tmp_path, bad))
 
 

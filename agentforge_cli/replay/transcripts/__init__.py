@@ -43,8 +43,8 @@ from agentforge_cli.replay.transcripts.transcript import Transcript, open_transc
 
 __all__ = [
     "AssistantMessage",
-    "ConversationStart",
     "Claim",
+    "ConversationStart",
     "Event",
     "ToolCall",
     "ToolResult",

@@ -45,6 +45,8 @@ from agentforge_cli.replay.transcripts.records import Record, dumps, record_shap
 
 NAME = "agentforge"
 TITLE = "agentforge JSONL"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
 TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
 
 

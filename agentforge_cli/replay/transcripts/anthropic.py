@@ -31,6 +31,7 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.exchanges import Exchange, stream_chunks, unread, uri_path
 from agentforge_cli.replay.transcripts.fields import (
     content_text,
     optional_bool,
@@ -38,10 +39,17 @@ from agentforge_cli.replay.transcripts.fields import (
     replace_content,
 )
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.records import (
+    Record,
+    dumps,
+    envelope_records,
+    record_shape,
+)
 
 NAME = "anthropic"
 TITLE = "Anthropic messages"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
 _OWN_BLOCKS = ("tool_use", "tool_result", "thinking")
 
 
@@ -187,3 +195,73 @@ def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
     if isinstance(record.data, dict) and record.data.get("role") == "user":
         return _merge(record, waiting)
     return None
+
+
+API_PATHS = ("/v1/messages",)
+
+
+def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+    """A Messages API call: the request's ``messages`` and the response's ``content``
+    blocks (a streamed response's ``content_block_*`` events joined into them)."""
+    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+        return None
+    if not uri_path(uri).endswith(API_PATHS) and not _messages_shaped(request["messages"],
+                                                                      response):
+        return None
+    asked = envelope_records(request, ("messages",), f"{where}, request body")
+    at = f"{where}, response body"
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        return Exchange(asked=asked, answer=[
+            Record({"role": "assistant", "content": response["content"]}, at)])
+    chunks = stream_chunks(response)
+    if chunks is not None and any(isinstance(c, dict) and str(c.get("type", "")).startswith(
+            "content_block") for c in chunks):
+        return Exchange(asked=asked, answer=[
+            Record({"role": "assistant", "content": _joined_blocks(chunks)}, f"{at}, stream")])
+    return Exchange(asked=asked, unread=unread(response, "Anthropic content blocks"))
+
+
+def _messages_shaped(messages: list, response: Any) -> bool:
+    """Messages sent to an unknown path are Anthropic's when one holds an Anthropic block
+    or the response is a ``content`` list."""
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        return True
+    return any(claims(message) == Claim.OWN for message in messages)
+
+
+def _joined_blocks(chunks: list[Any]) -> list[dict]:
+    """The content blocks a stream of Messages API events spells out."""
+    blocks: dict[int, dict] = {}
+    partial: dict[int, list[str]] = {}
+    for chunk in chunks:
+        if not isinstance(chunk, dict) or not isinstance(chunk.get("index"), int):
+            continue
+        index = chunk["index"]
+        if chunk.get("type") == "content_block_start" and isinstance(
+                chunk.get("content_block"), dict):
+            blocks[index] = dict(chunk["content_block"])
+        delta = chunk.get("delta")
+        block = blocks.get(index)
+        if chunk.get("type") != "content_block_delta" or block is None or not isinstance(
+                delta, dict):
+            continue
+        kind = delta.get("type")
+        if kind == "text_delta" and isinstance(delta.get("text"), str):
+            block["text"] = block.get("text", "") + delta["text"]
+        elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            block["thinking"] = block.get("thinking", "") + delta["thinking"]
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            partial.setdefault(index, []).append(delta["partial_json"])
+    for index, pieces in partial.items():
+        text = "".join(pieces)
+        blocks[index]["input"] = _json_or_text(text) if text.strip() else {}
+    return [blocks[i] for i in sorted(blocks)]
+
+
+def _json_or_text(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -43,6 +43,18 @@ class CallBook:
         self._anonymous: dict[int, None] = {}
         self._by_id: dict[str, int] = {}
         self.answered: set[int] | None = set() if track_answered else None
+        self.earlier: dict[str, int] = {}
+        """Calls made before what this book reads (a cassette's earlier responses): call
+        id -> the file's index. A result naming one is paired with it (:attr:`outside`)."""
+        self.outside: dict[int, int] = {}
+        """The book's index of each result paired with an :attr:`earlier` call -> that
+        call's index in the file."""
+
+    def finish(self) -> list[Event]:
+        """The events, if any, that only the end of the file tells: called once every
+        record has been read. A format keeping more state (a subclass) may refuse the
+        file here."""
+        return []
 
     def call(self, call_id: str | None, where: str) -> int:
         """Register a call; returns its index."""
@@ -72,6 +84,11 @@ class CallBook:
         """Register a result; returns the index of the call it answers."""
         if call_id is not None:
             index = self._by_id.pop(call_id, None)
+            if index is None and call_id in self.earlier:
+                index = self.count
+                self.count += 1
+                self.outside[index] = self.earlier[call_id]
+                return index
             if index is None:
                 raise TranscriptError(self.path, where,
                                       f"tool result for call id {call_id!r}, but no earlier "

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
+from agentforge_cli.replay.transcripts.exchanges import Unreadable, parse_events
 from agentforge_cli.replay.transcripts.records import (
     MAX_DOCUMENT_BYTES,
     Record,
@@ -28,7 +29,7 @@ from agentforge_cli.replay.transcripts.records import (
     record_shape,
 )
 
-__all__ = ["body_json", "is_cassette", "iter_interactions"]
+__all__ = ["body_value", "is_cassette", "iter_interactions"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"(interactions|version)"\s*:')
@@ -176,21 +177,25 @@ def _header(headers: Any, name: str) -> str:
         if isinstance(key, str) and key.lower() == name:
             if isinstance(value, list):
                 value = value[0] if value else ""
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
             return value if isinstance(value, str) else ""
     return ""
 
 
-def body_json(side: dict, path: Path, where: str) -> Any:
-    """The JSON value an HTTP body holds, or ``None`` when it holds none (no body, not
-    JSON: a request that is no API call, a streamed response).
+def body_value(side: dict) -> Any:
+    """What an HTTP body holds: a JSON value, the events of a streamed body
+    (:class:`~agentforge_cli.replay.transcripts.exchanges.ServerEvents`), ``None`` for no
+    body, or :class:`~agentforge_cli.replay.transcripts.exchanges.Unreadable`.
 
-    The body is a string, bytes (YAML ``!!binary``), or ``{"string": ...}`` (vcrpy's
-    response); gzip- or deflate-compressed when ``Content-Encoding`` says so (or it starts
-    with gzip's magic bytes).
-
-    Raises:
-        TranscriptError: A compressed body that does not decompress.
+    The body is a string, bytes (YAML ``!!binary``), ``{"string": ...}`` (vcrpy's
+    response) or a ``parsed_body`` mapping (pydantic-ai's cassettes); gzip- or
+    deflate-compressed when ``Content-Encoding`` says so or it starts with gzip's magic
+    bytes. A body that does not decompress is read as it is (a header that says gzip over
+    plain text is common in recordings). Never raises.
     """
+    if "parsed_body" in side:
+        return side["parsed_body"]
     body = side.get("body")
     if isinstance(body, dict):
         body = body.get("string")
@@ -199,14 +204,27 @@ def body_json(side: dict, path: Path, where: str) -> Any:
     if not isinstance(body, bytes) or not body:
         return None
     encoding = _header(side.get("headers"), "content-encoding").strip().lower()
+    damaged = None
     try:
         if encoding == "gzip" or body.startswith(b"\x1f\x8b"):
             body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
         elif encoding == "deflate":
             body = zlib.decompress(body)
     except zlib.error as exc:
-        raise TranscriptError(path, where, f"the body does not decompress ({exc})") from None
+        damaged = exc  # perhaps not compressed after all: read as it is
     try:
-        return json.loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        if damaged is not None:
+            return Unreadable(f"a compressed body that does not decompress ({damaged})")
+        return Unreadable(f"{len(body)} bytes of binary data")
+    start = text.lstrip()[:6]
+    if not start:
         return None
+    if start.startswith(("data:", "event:")) or "event-stream" in _header(
+            side.get("headers"), "content-type"):
+        return parse_events(text)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return Unreadable("text that is not JSON")

@@ -16,12 +16,19 @@ in (the registry passes its own list, read at each use).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.claiming import pick_format
-from agentforge_cli.replay.transcripts.events import Event, TranscriptError
+from agentforge_cli.replay.transcripts.events import (
+    ConversationStart,
+    Event,
+    ToolCall,
+    TranscriptError,
+)
 from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.records import (
     Record,
@@ -37,12 +44,21 @@ _PEEK = 20
 """How many messages of an array are asked about when claiming it."""
 
 
-def _inner_book(book: CallBook) -> CallBook:
-    """A book for one conversation: its own call ids, the file's call numbering."""
-    inner = CallBook(book.path)
+def _inner_book(book: CallBook, fmt: TranscriptFormat) -> CallBook:
+    """A book for one conversation in ``fmt``: its own call ids, the file's call
+    numbering."""
+    inner = fmt.book(book.path)
     inner.count = book.count
     inner.answered = book.answered
     return inner
+
+
+class ConversationsBook(CallBook):
+    """The state of reading a file of conversations: how many have started."""
+
+    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
+        super().__init__(path, track_answered=track_answered)
+        self.started = 0
 
 
 class Conversations:
@@ -53,6 +69,10 @@ class Conversations:
 
     def __init__(self, formats: Callable[[], Sequence[TranscriptFormat]]) -> None:
         self._formats = formats
+
+    def book(self, path: Path) -> ConversationsBook:
+        """A new book for one file of conversations."""
+        return ConversationsBook(path)
 
     def _others(self) -> list[TranscriptFormat]:
         return [fmt for fmt in self._formats() if fmt.NAME != self.NAME]
@@ -93,8 +113,17 @@ class Conversations:
         records, fmt = self._conversation(record, book)
         if fmt is None:
             return []
-        inner = _inner_book(book)
-        events = [event for item in records for event in fmt.record_events(item, inner)]
+        if not isinstance(book, ConversationsBook):
+            raise TypeError("conversations are read with a ConversationsBook")
+        inner = _inner_book(book, fmt)
+        number = book.started = book.started + 1
+        events: list[Event] = [ConversationStart(conversation=number, where=record.where)]
+        for item in records:
+            for event in fmt.record_events(item, inner):
+                if isinstance(event, ToolCall):
+                    event = dataclasses.replace(event, conversation=number)
+                events.append(event)
+        events.extend(inner.finish())
         book.count = inner.count
         return events
 
@@ -106,7 +135,7 @@ class Conversations:
             if fmt is None:
                 yield record
                 continue
-            inner = _inner_book(book)
+            inner = _inner_book(book, fmt)
             written = list(fmt.rewrite(iter(items), updates, answered, inner))
             book.count = inner.count
             if isinstance(record.data, list):

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.events import Event
+from agentforge_cli.replay.transcripts.exchanges import Exchange
 from agentforge_cli.replay.transcripts.records import Record
 
-__all__ = ["Claim", "TranscriptFormat"]
+__all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat"]
 
 
 class Claim(IntEnum):
@@ -48,6 +50,13 @@ class TranscriptFormat(Protocol):
     """The ``--format`` name: lower case, words joined by hyphens (``openai-responses``)."""
     TITLE: str
     """What a file in this format holds, for help text (``OpenAI chat messages``)."""
+
+    def book(self, path: Path) -> CallBook:
+        """A new book for reading one file: the reader's state for that file, and only
+        that file (call numbering and pairing; a format keeping more, such as pairing by
+        name, returns its own :class:`~agentforge_cli.replay.transcripts.calls.CallBook`
+        subclass). A module whose reading keeps nothing else says ``book = CallBook``."""
+        ...
 
     def claims(self, data: Any) -> Claim:
         """Whether a parsed record (any JSON value) is one of this format's.
@@ -80,4 +89,38 @@ class TranscriptFormat(Protocol):
         record is yielded unchanged (an unchanged JSONL record is written back byte for
         byte); a changed or new record is a new :class:`Record` without ``text``.
         """
+        ...
+
+
+@runtime_checkable
+class ApiFormat(Protocol):
+    """A transcript format that also reads its API's HTTP calls, as cassettes record
+    them (:mod:`~agentforge_cli.replay.transcripts.exchanges`)."""
+
+    API_PATHS: tuple[str, ...]
+    """Endings of its API's request paths (``/chat/completions``): a request to one of
+    them is read by this format only, and must read."""
+
+    def http_exchange(self, request: Any, response: Any, uri: str,
+                      where: str) -> Exchange | None:
+        """The call a request body and its response body hold (each decoded: a JSON value,
+        :class:`~agentforge_cli.replay.transcripts.exchanges.ServerEvents` or
+        :class:`~agentforge_cli.replay.transcripts.exchanges.Unreadable`), or ``None``
+        when the request is not one of this API's. Places start at ``where``. Never
+        raises for a body it does not read."""
+        ...
+
+
+@runtime_checkable
+class FileFormat(Protocol):
+    """A transcript format that reads its files itself, not as JSONL or one JSON document
+    (VCR cassettes: YAML, often gzipped). It is asked about a file before any other."""
+
+    def opens(self, path: Path, head: str) -> bool:
+        """Whether the file is one of its own, from its name and ``head`` (its first
+        characters, decoded), without reading the rest. It must be sure."""
+        ...
+
+    def file_records(self, path: Path) -> Iterator[Record]:
+        """The file's records, streamed (memory does not grow with the file)."""
         ...

@@ -21,8 +21,8 @@ for each call that had none to the next user content (a new one when there is no
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.calls import (
@@ -39,16 +39,27 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.exchanges import Exchange, stream_chunks, unread
 from agentforge_cli.replay.transcripts.fields import optional_id
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.records import (
+    Record,
+    dumps,
+    envelope_records,
+    record_shape,
+)
 
-__all__ = ["NAME", "TITLE", "claims", "content_events", "record_events", "rewrite"]
+__all__ = ["API_PATHS", "NAME", "TITLE", "GeminiBook", "book", "claims", "content_events",
+           "http_exchange", "record_events", "rewrite"]
 
 NAME = "gemini"
 TITLE = "Gemini contents"
 _ROLES = ("user", "model", "function", "tool")
-_VALUE_KEYS = ("result", "output")
+_VALUE_KEYS = ("result", "output", "return_value", "content")
+_CALL_KEYS = ("functionCall", "function_call")
+_RESPONSE_KEYS = ("functionResponse", "function_response")
+"""A part's call or response, camelCase as the REST API writes it, or snake_case as
+google-genai's ``model_dump()`` does."""
 
 
 def claims(data: Any) -> Claim:
@@ -59,15 +70,22 @@ def claims(data: Any) -> Claim:
     if data.get("role") in _ROLES:
         return Claim.OWN
     if "role" not in data and any(
-            isinstance(part, dict) and part.keys() & {"text", "functionCall", "functionResponse"}
+            isinstance(part, dict) and part.keys() & {"text", *_CALL_KEYS, *_RESPONSE_KEYS}
             for part in data["parts"]):
         return Claim.OWN
     return Claim.NO
 
 
-# Calls without ids are paired in order per name: per book, name -> [calls, results] seen.
-_UNNAMED: weakref.WeakKeyDictionary[CallBook, dict[str, list[int]]] = (
-    weakref.WeakKeyDictionary())
+class GeminiBook(CallBook):
+    """The state of reading one file: calls without ids are paired with their responses
+    in order per name (name -> [calls, responses] seen)."""
+
+    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
+        super().__init__(path, track_answered=track_answered)
+        self.unnamed: dict[str, list[int]] = {}
+
+
+book = GeminiBook
 
 
 def _pairing_key(book: CallBook, name: str, call_id: str | None, answer: bool) -> str:
@@ -75,7 +93,9 @@ def _pairing_key(book: CallBook, name: str, call_id: str | None, answer: bool) -
     call's rank among that name's calls."""
     if call_id is not None:
         return call_id
-    counts = _UNNAMED.setdefault(book, {}).setdefault(name, [0, 0])
+    if not isinstance(book, GeminiBook):
+        raise TypeError("Gemini contents are read with a GeminiBook")
+    counts = book.unnamed.setdefault(name, [0, 0])
     rank = counts[1 if answer else 0]
     counts[1 if answer else 0] += 1
     return f"\0{name}#{rank}"
@@ -125,10 +145,12 @@ def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
         at = f"{where}, parts[{i}]"
         if not isinstance(part, dict):
             raise TranscriptError(path, at, f"expected a part object, got {dumps(part)[:80]}")
-        if "functionCall" in part:
-            events.append(_call(part["functionCall"], book, at))
-        elif "functionResponse" in part:
-            events.append(_result(part["functionResponse"], book, at))
+        call = next((part[key] for key in _CALL_KEYS if key in part), None)
+        answer = next((part[key] for key in _RESPONSE_KEYS if key in part), None)
+        if call is not None:
+            events.append(_call(call, book, at))
+        elif answer is not None:
+            events.append(_result(answer, book, at))
         elif isinstance(part.get("text"), str) and part["text"]:
             if role == "model":
                 events.append(AssistantMessage(content=part["text"], where=at,
@@ -199,9 +221,10 @@ def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
 
 
 def _updated_response(part: dict, text: str, is_error: bool) -> dict:
-    answer = dict(part["functionResponse"])
+    key = next(key for key in _RESPONSE_KEYS if key in part)
+    answer = dict(part[key])
     answer["response"] = _response_object(answer["response"], text, bool(is_error))
-    return {**part, "functionResponse": answer}
+    return {**part, key: answer}
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
@@ -219,6 +242,59 @@ def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
         return None
     data = dict(record.data)
     responses = sum(1 for part in data["parts"]
-                    if isinstance(part, dict) and "functionResponse" in part)
+                    if isinstance(part, dict) and part.keys() & set(_RESPONSE_KEYS))
     data["parts"] = [*data["parts"][:responses], *waiting, *data["parts"][responses:]]
     return Record(data, record.where, record.position)
+
+
+API_PATHS = (":generateContent", ":streamGenerateContent")
+
+
+def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+    """A ``generateContent`` call: the request's ``contents`` and the response's
+    ``candidates[0].content`` (a streamed response's chunks, a JSON array or server-sent
+    events, joined into one content)."""
+    if not isinstance(request, dict) or not isinstance(request.get("contents"), list):
+        return None
+    asked = envelope_records(request, ("contents",), f"{where}, request body")
+    at = f"{where}, response body"
+    chunks = stream_chunks(response)
+    parts: list[Any] = []
+    read = False
+    for chunk in chunks if chunks is not None else [response]:
+        content = _candidate_content(chunk)
+        if content is not None:
+            read = True
+            parts.extend(content)
+    if not read:
+        return Exchange(asked=asked, unread=unread(response, "Gemini candidates"))
+    place = f"{at}, candidates[0].content" if chunks is None else f"{at}, stream"
+    return Exchange(asked=asked, answer=[Record({"role": "model", "parts": _joined(parts)},
+                                                place)])
+
+
+def _candidate_content(chunk: Any) -> list | None:
+    candidates = chunk.get("candidates") if isinstance(chunk, dict) else None
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0],
+                                                                           dict):
+        return None
+    content = candidates[0].get("content")
+    if not isinstance(content, dict):
+        return [] if "finishReason" in candidates[0] else None
+    parts = content.get("parts")
+    return parts if isinstance(parts, list) else []
+
+
+def _joined(parts: list[Any]) -> list[Any]:
+    """Consecutive text parts of a stream joined (a thought with thoughts only)."""
+    joined: list[Any] = []
+    for part in parts:
+        last = joined[-1] if joined else None
+        if (isinstance(part, dict) and isinstance(last, dict) and set(part) <= {"text",
+                "thought"} and set(last) <= {"text", "thought"} and isinstance(
+                part.get("text"), str) and isinstance(last.get("text"), str)
+                and part.get("thought") == last.get("thought")):
+            joined[-1] = {**last, "text": last["text"] + part["text"]}
+        else:
+            joined.append(part)
+    return joined

@@ -19,8 +19,8 @@ without its other fields).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.calls import (
@@ -34,7 +34,8 @@ from agentforge_cli.replay.transcripts.fields import content_text, optional_bool
 from agentforge_cli.replay.transcripts.format import Claim
 from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
 
-__all__ = ["NAME", "TITLE", "claims", "message_events", "record_events", "rewrite"]
+__all__ = ["NAME", "TITLE", "McpBook", "book", "claims", "message_events", "record_events",
+           "rewrite"]
 
 NAME = "mcp"
 TITLE = "MCP JSON-RPC messages"
@@ -62,9 +63,16 @@ def claims(data: Any) -> Claim:
     return Claim.OWN if _is_jsonrpc(unwrap(data)[0]) else Claim.NO
 
 
-# The ids of the tools/call requests waiting for a response, per book: only their
-# responses are results (the ids of other requests are not calls).
-_PENDING: weakref.WeakKeyDictionary[CallBook, set[str]] = weakref.WeakKeyDictionary()
+class McpBook(CallBook):
+    """The state of reading one file: the ids of the ``tools/call`` requests waiting for
+    a response (only their responses are results; other requests' ids are not calls)."""
+
+    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
+        super().__init__(path, track_answered=track_answered)
+        self.pending: set[str] = set()
+
+
+book = McpBook
 
 
 def _id_text(value: Any, book: CallBook, where: str) -> str:
@@ -80,7 +88,9 @@ def message_events(data: Any, where: str, book: CallBook) -> list[Event]:
     if not _is_jsonrpc(message):
         raise TranscriptError(book.path, where, "not a JSON-RPC 2.0 message "
                               f"({record_shape(data)})")
-    pending = _PENDING.setdefault(book, set())
+    if not isinstance(book, McpBook):
+        raise TypeError("MCP messages are read with an McpBook")
+    pending = book.pending
     if message.get("method") == "tools/call":
         if "id" not in message:
             raise TranscriptError(book.path, where, 'a tools/call request needs an "id"')

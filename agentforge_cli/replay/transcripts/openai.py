@@ -32,16 +32,24 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.exchanges import Exchange, stream_chunks, unread, uri_path
 from agentforge_cli.replay.transcripts.fields import (
     content_text,
     optional_id,
     replace_content,
 )
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.records import (
+    Record,
+    dumps,
+    envelope_records,
+    record_shape,
+)
 
 NAME = "openai"
 TITLE = "OpenAI chat messages"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
 _SKIPPED = ("system", "developer")
 _TEXT_ROLES = ("user", "assistant", *_SKIPPED)
 _RESULT_ROLES = ("tool", "function")
@@ -156,3 +164,78 @@ def _with_result(record: Record, text: str) -> Record:
     data = dict(record.data)
     data["content"] = replace_content(data.get("content"), text)
     return Record(data, record.where, record.position)
+
+
+API_PATHS = ("/chat/completions",)
+_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking"})
+
+
+def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+    """A chat completions call: the request's ``messages`` and the response's
+    ``choices[0].message`` (a streamed response's ``delta`` pieces joined into it)."""
+    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+        return None
+    ours = uri_path(uri).endswith(API_PATHS)
+    if not ours and not _chat_shaped(request["messages"], response):
+        return None
+    asked = envelope_records(request, ("messages",), f"{where}, request body")
+    at = f"{where}, response body"
+    if isinstance(response, dict) and isinstance(response.get("choices"), list):
+        choices = response["choices"]
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        answer = [Record(message, f"{at}, choices[0].message")] if message else []
+        return Exchange(asked=asked, answer=answer)
+    chunks = stream_chunks(response)
+    if chunks is not None and any(isinstance(c, dict) and "choices" in c for c in chunks):
+        return Exchange(asked=asked, answer=[Record(_joined_deltas(chunks), f"{at}, stream")])
+    return Exchange(asked=asked, unread=unread(response, "chat completion choices"))
+
+
+def _chat_shaped(messages: list, response: Any) -> bool:
+    """Chat messages sent to an unknown path are OpenAI's when no Anthropic block is
+    among them and the response is not Anthropic's (a ``content`` list)."""
+    if isinstance(response, dict) and isinstance(response.get("content"), list):
+        return False
+    return not any(
+        isinstance(message, dict) and isinstance(message.get("content"), list)
+        and any(isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS
+                for block in message["content"])
+        for message in messages)
+
+
+def _joined_deltas(chunks: list[Any]) -> dict:
+    """The assistant message a stream of chat completion chunks spells out."""
+    text: list[str] = []
+    calls: dict[int, dict] = {}
+    for chunk in chunks:
+        choices = chunk.get("choices") if isinstance(chunk, dict) else None
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            if isinstance(delta.get("content"), str):
+                text.append(delta["content"])
+            pieces = delta.get("tool_calls")
+            for piece in pieces if isinstance(pieces, list) else ():
+                if not isinstance(piece, dict):
+                    continue
+                position = piece.get("index")
+                call = calls.setdefault(position if isinstance(position, int) else len(calls),
+                                        {"type": "function",
+                                         "function": {"name": "", "arguments": ""}})
+                if isinstance(piece.get("id"), str) and piece["id"]:
+                    call["id"] = piece["id"]
+                function = piece.get("function")
+                if isinstance(function, dict):
+                    name = function.get("name")
+                    # OpenAI sends the name once; some providers repeat it in every piece
+                    if isinstance(name, str) and name != call["function"]["name"]:
+                        call["function"]["name"] += name
+                    if isinstance(function.get("arguments"), str):
+                        call["function"]["arguments"] += function["arguments"]
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message

@@ -35,14 +35,23 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.exchanges import Exchange, stream_chunks, unread, uri_path
 from agentforge_cli.replay.transcripts.fields import optional_id
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.records import (
+    Record,
+    dumps,
+    envelope_records,
+    record_shape,
+)
 
-__all__ = ["NAME", "TITLE", "claims", "item_events", "record_events", "rewrite"]
+__all__ = ["API_PATHS", "NAME", "TITLE", "claims", "http_exchange", "item_events",
+           "record_events", "rewrite"]
 
 NAME = "openai-responses"
 TITLE = "OpenAI Responses items"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
 _CALL, _OUTPUT = "function_call", "function_call_output"
 _SKIPPED_TYPES = frozenset({
     "web_search_call", "file_search_call", "computer_call", "computer_call_output",
@@ -177,3 +186,50 @@ def _with_output(record: Record, text: str) -> Record:
     data = dict(record.data)
     data["output"] = [{"type": "input_text", "text": text}] if isinstance(old, list) else text
     return Record(data, record.where, record.position)
+
+
+API_PATHS = ("/responses",)
+
+
+def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+    """A Responses call: the request's ``input`` items (a string is one user message) and
+    the response's ``output`` items (a streamed response's ``response.completed`` event,
+    else its ``response.output_item.done`` items)."""
+    if not isinstance(request, dict):
+        return None
+    items = request.get("input")
+    ours = uri_path(uri).endswith(API_PATHS)
+    typed = isinstance(items, list) and bool(items) and all(
+        isinstance(item, dict) for item in items)
+    if not (typed or (ours and isinstance(items, str | list))):
+        return None  # an embeddings request's "input" is strings or numbers
+    asked = envelope_records(request, ("input",), f"{where}, request body")
+    previous = request.get("previous_response_id")
+    previous = previous if isinstance(previous, str) else None
+    at = f"{where}, response body"
+    body = response
+    chunks = stream_chunks(response)
+    if chunks is not None:
+        body = _completed(chunks)
+    if isinstance(body, dict) and isinstance(body.get("output"), list):
+        answer_id = body.get("id")
+        return Exchange(asked=asked, answer=envelope_records(body, ("output",), at),
+                        response_id=answer_id if isinstance(answer_id, str) else None,
+                        previous_response_id=previous)
+    return Exchange(asked=asked, unread=unread(response, "Responses output items"),
+                    previous_response_id=previous)
+
+
+def _completed(chunks: list[Any]) -> dict | None:
+    """The response a stream of Responses events ends with."""
+    done: list[Any] = []
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        if chunk.get("type") == "response.completed" and isinstance(chunk.get("response"),
+                                                                     dict):
+            return chunk["response"]
+        if chunk.get("type") == "response.output_item.done" and isinstance(
+                chunk.get("item"), dict):
+            done.append(chunk["item"])
+    return {"output": done} if done else None

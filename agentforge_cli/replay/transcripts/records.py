@@ -47,9 +47,10 @@ __all__ = [
     "scan_json",
 ]
 
-ENVELOPE_KEYS = ("messages", "contents", "input", "output")
+ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj")
 """The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
-``contents``, OpenAI Responses ``input`` and ``output`` (read in this order)."""
+``contents``, OpenAI Responses ``input`` and ``output``, a tau-bench trajectory's chat
+messages (``traj``), read in this order."""
 
 
 def envelope_keys(data: Any) -> tuple[str, ...]:

@@ -48,7 +48,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     openai_responses,
     gemini,
     mcp,
-    vcr,
+    vcr.Cassettes(lambda: FORMATS),
     conversations.Conversations(lambda: FORMATS),
 )
 """Every format, in the order auto-detection asks them (the first to claim a record as

@@ -17,7 +17,7 @@ from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
-from agentforge_cli.replay.transcripts.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.calls import Updates
 from agentforge_cli.replay.transcripts.detection import (
     DETECTION_WINDOW,
     container_of,
@@ -26,7 +26,7 @@ from agentforge_cli.replay.transcripts.detection import (
 )
 from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.format import Claim, FileFormat, TranscriptFormat
 from agentforge_cli.replay.transcripts.layout import detect_layout, dump
 from agentforge_cli.replay.transcripts.records import (
     MAX_LINE_BYTES,
@@ -73,7 +73,10 @@ class Transcript:
         if self.container == "jsonl":
             return iter_jsonl(self.path, self.content)
         if self.container == "file":  # a format that reads its files itself (cassettes)
-            return self._format.file_records(self.path)  # type: ignore[attr-defined]
+            fmt = self._format
+            if not isinstance(fmt, FileFormat):
+                raise ValueError(f"transcript format {self.format!r} reads no files itself")
+            return fmt.file_records(self.path)
         return iter_document(self.path)
 
     def events(self) -> Iterator[Event]:
@@ -85,7 +88,7 @@ class Transcript:
                 before any event is yielded: it is read through once first, keeping
                 nothing, so that nothing runs from a document that does not read).
         """
-        return EventStream(self, self._events())
+        return self._events()
 
     def _events(self) -> Iterator[Event]:
         if self.container == "json":
@@ -94,10 +97,12 @@ class Transcript:
         yield from self._parse(self._records())
 
     def _parse(self, records: Iterator[Record]) -> Iterator[Event]:
-        book = CallBook(self.path)
-        record_events = self._format.record_events
+        fmt = self._format
+        book = fmt.book(self.path)
+        record_events = fmt.record_events
         for record in records:
             yield from record_events(record, book)
+        yield from book.finish()
 
     def count_records(self) -> int:
         """Lines (JSONL) or messages (JSON) in the file, for a progress bar."""
@@ -123,14 +128,14 @@ class Transcript:
             return 0
         if self.container == "file":  # its format refuses, or writes the file itself
             return len(list(self._format.rewrite(self._records(), updates, set(),
-                                                 CallBook(self.path))))
+                                                 self._format.book(self.path))))
         if is_compressed(self.path):
             raise TranscriptError(self.path, "", "a compressed transcript cannot be updated "
                                   "(decompress it first)")
         from agentforge_cli.core.fileio import atomic_writer
 
         answered_calls = self._answered()  # reads (and checks) the whole file first
-        book = CallBook(self.path)
+        book = self._format.book(self.path)
         rewrite = self._format.rewrite
         if self.container == "jsonl":
             newline = _newline_of(self.path)
@@ -151,37 +156,13 @@ class Transcript:
         return len([i for i in updates if i < book.count])
 
     def _answered(self) -> set[int]:
-        book = CallBook(self.path, track_answered=True)
+        book = self._format.book(self.path)
+        book.answered = set()
         record_events = self._format.record_events
         for record in self._records():
             record_events(record, book)
-        return book.answered or set()
-
-
-class EventStream(Iterator[Event]):
-    """What :meth:`Transcript.events` returns: its events, and, until they are asked for,
-    the transcript itself, so that a replay may read the common lines of a JSONL file on
-    its short path (:mod:`~agentforge_cli.replay.runner`) instead."""
-
-    __slots__ = ("_events", "started", "transcript")
-
-    def __init__(self, transcript: Transcript, events: Iterator[Event]) -> None:
-        self.transcript = transcript
-        self._events = events
-        self.started = False
-        """Events were asked for: the transcript is no longer read from its start."""
-
-    def __iter__(self) -> Iterator[Event]:
-        self.started = True
-        return self._events
-
-    def __next__(self) -> Event:
-        self.started = True
-        return next(self._events)
-
-    def close(self) -> None:
-        """Close the events' generator (the file it reads)."""
-        self._events.close()
+        book.finish()
+        return book.answered
 
 
 def _newline_of(path: Path) -> str:
@@ -232,7 +213,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
             raise TranscriptFormatError(path, "", f"this file holds {reader.TITLE}; read it "
                                         f"with --format {reader.NAME} (or without --format)")
         return Transcript(path=path, format=reader.NAME, container="file")
-    if format != "auto" and hasattr(registry.find_format(format), "file_records"):
+    if format != "auto" and isinstance(registry.find_format(format), FileFormat):
         raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
     if first is not None and not isinstance(first[1], list) and not envelope_keys(first[1]):
         # a record on the first line: JSONL, as container_of tells from the same value
@@ -328,17 +309,18 @@ def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
     """The registered format that reads ``path`` whole itself (it has ``opens(path, head)``
     and ``file_records(path)``: VCR cassettes), or ``None``."""
     for fmt in _file_readers():
-        if fmt.opens(path, head):  # type: ignore[attr-defined]
+        if fmt.opens(path, head):
             return fmt
     return None
 
 
-def _file_readers() -> tuple[TranscriptFormat, ...]:
+def _file_readers() -> tuple[FileFormat, ...]:
     return _readers_among(registry.FORMATS)
 
 
 @functools.lru_cache(maxsize=1)
-def _readers_among(formats: tuple[TranscriptFormat, ...]) -> tuple[TranscriptFormat, ...]:
-    """The formats with ``opens``, found again only when the registry changes (asking
-    each module for a missing attribute costs more than the whole check)."""
-    return tuple(fmt for fmt in formats if hasattr(fmt, "opens"))
+def _readers_among(formats: tuple[TranscriptFormat, ...]) -> tuple[FileFormat, ...]:
+    """The formats that read their files themselves, found again only when the registry
+    changes (asking each module for a missing attribute costs more than the whole
+    check)."""
+    return tuple(fmt for fmt in formats if isinstance(fmt, FileFormat))

@@ -1,165 +1,211 @@
-"""VCR cassettes (vcrpy, pytest-recording) of OpenAI chat, OpenAI Responses, Anthropic
-and Gemini HTTP calls: the file is read by :mod:`.cassettes`, one interaction a record.
+"""VCR cassettes (vcrpy, pytest-recording, pydantic-ai): the model API calls they hold,
+rebuilt into conversations, each recorded tool call read once.
 
-Each interaction's request body is read as whichever provider's request it is — OpenAI
-chat ``messages``, Responses ``input``, Anthropic ``messages`` (content blocks), Gemini
-``contents`` — by that format's own reader; its response body the same way (``choices[0]
-.message``, ``output``, ``content``, ``candidates[0].content``). A body that is no such
-request (not JSON, another endpoint) is skipped.
+The file is read by :mod:`.cassettes`, one interaction a record. An interaction is a model
+API call when a registered format reads it
+(:class:`~agentforge_cli.replay.transcripts.format.ApiFormat`: OpenAI chat, Responses,
+Anthropic, Gemini, asked in registry order); any other interaction (a GET, another host,
+an embeddings request) is skipped. A request to a model API path whose body does not read
+is an error naming the interaction, as is a response never read whose conversation no
+later request continues (its calls would be lost); a response with an HTTP error status
+is a turn without an answer.
 
-A conversation's later requests repeat its earlier turns, so each call is replayed once:
-a call is known again by its id, or, without ids, by its position among the
-conversation's id-less calls (same name and arguments); a result is replayed the first
-time it is seen. Calls of the last response that no later request answers have no
-recorded result. A request whose history does not continue the last one starts a new
-conversation.
+**The identity rule.** A request repeats its conversation so far, so calls are known
+again instead of run again:
 
-``--update`` cannot write into a cassette: the recorded HTTP bodies stay as they were.
+* a request *continues* the conversation whose last request its messages extend (the
+  longest such; the conversation its ``previous_response_id`` names; else the one that
+  knows one of its call ids), or starts a new one: conversations interleaved in one
+  cassette (an agent and the agents its tools call) are told apart;
+* within a conversation, a call is the same call when it has the same id, or, when its
+  id is new or absent (Gemini records none and the client adds one in the next request;
+  some clients give their own), the same name and arguments as a call the conversation
+  made whose id the request does not name, each taken once;
+* a call appears once, where it is first recorded (a response, or the next request when
+  the response was streamed or unreadable), and its result where the result is first
+  recorded; user text is replayed from the request that first sends it.
+
+Each conversation after the first starts with a
+:class:`~agentforge_cli.replay.transcripts.events.ConversationStart` (``alongside``: they
+may interleave). ``--update`` cannot write into a cassette: its recorded HTTP bodies stay
+as they were.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts import (
-    anthropic,
-    cassettes,
-    gemini,
-    openai,
-    openai_responses,
-)
+from agentforge_cli.replay.transcripts import cassettes
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
-from agentforge_cli.replay.transcripts.claiming import pick_format
 from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    ConversationStart,
     Event,
     ToolCall,
     ToolResult,
     TranscriptError,
     UserMessage,
 )
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
-from agentforge_cli.replay.transcripts.records import Record, envelope_records, record_shape
+from agentforge_cli.replay.transcripts.exchanges import Exchange, Unreadable, uri_path
+from agentforge_cli.replay.transcripts.format import ApiFormat, Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.records import Record, dumps, record_shape
 
-__all__ = ["NAME", "TITLE", "claims", "file_records", "opens", "record_events", "rewrite"]
+__all__ = ["NAME", "TITLE", "CassetteBook", "Cassettes"]
 
 NAME = "vcr"
 TITLE = "VCR cassettes"
 
-
-def claims(data: Any) -> Claim:
-    """An interaction (``{"request": {...}, "response": {...}}``) is this format's own."""
-    if isinstance(data, dict) and isinstance(data.get("request"), dict) and isinstance(
-            data.get("response"), dict):
-        return Claim.OWN
-    return Claim.NO
-
-
-def opens(path: Path, head: str) -> bool:
-    """Whether this format reads the file itself (YAML, or a JSON cassette)."""
-    return cassettes.is_cassette(path, head)
-
-
-def file_records(path: Path) -> Iterator[Record]:
-    """The cassette's interactions, one record each, streamed."""
-    return cassettes.iter_interactions(path)
-
-
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: a cassette's recorded bodies are not rewritten."""
-    raise TranscriptError(book.path, "", "--update cannot write into a VCR cassette (its "
-                          "recorded HTTP bodies are kept as they are); record it again")
-
-
-class _Scratch(CallBook):
-    """The book one request is read with: a result for a call made in an earlier response
-    (a Responses request that sends only the new outputs) is paired with that call."""
-
-    def __init__(self, path: Path, known: dict[str, int]) -> None:
-        super().__init__(path)
-        self._known = known
-        self.earlier: dict[int, int] = {}  # scratch index -> the file's call index
-
-    def result(self, call_id: str | None, where: str) -> int:
-        try:
-            return super().result(call_id, where)
-        except TranscriptError:
-            if call_id not in self._known:
-                raise
-        index = self.count
-        self.count += 1
-        self.earlier[index] = self._known[call_id]
-        return index
+_NOT_READ_YET = (
+    ("/converse", "an AWS Bedrock Converse call"),
+    ("/converse-stream", "an AWS Bedrock ConverseStream call"),
+    ("/invoke", "an AWS Bedrock InvokeModel call"),
+    ("/invoke-with-response-stream", "an AWS Bedrock InvokeModel stream"),
+)
+"""Model APIs whose calls replay does not read yet: refused by name, never skipped."""
 
 
 @dataclasses.dataclass(kw_only=True, slots=True)
-class _Conversation:
-    """What the cassette's current conversation has replayed so far."""
+class _Thread:
+    """One conversation rebuilt from the cassette's requests."""
 
-    by_id: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)
-    """call id -> (the file's call index, name)."""
-    anonymous: list[tuple[str, Any, int]] = dataclasses.field(default_factory=list)
-    """id-less calls in order: (name, parsed arguments, the file's call index)."""
+    number: int
+    """Its conversation number (0 for the cassette's first)."""
+    sent: list[str]
+    """The messages of its last request, each as canonical JSON text."""
+    by_id: dict[str, int] = dataclasses.field(default_factory=dict)
+    """call id -> the file's call index."""
+    made: list[tuple[str, Any, int]] = dataclasses.field(default_factory=list)
+    """The calls it made, in order: (name, parsed arguments, file index)."""
     answered: set[int] = dataclasses.field(default_factory=set)
-    """The file's call indexes whose result was replayed."""
+    """The file's call indexes whose result has been read."""
+    response_id: str | None = None
+    """Its last response's id (a Responses request may continue it by naming it)."""
+    unread: tuple[str, str] | None = None
+    """Its last response could not be read: (where, what was found)."""
 
 
-_STATE: weakref.WeakKeyDictionary[CallBook, _Conversation] = weakref.WeakKeyDictionary()
+class CassetteBook(CallBook):
+    """The state of reading one cassette: its conversations so far."""
 
+    def __init__(self, path: Path, formats: Sequence[ApiFormat], *,
+                 track_answered: bool = False) -> None:
+        super().__init__(path, track_answered=track_answered)
+        self.formats = formats
+        self.threads: list[_Thread] = []
 
-def _provider(data: Any, reply: Any, uri: str, path: Path,
-              where: str) -> tuple[TranscriptFormat | None, list[Record]]:
-    """The provider format of a request body and its messages; ``None`` format when the
-    body is no tool-calling API request. Chat ``messages`` are OpenAI's or Anthropic's as
-    their blocks say; plain text ones (read the same by both) as the response says."""
-    at = f"{where}, request body"
-    if isinstance(data, dict):
-        if isinstance(data.get("contents"), list):
-            return gemini, envelope_records(data, ("contents",), at)
-        if isinstance(data.get("messages"), list):
-            records = envelope_records(data, ("messages",), at)
-            if any(anthropic.claims(record.data) == Claim.OWN for record in records):
-                return anthropic, records
-            if any(openai.claims(record.data) == Claim.OWN for record in records):
-                return openai, records
-            if isinstance(reply, dict) and isinstance(reply.get("content"), list):
-                return anthropic, records
-            return pick_format(path, records, (openai, anthropic)), records
-        items = data.get("input")
-        typed = isinstance(items, list) and all(isinstance(item, dict) for item in items)
-        said = isinstance(items, str) and uri.rstrip("/").endswith("/responses")
-        if (typed and items) or said:
-            return openai_responses, envelope_records(data, ("input",), at)
-    return None, []  # an embeddings request's "input" is strings or numbers
-
-
-def _response_records(fmt: TranscriptFormat, data: Any, where: str) -> list[Record]:
-    """The assistant's message(s) in a response body, as the request's format reads them."""
-    at = f"{where}, response body"
-    if not isinstance(data, dict):
+    def finish(self) -> list[Event]:
+        """Refuse the cassette when a response was never read and no later request told
+        what it said."""
+        for thread in self.threads:
+            if thread.unread is not None:
+                where, found = thread.unread
+                raise TranscriptError(self.path, where, f"the response cannot be read "
+                                      f"({found}) and no later request repeats it, so the "
+                                      "tool calls it may hold would not be replayed")
         return []
-    if fmt is openai:
-        choices = data.get("choices")
-        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-            message = choices[0].get("message")
-            return [Record(message, f"{at}, choices[0].message")] if message else []
-    elif fmt is anthropic:
-        if isinstance(data.get("content"), list):
-            return [Record({"role": "assistant", "content": data["content"]}, at)]
-    elif fmt is gemini:
-        candidates = data.get("candidates")
-        if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict):
-            content = candidates[0].get("content")
-            if isinstance(content, dict) and isinstance(content.get("parts"), list):
-                return [Record({"role": "model", **content}, f"{at}, candidates[0].content")]
-    elif isinstance(data.get("output"), list):
-        return envelope_records(data, ("output",), at)
-    return []
+
+
+class Cassettes:
+    """The ``vcr`` format, reading model API calls with the formats ``formats()`` gives
+    (the registry passes its own list, read at each use)."""
+
+    NAME = NAME
+    TITLE = TITLE
+
+    def __init__(self, formats: Callable[[], Sequence[TranscriptFormat]]) -> None:
+        self._formats = formats
+
+    def book(self, path: Path, *, track_answered: bool = False) -> CassetteBook:
+        """A new book for one cassette."""
+        apis = tuple(fmt for fmt in self._formats() if isinstance(fmt, ApiFormat))
+        return CassetteBook(path, apis, track_answered=track_answered)
+
+    def claims(self, data: Any) -> Claim:
+        """An interaction (``{"request": {...}, "response": {...}}``) is this format's."""
+        if isinstance(data, dict) and isinstance(data.get("request"), dict) and isinstance(
+                data.get("response"), dict):
+            return Claim.OWN
+        return Claim.NO
+
+    def opens(self, path: Path, head: str) -> bool:
+        """Whether this format reads the file itself (YAML, or a JSON cassette)."""
+        return cassettes.is_cassette(path, head)
+
+    def file_records(self, path: Path) -> Iterator[Record]:
+        """The cassette's interactions, one record each, streamed."""
+        return cassettes.iter_interactions(path)
+
+    def rewrite(self, records: Iterable[Record], updates: Updates, answered: set[int],
+                book: CallBook) -> Iterator[Record]:
+        """Refused: a cassette's recorded bodies are not rewritten."""
+        raise TranscriptError(book.path, "", "--update cannot write into a VCR cassette (its "
+                              "recorded HTTP bodies are kept as they are); record it again")
+
+    def record_events(self, record: Record, book: CallBook) -> list[Event]:
+        """The new events of one interaction: calls and results not read before."""
+        if record.blank:
+            return []
+        if not isinstance(book, CassetteBook):
+            raise TypeError("cassettes are read with the book Cassettes.book() makes")
+        found = _exchange(record, book)
+        if found is None:
+            return []
+        fmt, exchange = found
+        return _read_exchange(fmt, exchange, record.where, book)
+
+
+def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] | None:
+    """The model API call an interaction holds, or ``None`` when it holds none."""
+    path, where, data = book.path, record.where, record.data
+    if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
+        raise TranscriptError(path, where, 'a cassette interaction needs a "request" object; '
+                              f"found {record_shape(data)}")
+    side = data.get("response")
+    if side is not None and not isinstance(side, dict):
+        raise TranscriptError(path, where, '"response" must be an object')
+    side = side or {}
+    method = data["request"].get("method")
+    if isinstance(method, str) and method.upper() != "POST":
+        return None  # a GET to a package index, a health check: never a model call
+    uri = data["request"].get("uri")
+    uri = uri if isinstance(uri, str) else ""
+    endpoint = uri_path(uri)
+    owner = next((fmt for fmt in book.formats if endpoint.endswith(fmt.API_PATHS)), None)
+    not_read = next((what for ending, what in _NOT_READ_YET
+                     if endpoint.endswith(ending)), None)
+    if not_read is not None:
+        raise TranscriptError(path, where, f"{not_read}: replay does not read this API yet")
+    request = cassettes.body_value(data["request"])
+    response = cassettes.body_value(side)
+    if _failed(side):
+        response = None  # an error status: the turn has no answer
+    for fmt in (owner,) if owner is not None else book.formats:
+        exchange = fmt.http_exchange(request, response, uri, where)
+        if exchange is not None:
+            if _failed(side):
+                exchange = dataclasses.replace(exchange, answer=[], unread=None)
+            return fmt, exchange
+    if owner is not None:
+        found = request.found if isinstance(request, Unreadable) else (
+            "no body" if request is None else record_shape(request))
+        raise TranscriptError(path, f"{where}, request body", f"a request to {endpoint} that "
+                              f"does not hold {owner.TITLE}: found {found}")
+    return None
+
+
+def _failed(side: dict) -> bool:
+    status = side.get("status")
+    code = status.get("code") if isinstance(status, dict) else status
+    return isinstance(code, int) and code >= 400
+
+
+def _key(data: Any) -> str:
+    return dumps(data) if not isinstance(data, dict) else json.dumps(
+        data, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _arguments(text: str) -> Any:
@@ -169,86 +215,136 @@ def _arguments(text: str) -> Any:
         return text
 
 
-def _known(call: ToolCall, state: _Conversation, position: int) -> int | None:
-    """The file's index of a call replayed before, else ``None``."""
-    if call.id is not None:
-        found = state.by_id.get(call.id)
-        return found[0] if found is not None and found[1] == call.name else None
-    if position < len(state.anonymous):
-        name, arguments, index = state.anonymous[position]
-        if name == call.name and arguments == _arguments(call.arguments):
-            return index
-    return None
+def _thread(book: CassetteBook, exchange: Exchange, keys: list[str]) -> tuple[_Thread | None,
+                                                                              int]:
+    """The conversation a request continues, and how many of its messages that
+    conversation's last request already sent."""
+    if exchange.previous_response_id is not None:
+        for thread in reversed(book.threads):
+            if thread.response_id == exchange.previous_response_id:
+                return thread, 0
+    best, length = None, 0
+    for thread in reversed(book.threads):  # the latest wins a tie
+        size = len(thread.sent)
+        if size > length and size <= len(keys) and keys[:size] == thread.sent:
+            best, length = thread, size
+    if best is not None:
+        return best, length
+    ids = {event_id for record in exchange.asked for event_id in _ids(record.data)}
+    for thread in reversed(book.threads):
+        if ids & thread.by_id.keys():
+            return thread, 0
+    return None, 0
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
-    """The new events of one interaction: calls and results not replayed before."""
-    path, where, data = book.path, record.where, record.data
-    if record.blank:
-        return []
-    if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
-        raise TranscriptError(path, where, 'a cassette interaction needs a "request" object; '
-                              f"found {record_shape(data)}")
-    response = data.get("response")
-    if response is not None and not isinstance(response, dict):
-        raise TranscriptError(path, where, '"response" must be an object')
-    request = cassettes.body_json(data["request"], path, f"{where}, request body")
-    reply = cassettes.body_json(response or {}, path, f"{where}, response body")
-    uri = data["request"].get("uri")
-    fmt, records = _provider(request, reply, uri if isinstance(uri, str) else "", path, where)
-    if fmt is None:
-        return []  # not a tool-calling API request
-    replies = _response_records(fmt, reply, where)
-    state = _STATE.setdefault(book, _Conversation())
-    scratch = _Scratch(path, {key: index for key, (index, _) in state.by_id.items()})
-    asked = [event for item in records for event in fmt.record_events(item, scratch)]
-    answer = [event for item in replies for event in fmt.record_events(item, scratch)]
-    return _new_events(asked, answer, scratch, state, book)
+def _ids(data: Any) -> Iterator[str]:
+    """The call ids a message names anywhere (calls and results), for the fallback rule."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in ("id", "call_id", "tool_call_id", "tool_use_id") and isinstance(value,
+                                                                                        str):
+                yield value
+            elif isinstance(value, dict | list):
+                yield from _ids(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _ids(item)
 
 
-def _new_events(asked: list[Event], answer: list[Event], scratch: _Scratch,
-                state: _Conversation, book: CallBook) -> list[Event]:
-    """The events of one request (``asked``) and its response (``answer``) not replayed
-    before, with the file's call numbering (``mapping``: scratch index -> file index)."""
-    mapping = dict(scratch.earlier)
-    last_known = -1  # the request's last event repeating the conversation
-    anonymous = 0
-    diverged = False  # an id-less call did not repeat the conversation's
-    for position, event in enumerate(asked):
-        if isinstance(event, ToolCall):
-            known = None if event.id is None and diverged else _known(event, state, anonymous)
-            if event.id is None:
-                anonymous += 1
-                diverged = diverged or known is None
-            if known is not None:
-                mapping[event.index] = known
-                last_known = position
-        elif isinstance(event, ToolResult) and mapping.get(event.call_index) in state.answered:
-            last_known = position
-    continued = bool(mapping)
-    if not continued:  # a new conversation: nothing from before is repeated
-        state.by_id.clear()
-        state.answered.clear()
+def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
+                   book: CassetteBook) -> list[Event]:
+    keys = [_key(record.data) for record in exchange.asked]
+    thread, sent = _thread(book, exchange, keys)
     events: list[Event] = []
-    calls: list[tuple[str, Any, int]] = []
-    for position, event in enumerate([*asked, *answer]):
-        if isinstance(event, ToolCall):
-            index = mapping.get(event.index)
-            if index is None:
-                index = mapping[event.index] = book.count
-                book.count += 1
-                events.append(dataclasses.replace(event, index=index))
-            if event.id is not None:
-                state.by_id[event.id] = (index, event.name)
-            else:
-                calls.append((event.name, _arguments(event.arguments), index))
-        elif isinstance(event, ToolResult):
-            index = mapping[event.call_index]
-            if index not in state.answered:
-                state.answered.add(index)
-                events.append(dataclasses.replace(event, call_index=index))
-        elif (not continued or position >= len(asked)
-              or (position > last_known and isinstance(event, UserMessage))):
-            events.append(event)
-    state.anonymous = calls
+    if thread is None:
+        thread = _Thread(number=len(book.threads), sent=[])
+        book.threads.append(thread)
+        if thread.number:
+            events.append(ConversationStart(conversation=thread.number, where=where,
+                                            alongside=True))
+        history_is_new = True
+    else:
+        history_is_new = thread.unread is not None
+    scratch = fmt.book(book.path)
+    scratch.earlier = thread.by_id
+    asked = [(i, fmt.record_events(record, scratch)) for i, record in
+             enumerate(exchange.asked)]
+    answer = [event for record in exchange.answer for event in fmt.record_events(record,
+                                                                                    scratch)]
+    mapping = dict(scratch.outside)  # scratch call index -> the file's
+    calls = [event for _, found in asked for event in found if isinstance(event, ToolCall)]
+    mapping.update(_same_calls(calls, thread))
+    known_until = sent  # messages up to here repeat the conversation
+    for i, found in asked:
+        for event in found:
+            if (isinstance(event, ToolCall) and event.index in mapping) or (
+                    isinstance(event, ToolResult)
+                    and mapping.get(event.call_index, -1) in thread.answered):
+                known_until = max(known_until, i + 1)
+    for i, found in asked:
+        for event in found:
+            new = _file_event(event, thread, mapping, book, user=i >= known_until,
+                              assistant=history_is_new and i >= known_until)
+            if new is not None:
+                events.append(new)
+    for event in answer:
+        new = _file_event(event, thread, mapping, book, user=True, assistant=True)
+        if new is not None:
+            events.append(new)
+    thread.sent = [*thread.sent, *keys] if exchange.previous_response_id else keys
+    thread.response_id = exchange.response_id
+    thread.unread = (f"{where}, response body", exchange.unread) if exchange.unread else None
     return events
+
+
+def _same_calls(calls: list[ToolCall], thread: _Thread) -> dict[int, int]:
+    """The calls among a request's that the conversation made before: their book index
+    -> the file's. By id first; then a call whose id is new (or absent) by name and
+    arguments among the conversation's calls no id of the request named (a client may add
+    ids, or give its own, in the next request), each taken once."""
+    same: dict[int, int] = {}
+    for call in calls:
+        if call.id is not None and call.id in thread.by_id:
+            same[call.index] = thread.by_id[call.id]
+    taken = set(same.values())
+    for call in calls:
+        if call.index in same:
+            continue
+        arguments = _arguments(call.arguments)
+        for name, recorded, index in thread.made:
+            if index not in taken and name == call.name and recorded == arguments:
+                taken.add(index)
+                same[call.index] = index
+                if call.id is not None:
+                    thread.by_id[call.id] = index
+                break
+    return same
+
+
+def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: CassetteBook,
+                *, user: bool, assistant: bool) -> Event | None:
+    """``event`` as the file's event (its call numbering, its conversation), or ``None``
+    when it was read before (``user``/``assistant``: its text is new)."""
+    if isinstance(event, ToolCall):
+        index = mapping.get(event.index, -1)
+        if index >= 0:
+            return None
+        index = mapping[event.index] = book.count
+        book.count += 1
+        if event.id is not None:
+            thread.by_id[event.id] = index
+        thread.made.append((event.name, _arguments(event.arguments), index))
+        return dataclasses.replace(event, index=index, conversation=thread.number)
+    if isinstance(event, ToolResult):
+        index = mapping.get(event.call_index, -1)
+        if index < 0 or index in thread.answered:
+            return None
+        thread.answered.add(index)
+        if book.answered is not None:
+            book.answered.add(index)
+        return dataclasses.replace(event, call_index=index)
+    if isinstance(event, UserMessage):
+        return event if user else None
+    if isinstance(event, AssistantMessage):
+        return event if assistant else None
+    return None
