@@ -1,16 +1,10 @@
 """Recorded function-call conversations: read them, detect their format, write results back.
 
 Every format is read into the event model of
-:mod:`~agentforge_cli.replay.transcripts.events`. The formats are listed in
-:data:`~agentforge_cli.replay.transcripts.registry.FORMATS` (one module each, satisfying
-:class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat`):
-
-* ``agentforge`` — agentforge JSONL, one event a line (:mod:`.agentforge`);
-* ``openai`` — OpenAI chat messages (:mod:`.openai`);
-* ``anthropic`` — Anthropic messages (:mod:`.anthropic`);
-* ``openai-responses`` — OpenAI Responses items (:mod:`.openai_responses`);
-* ``gemini`` — Gemini contents (:mod:`.gemini`);
-* ``mcp`` — MCP JSON-RPC messages (:mod:`.mcp`).
+:mod:`~agentforge_cli.replay.transcripts.events`. The formats are the ones listed in
+:data:`~agentforge_cli.replay.transcripts.registry.FORMATS`, one module (or object) each,
+satisfying :class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat`; their
+names are :func:`~agentforge_cli.replay.transcripts.registry.format_names`.
 
 The chat formats come as a JSON array, as an object holding it (``{"messages": [...]}``,
 ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``) or as JSONL.
