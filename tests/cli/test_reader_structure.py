@@ -88,3 +88,21 @@ def test_two_files_read_at_once_keep_their_own_state(tmp_path):
     mixed = [next(first), next(second), next(first), next(second)]
     alone = list(open_transcript(one).events())
     assert mixed[0::2] == alone and mixed[1::2] == alone
+
+
+def test_read_progress_counts_records_of_every_container():
+    """The progress bar follows what was read, not a place parsed back from text: it
+    reaches the count of records for JSONL, JSON documents and cassettes alike."""
+    from cli_support import TRANSCRIPTS
+
+    from agentforge_cli.replay.transcripts import open_transcript
+
+    for name in ("crm.jsonl", "crm_openai.json", "crm_gemini.json", "crm_vcr_openai.yaml",
+                 "crm_conversations.jsonl"):
+        transcript = open_transcript(TRANSCRIPTS / name)
+        total = transcript.count_records()
+        seen = []
+        for _ in transcript.events():
+            seen.append(transcript.progress.records)
+        assert total > 1 and seen == sorted(seen), name
+        assert transcript.progress.records == total, name

@@ -141,6 +141,7 @@ class Conversations:
             if isinstance(record.data, list):
                 data: Any = [item.data for item in written]
             else:
-                data = envelope_values(record.data, envelope_keys(record.data), written)
+                data = envelope_values(record.data, envelope_keys(record.data), written,
+                                       record.where)
             yield record if data == record.data else Record(data, record.where,
                                                             record.position)

@@ -87,16 +87,17 @@ def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
     return records
 
 
-def envelope_values(data: dict[str, Any], keys: tuple[str, ...],
-                    records: list[Any]) -> dict[str, Any]:
-    """``data`` with ``records`` (rewritten, from :func:`envelope_records`) put back: each
-    under the key it was read from, a new record under its predecessor's; a string
-    ``input`` stays a string while unchanged."""
+def envelope_values(data: dict[str, Any], keys: tuple[str, ...], records: list[Any],
+                    where: str = "") -> dict[str, Any]:
+    """``data`` with ``records`` (rewritten, from :func:`envelope_records` with the same
+    ``where``) put back: each under the key it was read from, a new record under its
+    predecessor's; a string ``input`` stays a string while unchanged."""
+    read_from = {record.where: key for key in keys
+                 for record in envelope_records(data, (key,), where)}
     groups: dict[str, list[Any]] = {key: [] for key in keys}
     key = keys[0]
     for record in records:
-        found = record.where.rsplit(", ", 1)[-1].split("[", 1)[0]
-        key = found if found in groups else key
+        key = read_from.get(record.where, key) if record.where else key
         groups[key].append(record.data)
     values = dict(data)
     for key, items in groups.items():

@@ -44,7 +44,15 @@ from agentforge_cli.replay.transcripts.records import (
     scan_json,
 )
 
-__all__ = ["Transcript", "open_transcript"]
+__all__ = ["ReadProgress", "Transcript", "open_transcript"]
+
+
+@dataclass(slots=True)
+class ReadProgress:
+    """How far a transcript's events have been read: records (lines, messages,
+    interactions) so far, out of :meth:`Transcript.count_records`."""
+
+    records: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -61,6 +69,8 @@ class Transcript:
     content: bytes | None = field(default=None, repr=False, compare=False)
     """A short JSONL file's bytes, read when it was opened: its events are read from them
     (one read of the file, not one for detection and one for the replay)."""
+    progress: ReadProgress = field(default_factory=ReadProgress, repr=False, compare=False)
+    """How far :meth:`events` has read (for a progress bar)."""
 
     @property
     def _format(self) -> TranscriptFormat:
@@ -92,15 +102,16 @@ class Transcript:
 
     def _events(self) -> Iterator[Event]:
         if self.container == "json":
-            for _ in self._parse(self._records()):
+            for _ in self._parse(self._records(), ReadProgress()):
                 pass
-        yield from self._parse(self._records())
+        yield from self._parse(self._records(), self.progress)
 
-    def _parse(self, records: Iterator[Record]) -> Iterator[Event]:
+    def _parse(self, records: Iterator[Record], progress: ReadProgress) -> Iterator[Event]:
         fmt = self._format
         book = fmt.book(self.path)
         record_events = fmt.record_events
         for record in records:
+            progress.records += 1
             yield from record_events(record, book)
         yield from book.finish()
 
