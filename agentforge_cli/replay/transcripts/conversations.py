@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
-from agentforge_cli.replay.transcripts.claiming import pick_format
 from agentforge_cli.replay.transcripts.events import (
     ConversationStart,
     Event,
     ToolCall,
     TranscriptError,
 )
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat, pick_format
 from agentforge_cli.replay.transcripts.records import (
     Record,
     envelope_keys,

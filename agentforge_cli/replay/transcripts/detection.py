@@ -14,9 +14,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agentforge_cli.errors import TranscriptFormatError
-from agentforge_cli.replay.transcripts import claiming, registry
+from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.documents import iter_document
-from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.format import (
+    TranscriptFormat,
+    no_format_reads,
+    pick_format,
+)
 from agentforge_cli.replay.transcripts.records import Record, envelope_keys, open_bytes
 
 __all__ = ["DETECTION_WINDOW", "container_of", "detect_format", "document_records",
@@ -66,7 +70,7 @@ def _has_second_line(path: Path) -> bool:
 def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
     """The error for a file no registered format reads: where, what was found there, and
     every format tried."""
-    return claiming.unknown_format(path, where, found, registry.FORMATS)
+    return no_format_reads(path, where, found, registry.FORMATS)
 
 
 def document_records(path: Path) -> list[Record]:
@@ -85,10 +89,10 @@ def document_records(path: Path) -> list[Record]:
 def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
     """The registered format that claims a record as its own first; failing that (every
     record is one several formats read, such as plain text chat), the first format to
-    share one (:func:`~agentforge_cli.replay.transcripts.claiming.pick_format`).
+    share one (:func:`~agentforge_cli.replay.transcripts.format.pick_format`).
 
     Raises:
         TranscriptFormatError: A record no format claims.
         TranscriptError: No record at all.
     """
-    return claiming.pick_format(path, records, registry.FORMATS)
+    return pick_format(path, records, registry.FORMATS)

@@ -1,4 +1,6 @@
-"""What a transcript format provides: the :class:`TranscriptFormat` protocol.
+"""What a transcript format provides: the :class:`TranscriptFormat` protocol (and
+:class:`FileFormat`, :class:`ApiFormat` for formats that read files or HTTP calls
+themselves), and :func:`pick_format`, which format claims given records.
 
 A format is usually a module (``agentforge``, ``openai``, ``anthropic``) whose top-level
 names satisfy the protocol; any object with the same attributes works too. The file side
@@ -10,17 +12,19 @@ values, one line or one message each. Formats take part in replay through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
-from agentforge_cli.replay.transcripts.events import Event
+from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.exchanges import Exchange
-from agentforge_cli.replay.transcripts.records import Record
+from agentforge_cli.replay.transcripts.records import Record, record_shape
 
-__all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat"]
+__all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat", "no_format_reads",
+           "pick_format"]
 
 
 class Claim(IntEnum):
@@ -124,3 +128,47 @@ class FileFormat(Protocol):
     def file_records(self, path: Path) -> Iterator[Record]:
         """The file's records, streamed (memory does not grow with the file)."""
         ...
+
+
+def no_format_reads(path: Path, where: str, found: str,
+                   formats: Sequence[TranscriptFormat]) -> TranscriptFormatError:
+    """The error for records no format reads: where, what was found there, and every
+    format tried."""
+    tried = ", ".join(fmt.TITLE for fmt in formats)
+    return TranscriptFormatError(path, where, f"not a known transcript format: {found}; "
+                                 f"formats tried: {tried}")
+
+
+def pick_format(path: Path, records: Iterable[Record],
+                formats: Sequence[TranscriptFormat]) -> TranscriptFormat:
+    """The format that claims a record as its own first; failing that (every record is
+    one several formats read, such as plain text chat), the first format to share one.
+
+    A record is claimed only when it has the fields a format reads
+    (:class:`~agentforge_cli.replay.transcripts.format.Claim`), so records in a format
+    nobody reads are refused at the first one rather than read as empty turns.
+
+    Raises:
+        TranscriptFormatError: A record no format claims.
+        TranscriptError: No record at all.
+    """
+    shared: TranscriptFormat | None = None
+    for record in records:
+        if record.blank:
+            continue
+        data = record.data
+        first_sharing = None
+        for fmt in formats:
+            claim = fmt.claims(data)
+            if claim == Claim.OWN:
+                return fmt
+            if claim == Claim.SHARED and first_sharing is None:
+                first_sharing = fmt
+        if first_sharing is None:
+            raise no_format_reads(path, record.where,
+                                 f"no format reads this record ({record_shape(data)})",
+                                 formats)
+        shared = shared or first_sharing
+    if shared is not None:
+        return shared
+    raise TranscriptError(path, "", "the transcript holds no messages")
