@@ -74,8 +74,9 @@ class _Thread:
 
     number: int
     """Its conversation number (0 for the cassette's first)."""
-    sent: list[str]
-    """The messages of its last request, each as canonical JSON text."""
+    sent: tuple[int, int] = (0, 0)
+    """Its last request's messages: how many, and the hash of their canonical JSON texts
+    (:func:`_prefix_hashes`)."""
     by_id: dict[str, int] = dataclasses.field(default_factory=dict)
     """call id -> the file's call index."""
     made: list[tuple[str, Any, int]] = dataclasses.field(default_factory=list)
@@ -84,8 +85,6 @@ class _Thread:
     """The file's call indexes whose result has been read."""
     response_id: str | None = None
     """Its last response's id (a Responses request may continue it by naming it)."""
-    unread: tuple[str, str] | None = None
-    """Its last response could not be read: (where, what was found)."""
 
 
 class CassetteBook(CallBook):
@@ -95,17 +94,23 @@ class CassetteBook(CallBook):
                  track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
         self.formats = formats
-        self.threads: list[_Thread] = []
+        self.conversations = 0
+        """How many conversations have started."""
+        self.unread: dict[int, tuple[str, str]] = {}
+        """Conversation number -> (where, what) of its last response, when it could not be
+        read."""
+        self.by_sent: dict[tuple[int, int], _Thread] = {}
+        """(messages, hash) of a conversation's last request -> the latest conversation."""
+        self.by_response: dict[str, _Thread] = {}
+        self.by_call_id: dict[str, _Thread] = {}
 
     def finish(self) -> list[Event]:
         """Refuse the cassette when a response was never read and no later request told
         what it said."""
-        for thread in self.threads:
-            if thread.unread is not None:
-                where, found = thread.unread
-                raise TranscriptError(self.path, where, f"the response cannot be read "
-                                      f"({found}) and no later request repeats it, so the "
-                                      "tool calls it may hold would not be replayed")
+        for where, found in self.unread.values():
+            raise TranscriptError(self.path, where, f"the response cannot be read ({found}) "
+                                  "and no later request repeats it, so the tool calls it "
+                                  "may hold would not be replayed")
         return []
 
 
@@ -215,25 +220,32 @@ def _arguments(text: str) -> Any:
         return text
 
 
-def _thread(book: CassetteBook, exchange: Exchange, keys: list[str]) -> tuple[_Thread | None,
-                                                                              int]:
+def _prefix_hashes(keys: list[str], start: int = 0) -> list[int]:
+    """The hash of each prefix of ``keys`` (from ``start``, a prefix's hash), so that the
+    conversation a request extends is found by lookups, not by comparing it with each."""
+    hashes, current = [], start
+    for key in keys:
+        current = hash((current, key))
+        hashes.append(current)
+    return hashes
+
+
+def _thread(book: CassetteBook, exchange: Exchange,
+            hashes: list[int]) -> tuple[_Thread | None, int]:
     """The conversation a request continues, and how many of its messages that
     conversation's last request already sent."""
     if exchange.previous_response_id is not None:
-        for thread in reversed(book.threads):
-            if thread.response_id == exchange.previous_response_id:
-                return thread, 0
-    best, length = None, 0
-    for thread in reversed(book.threads):  # the latest wins a tie
-        size = len(thread.sent)
-        if size > length and size <= len(keys) and keys[:size] == thread.sent:
-            best, length = thread, size
-    if best is not None:
-        return best, length
-    ids = {event_id for record in exchange.asked for event_id in _ids(record.data)}
-    for thread in reversed(book.threads):
-        if ids & thread.by_id.keys():
+        thread = book.by_response.get(exchange.previous_response_id)
+        if thread is not None:
             return thread, 0
+    for size in range(len(hashes), 0, -1):  # the longest, the latest for a size
+        thread = book.by_sent.get((size, hashes[size - 1]))
+        if thread is not None:
+            return thread, size
+    for record in exchange.asked:
+        for call_id in _ids(record.data):
+            if call_id in book.by_call_id:
+                return book.by_call_id[call_id], 0
     return None, 0
 
 
@@ -254,17 +266,17 @@ def _ids(data: Any) -> Iterator[str]:
 def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
                    book: CassetteBook) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
-    thread, sent = _thread(book, exchange, keys)
+    thread, sent = _thread(book, exchange, _prefix_hashes(keys))
     events: list[Event] = []
     if thread is None:
-        thread = _Thread(number=len(book.threads), sent=[])
-        book.threads.append(thread)
+        thread = _Thread(number=book.conversations)
+        book.conversations += 1
         if thread.number:
             events.append(ConversationStart(conversation=thread.number, where=where,
                                             alongside=True))
         history_is_new = True
     else:
-        history_is_new = thread.unread is not None
+        history_is_new = thread.number in book.unread
     scratch = fmt.book(book.path)
     scratch.earlier = thread.by_id
     asked = [(i, fmt.record_events(record, scratch)) for i, record in
@@ -273,7 +285,7 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
                                                                                     scratch)]
     mapping = dict(scratch.outside)  # scratch call index -> the file's
     calls = [event for _, found in asked for event in found if isinstance(event, ToolCall)]
-    mapping.update(_same_calls(calls, thread))
+    mapping.update(_same_calls(calls, thread, book))
     known_until = sent  # messages up to here repeat the conversation
     for i, found in asked:
         for event in found:
@@ -291,13 +303,34 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
         new = _file_event(event, thread, mapping, book, user=True, assistant=True)
         if new is not None:
             events.append(new)
-    thread.sent = [*thread.sent, *keys] if exchange.previous_response_id else keys
-    thread.response_id = exchange.response_id
-    thread.unread = (f"{where}, response body", exchange.unread) if exchange.unread else None
+    _remember(book, thread, keys, chained=exchange.previous_response_id is not None,
+              response_id=exchange.response_id)
+    if exchange.unread:
+        book.unread[thread.number] = (f"{where}, response body", exchange.unread)
+    else:
+        book.unread.pop(thread.number, None)
     return events
 
 
-def _same_calls(calls: list[ToolCall], thread: _Thread) -> dict[int, int]:
+def _remember(book: CassetteBook, thread: _Thread, keys: list[str], *, chained: bool,
+              response_id: str | None) -> None:
+    """Index the conversation by its last request (a chained request adds to what its
+    conversation sent), its response id and its call ids."""
+    if book.by_sent.get(thread.sent) is thread:
+        del book.by_sent[thread.sent]
+    size, start = thread.sent if chained else (0, 0)
+    if keys:
+        thread.sent = (size + len(keys), _prefix_hashes(keys, start)[-1])
+        book.by_sent[thread.sent] = thread
+    if thread.response_id is not None and book.by_response.get(thread.response_id) is thread:
+        del book.by_response[thread.response_id]
+    thread.response_id = response_id
+    if response_id is not None:
+        book.by_response[response_id] = thread
+
+
+def _same_calls(calls: list[ToolCall], thread: _Thread,
+                book: CassetteBook) -> dict[int, int]:
     """The calls among a request's that the conversation made before: their book index
     -> the file's. By id first; then a call whose id is new (or absent) by name and
     arguments among the conversation's calls no id of the request named (a client may add
@@ -317,6 +350,7 @@ def _same_calls(calls: list[ToolCall], thread: _Thread) -> dict[int, int]:
                 same[call.index] = index
                 if call.id is not None:
                     thread.by_id[call.id] = index
+                    book.by_call_id[call.id] = thread
                 break
     return same
 
@@ -333,6 +367,7 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         book.count += 1
         if event.id is not None:
             thread.by_id[event.id] = index
+            book.by_call_id[event.id] = thread
         thread.made.append((event.name, _arguments(event.arguments), index))
         return dataclasses.replace(event, index=index, conversation=thread.number)
     if isinstance(event, ToolResult):
