@@ -306,12 +306,62 @@ def test_a_model_api_request_that_does_not_read_is_named(tmp_path):
 
 
 def test_an_api_replay_does_not_read_yet_is_refused_by_name(cli, tmp_path):
-    bedrock = "https://bedrock-runtime.us-west-2.amazonaws.com/model/m/converse"
+    stream = "https://bedrock-runtime.us-west-2.amazonaws.com/model/m/converse-stream"
     path = cassette(tmp_path, exchange({"messages": [{"role": "user", "content": [
-        {"text": "hi"}]}]}, {"output": {"message": {"content": []}}}, bedrock))
+        {"text": "hi"}]}]}, b"\x00\x00\x01\x0beventstream", stream))
     done = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools")
     assert done.exit_code == 3
-    assert "AWS Bedrock Converse" in done.stderr and "no tool calls" not in done.stderr
+    assert "AWS Bedrock ConverseStream" in done.stderr and "no tool calls" not in done.stderr
+
+
+# -- AWS Bedrock Converse ----------------------------------------------------------------------
+
+BEDROCK = "https://bedrock-runtime.us-west-2.amazonaws.com/model/m/converse"
+USE = {"toolUse": {"toolUseId": "tu_1", "name": "lookup", "input": {"city": "Baku"}}}
+
+
+def test_bedrock_converse_calls_in_a_cassette_run_once(counted, tmp_path):
+    ask = {"role": "user", "content": [{"text": "Baku?"}]}
+    answer = {"role": "user", "content": [{"toolResult": {
+        "toolUseId": "tu_1", "content": [{"text": "Baku: found"}], "status": "success"}}]}
+    path = cassette(
+        tmp_path,
+        exchange({"messages": [ask]}, {"output": {"message": {
+            "role": "assistant", "content": [{"text": "Looking."}, USE]}}}, BEDROCK),
+        exchange({"messages": [ask, {"role": "assistant", "content": [USE]}, answer]},
+                 {"output": {"message": {"role": "assistant",
+                                         "content": [{"text": "Found."}]}}}, BEDROCK))
+    code, data, ran = counted(path)
+    assert code == 0, data
+    assert ran == [{"tool": "lookup", "city": "Baku"}]
+    assert data["summary"]["matched"] == 1
+
+
+def test_bedrock_messages_replay_and_update(counted, tmp_path):
+    path = tmp_path / "converse.json"
+    path.write_text(json.dumps({"messages": [
+        {"role": "user", "content": [{"text": "Baku?"}]},
+        {"role": "assistant", "content": [USE]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tu_1", "content": [
+            {"json": {"old": True}}]}}]}]}), encoding="utf-8")
+    code, data, _ = counted(path)
+    assert (code, data["format"], data["summary"]["mismatched"]) == (1, "bedrock", 1)
+    assert open_transcript(path).write_results({0: ("Baku: found", False)}) == 1
+    written = json.loads(path.read_text(encoding="utf-8"))["messages"][2]["content"][0]
+    assert written == {"toolResult": {"toolUseId": "tu_1", "content": [
+        {"text": "Baku: found"}]}}  # no status recorded, none written for a success
+    code, data, _ = counted(path)
+    assert (code, data["summary"]["matched"]) == (0, 1)
+
+
+def test_a_malformed_bedrock_call_is_named(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "tu_1", "name": "lookup", "input": [1]}}]}]),
+        encoding="utf-8")
+    with pytest.raises(TranscriptError, match=r"messages\[0\], content\[0\]: a toolUse "
+                                              'block\'s "input" must be an object'):
+        list(open_transcript(path).events())
 
 
 # -- pydantic-ai's parsed_body cassettes --------------------------------------------------------

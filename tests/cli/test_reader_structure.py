@@ -70,7 +70,7 @@ def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
             assert fmt.API_PATHS and all(p.startswith(("/", ":")) for p in fmt.API_PATHS)
     assert [fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, FileFormat)] == ["vcr"]
     assert {fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, ApiFormat)} == {
-        "openai", "anthropic", "openai-responses", "gemini"}
+        "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
 
 
 def test_two_files_read_at_once_keep_their_own_state(tmp_path):

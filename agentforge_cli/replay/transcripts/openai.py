@@ -192,14 +192,16 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
 
 
 def _chat_shaped(messages: list, response: Any) -> bool:
-    """Chat messages sent to an unknown path are OpenAI's when no Anthropic block is
-    among them and the response is not Anthropic's (a ``content`` list)."""
-    if isinstance(response, dict) and isinstance(response.get("content"), list):
+    """Chat messages sent to an unknown path are OpenAI's when every content part is typed
+    and none is an Anthropic block, and the response is not another API's (Anthropic's
+    ``content`` list, Bedrock's ``output``)."""
+    if isinstance(response, dict) and (isinstance(response.get("content"), list)
+                                       or isinstance(response.get("output"), dict)):
         return False
     return not any(
         isinstance(message, dict) and isinstance(message.get("content"), list)
-        and any(isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS
-                for block in message["content"])
+        and any(not isinstance(block, dict) or block.get("type") in _ANTHROPIC_BLOCKS
+                or "type" not in block for block in message["content"])
         for message in messages)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from agentforge_cli.replay.transcripts import (
     agentforge,
     anthropic,
+    bedrock,
     conversations,
     gemini,
     mcp,
@@ -34,6 +35,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     #   ("type": "function_call", "message", ...), which neither chat format claims, and
     #   leaves its short {"role", "content"} messages to OpenAI chat (read the same way);
     # - Gemini: it owns contents with "parts", which no other format reads;
+    # - Bedrock Converse: it owns messages with toolUse/toolResult blocks (untyped blocks,
+    #   which neither chat format owns);
     # - MCP: it owns JSON-RPC 2.0 messages ("jsonrpc": "2.0"), which no other
     #   format reads;
     # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
@@ -47,6 +50,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     anthropic,
     openai_responses,
     gemini,
+    bedrock,
     mcp,
     vcr.Cassettes(lambda: FORMATS),
     conversations.Conversations(lambda: FORMATS),

@@ -60,7 +60,6 @@ NAME = "vcr"
 TITLE = "VCR cassettes"
 
 _NOT_READ_YET = (
-    ("/converse", "an AWS Bedrock Converse call"),
     ("/converse-stream", "an AWS Bedrock ConverseStream call"),
     ("/invoke", "an AWS Bedrock InvokeModel call"),
     ("/invoke-with-response-stream", "an AWS Bedrock InvokeModel stream"),
