@@ -79,10 +79,10 @@ def test_json_report_shape(cli):
     assert data["format"] == "agentforge"
 
 
-CLAUDE_CODE_SESSION = (  # a chat-session log: each turn wrapped in "message"
-    '{"type":"user","message":{"role":"user","content":"look up 长路"},"uuid":"u1"}\n'
+WRAPPED_TURNS = (  # a chat log wrapping each turn in "message", no session ids
+    '{"type":"user","message":{"role":"user","content":"look up 长路"},"turn":"u1"}\n'
     '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use",'
-    '"id":"t1","name":"queryCustomer","input":{"name":"长路","limit":5}}]},"uuid":"u2"}\n')
+    '"id":"t1","name":"queryCustomer","input":{"name":"长路","limit":5}}]},"turn":"u2"}\n')
 UNKNOWN_TURNS = json.dumps({"turns": [  # a format nobody reads
     {"speaker": "user", "says": "look up 长路"},
     {"speaker": "bot", "calls": {"queryCustomer": {"name": "长路", "limit": 5}}}]},
@@ -90,7 +90,7 @@ UNKNOWN_TURNS = json.dumps({"turns": [  # a format nobody reads
 
 
 @pytest.mark.parametrize(("name", "text", "where"), [
-    ("session.jsonl", CLAUDE_CODE_SESSION, "line 1"),
+    ("session.jsonl", WRAPPED_TURNS, "line 1"),
     ("turns.json", UNKNOWN_TURNS, "line 1"),
     ("turns.json", json.dumps(json.loads(UNKNOWN_TURNS)["turns"]), "messages[0]"),
     ("turns_pretty.json", json.dumps(json.loads(UNKNOWN_TURNS), indent=2), ""),
@@ -114,7 +114,7 @@ def test_a_file_in_no_known_format_exits_2_naming_the_formats_tried(cli, tmp_pat
 
 def test_a_session_log_line_inside_an_agentforge_file_is_refused_by_line(cli, tmp_path):
     path = tmp_path / "mixed.jsonl"
-    path.write_text('{"type":"user","content":"hi"}\n' + CLAUDE_CODE_SESSION, encoding="utf-8")
+    path.write_text('{"type":"user","content":"hi"}\n' + WRAPPED_TURNS, encoding="utf-8")
     result = cli("replay", str(path), "-t", CRM)
     assert result.exit_code == 3
     assert f'{path}, line 2: a "user" line needs "content"' in " ".join(result.stderr.split())
@@ -474,7 +474,7 @@ def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", _REGISTER_THEN_RUN, str(tmp_path),
                                *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "240"})
+                              env={**os.environ, "NO_COLOR": "1", "COLUMNS": "400"})
 
     done = run("replay", str(path), "-t", CRM, "--format", "TERSE", "--json")
     assert done.returncode == 1, done.stderr

@@ -68,7 +68,8 @@ def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
         assert book.finish() == [], fmt.NAME  # a book that read nothing has nothing left
         if isinstance(fmt, ApiFormat):
             assert fmt.API_PATHS and all(p.startswith(("/", ":")) for p in fmt.API_PATHS)
-    assert [fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, FileFormat)] == ["vcr"]
+    assert [fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, FileFormat)] == [
+        "mcp-log", "vcr"]
     assert {fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, ApiFormat)} == {
         "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
 

@@ -351,9 +351,9 @@ def test_an_unknown_record_names_every_registered_format(tmp_path):
 
 # -- positive detection: a record is a format's only when it has that format's fields ----------
 
-CLAUDE_CODE_SESSION = [  # a chat-session log: each turn wrapped in "message"
-    {"type": "user", "message": {"role": "user", "content": "look up 长路"}, "uuid": "u1"},
-    {"type": "assistant", "uuid": "u2", "message": {"role": "assistant", "content": [
+WRAPPED_TURNS = [  # a chat log wrapping each turn in "message", no session ids
+    {"type": "user", "message": {"role": "user", "content": "look up 长路"}, "turn": "u1"},
+    {"type": "assistant", "turn": "u2", "message": {"role": "assistant", "content": [
         {"type": "tool_use", "id": "t1", "name": "queryCustomer",
          "input": {"name": "长路", "limit": 5}}]}},
 ]
@@ -368,14 +368,14 @@ UNKNOWN_TURNS = [{"speaker": "user", "says": "look up 长路"}]  # a format nobo
 
 
 @pytest.mark.parametrize(("name", "text", "where"), [
-    ("session.jsonl", jsonl(*CLAUDE_CODE_SESSION), "line 1"),
-    ("session.jsonl", jsonl({"type": "system", "content": "started"}, *CLAUDE_CODE_SESSION),
+    ("session.jsonl", jsonl(*WRAPPED_TURNS), "line 1"),
+    ("session.jsonl", jsonl({"type": "system", "content": "started"}, *WRAPPED_TURNS),
      "line 2"),
     ("turns.json", json.dumps(UNKNOWN_TURNS), "messages[0]"),
     ("turns.jsonl", jsonl(*UNKNOWN_TURNS), "line 1"),
     ("turns.json", json.dumps({"turns": UNKNOWN_TURNS}), "line 1"),
     ("turns.json", json.dumps({"turns": UNKNOWN_TURNS}, indent=2), ""),
-    ("gemini.json", json.dumps({"contents": CLAUDE_CODE_SESSION}), "contents[0]"),
+    ("gemini.json", json.dumps({"contents": WRAPPED_TURNS}), "contents[0]"),
 ])
 def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, where):
     path = write(tmp_path, name, text)
@@ -388,14 +388,14 @@ def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, wher
 
 
 def test_the_first_record_that_does_not_fit_is_shown_by_its_keys(tmp_path):
-    path = write(tmp_path, "session.jsonl", jsonl(*CLAUDE_CODE_SESSION))
+    path = write(tmp_path, "session.jsonl", jsonl(*WRAPPED_TURNS))
     with pytest.raises(TranscriptFormatError) as info:
         open_transcript(path)
-    assert "keys: type, message, uuid" in info.value.reason
+    assert "keys: type, message, turn" in info.value.reason
 
 
 @pytest.mark.parametrize(("fmt", "text", "where", "reason"), [
-    ("agentforge", jsonl({"type": "user", "content": "a"}, *CLAUDE_CODE_SESSION), "line 2",
+    ("agentforge", jsonl({"type": "user", "content": "a"}, *WRAPPED_TURNS), "line 2",
      'a "user" line needs "content"'),
     ("agentforge", jsonl({"type": "assistant", "message": {"content": "b"}}), "line 1",
      'found keys: type, message'),

@@ -13,9 +13,12 @@ from agentforge_cli.replay.transcripts import (
     agentforge,
     anthropic,
     bedrock,
+    claude_code,
+    codex,
     conversations,
     gemini,
     mcp,
+    mcp_log,
     openai,
     openai_responses,
     vcr,
@@ -37,8 +40,12 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     # - Gemini: it owns contents with "parts", which no other format reads;
     # - Bedrock Converse: it owns messages with toolUse/toolResult blocks (untyped blocks,
     #   which neither chat format owns);
+    # - Claude Code and Codex sessions: lines wrapping a message (a "message" with session
+    #   ids, a "payload" of a rollout's line types), which no format above claims;
     # - MCP: it owns JSON-RPC 2.0 messages ("jsonrpc": "2.0"), which no other
     #   format reads;
+    # - MCP client logs: a text file of "Message from client/server:" lines, read by the
+    #   format itself (opens/file_records) before any other is asked;
     # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
     #   format itself (its opens/file_records), before any other is asked; it owns an
     #   interaction ({"request", "response"} objects), which no other format reads;
@@ -51,7 +58,10 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     openai_responses,
     gemini,
     bedrock,
+    claude_code,
+    codex,
     mcp,
+    mcp_log,
     vcr.Cassettes(lambda: FORMATS),
     conversations.Conversations(lambda: FORMATS),
 )

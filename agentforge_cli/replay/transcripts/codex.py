@@ -1,0 +1,57 @@
+"""Codex CLI rollout files (``~/.codex/sessions/.../rollout-*.jsonl``): one JSON object a
+line, ``{"timestamp", "type", "payload"}``.
+
+* ``response_item`` lines hold OpenAI Responses items: ``function_call`` is a call,
+  ``function_call_output`` answers it by ``call_id``, ``message`` items are what was said;
+* the other lines (``session_meta``, ``turn_context``, ``event_msg``, which repeats the
+  messages for the terminal) are skipped.
+
+``--update`` is refused: a rollout belongs to Codex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agentforge_cli.replay.transcripts import openai_responses
+from agentforge_cli.replay.transcripts.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.events import Event, TranscriptError
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.records import Record, record_shape
+
+__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
+
+NAME = "codex"
+TITLE = "Codex CLI rollouts"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
+_LINE_TYPES = ("response_item", "event_msg", "session_meta", "turn_context", "compacted")
+
+
+def claims(data: Any) -> Claim:
+    """A ``{"type", "payload"}`` line of a rollout's kinds is Codex's own."""
+    if (isinstance(data, dict) and data.get("type") in _LINE_TYPES
+            and isinstance(data.get("payload"), dict)):
+        return Claim.OWN
+    return Claim.NO
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one line: a response item's, or none."""
+    if record.blank:
+        return []
+    if claims(record.data) != Claim.OWN:
+        raise TranscriptError(book.path, record.where, "not a Codex rollout line "
+                              f"({record_shape(record.data)})")
+    if record.data["type"] != "response_item":
+        return []
+    return openai_responses.item_events(record.data["payload"], f"{record.where}, payload",
+                                        book)
+
+
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Refused: a rollout is Codex's to write."""
+    raise TranscriptError(book.path, "", "--update does not write into a Codex rollout; "
+                          "replay it without --update")

@@ -1,0 +1,137 @@
+"""Agent session files read as transcripts: Claude Code sessions, Codex CLI rollouts and
+MCP client logs (Claude Desktop's), in the shapes their writers produce; a malformed line
+is named, and ``--update`` is refused for files that belong to another program."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentforge_cli.replay.transcripts import (
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+    open_transcript,
+)
+
+CRM = "sample_tools.crm:CrmTools"
+ARGS = {"name": "长路", "limit": 5}
+RESULT = "customer:长路,limit:5"
+
+
+def lines(*records: object) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+CLAUDE_CODE = lines(
+    {"type": "summary", "summary": "Customer lookup", "leafUuid": "a1"},
+    {"parentUuid": None, "isSidechain": False, "type": "user", "sessionId": "s1",
+     "uuid": "u1", "message": {"role": "user", "content": "查一下客户长路"}},
+    {"parentUuid": "u1", "isSidechain": False, "type": "assistant", "sessionId": "s1",
+     "uuid": "a1", "message": {"id": "msg_1", "role": "assistant", "content": [
+         {"type": "text", "text": "Looking."},
+         {"type": "tool_use", "id": "toolu_1", "name": "queryCustomer", "input": ARGS}]}},
+    {"parentUuid": "a1", "type": "user", "sessionId": "s1", "uuid": "u2",
+     "message": {"role": "user", "content": [
+         {"type": "tool_result", "tool_use_id": "toolu_1", "content": RESULT}]},
+     "toolUseResult": {"stdout": RESULT}},
+    {"type": "system", "subtype": "info", "sessionId": "s1", "uuid": "x1",
+     "content": "compacted"},
+)
+CODEX = lines(
+    {"timestamp": "2026-05-02T17:09:00.000Z", "type": "session_meta",
+     "payload": {"id": "r1", "cwd": "/w"}},
+    {"timestamp": "2026-05-02T17:09:01.000Z", "type": "event_msg",
+     "payload": {"type": "user_message", "message": "查一下客户长路"}},
+    {"timestamp": "2026-05-02T17:09:01.000Z", "type": "response_item",
+     "payload": {"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": "查一下客户长路"}]}},
+    {"timestamp": "2026-05-02T17:09:02.000Z", "type": "response_item",
+     "payload": {"type": "function_call", "name": "queryCustomer",
+                 "arguments": json.dumps(ARGS, ensure_ascii=False), "call_id": "call_1"}},
+    {"timestamp": "2026-05-02T17:09:03.000Z", "type": "response_item",
+     "payload": {"type": "function_call_output", "call_id": "call_1", "output": RESULT}},
+)
+REQUEST = {"method": "tools/call", "params": {"name": "queryCustomer", "arguments": ARGS},
+           "jsonrpc": "2.0", "id": 5}
+RESPONSE = {"jsonrpc": "2.0", "id": 5, "result": {
+    "content": [{"type": "text", "text": RESULT}], "isError": False}}
+DESKTOP_LOG = (
+    "2025-09-04T10:08:38.600Z [info] [crm] Message from client: "
+    + json.dumps({"method": "initialize", "params": {}, "jsonrpc": "2.0", "id": 0}) + "\n"
+    "2025-09-04T10:08:38.610Z [crm] [info] Server started and connected successfully\n"
+    "2025-09-04T10:08:38.663Z [info] [crm] Message from client: "
+    + json.dumps(REQUEST, ensure_ascii=False) + "\n"
+    "2025-09-04T10:08:38.700Z [info] [crm] Message from server: "
+    + json.dumps(RESPONSE, ensure_ascii=False) + "\n")
+
+CASES = [("claude-code", "session.jsonl", CLAUDE_CODE),
+         ("codex", "rollout-2026-05-02.jsonl", CODEX),
+         ("mcp-log", "mcp-server-crm.log", DESKTOP_LOG)]
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("fmt", "name", "text"), CASES)
+def test_each_session_file_is_detected_and_replays_all_matched(cli, tmp_path, fmt, name,
+                                                               text):
+    path = write(tmp_path, name, text)
+    assert open_transcript(path).format == fmt
+    done = cli("replay", str(path), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["format"] == fmt
+    assert data["summary"]["matched"] == 1 and sum(data["summary"].values()) == 1
+
+
+@pytest.mark.parametrize(("fmt", "name", "text"), CASES[:2])
+def test_the_user_turn_is_read_once(tmp_path, fmt, name, text):
+    users = [e for e in open_transcript(write(tmp_path, name, text)).events()
+             if isinstance(e, UserMessage)]
+    assert [u.content for u in users] == ["查一下客户长路"]
+
+
+@pytest.mark.parametrize(("fmt", "name", "text"), CASES)
+def test_update_is_refused_for_a_file_another_program_writes(cli, tmp_path, fmt, name, text):
+    changed = text.replace(RESULT, "customer:old")
+    path = write(tmp_path, name, changed)
+    done = cli("replay", str(path), "-t", CRM, "--update")
+    assert done.exit_code == 3
+    assert "--update does not write into" in done.stderr
+    assert path.read_text(encoding="utf-8") == changed
+
+
+def test_a_claude_code_line_without_its_message_is_named(tmp_path):
+    path = write(tmp_path, "s.jsonl", CLAUDE_CODE + lines(
+        {"type": "assistant", "sessionId": "s1", "uuid": "a9", "content": "where?"}))
+    with pytest.raises(TranscriptError, match=r"line 6: a \"assistant\" line needs a "
+                                              '"message" object'):
+        list(open_transcript(path).events())
+
+
+def test_a_codex_item_in_no_known_shape_is_named(tmp_path):
+    path = write(tmp_path, "r.jsonl", CODEX + lines(
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "mystery"}}))
+    with pytest.raises(TranscriptError, match=r"line 6, payload: not a Responses item"):
+        list(open_transcript(path).events())
+
+
+def test_a_logged_message_that_is_not_json_is_named(tmp_path):
+    path = write(tmp_path, "mcp-server-crm.log", DESKTOP_LOG
+                 + "2025-09-04T10:08:39.000Z [info] [crm] Message from server: {oops\n")
+    with pytest.raises(TranscriptError, match=r"line 5: the logged message is not JSON"):
+        list(open_transcript(path).events())
+
+
+def test_calls_and_results_pair_in_a_desktop_log(tmp_path):
+    events = list(open_transcript(write(tmp_path, "mcp-server-crm.log", DESKTOP_LOG)).events())
+    assert [(type(e).__name__, getattr(e, "where", "")) for e in events
+            if isinstance(e, ToolCall | ToolResult)] == [("ToolCall", "line 3"),
+                                                          ("ToolResult", "line 4")]
