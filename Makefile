@@ -13,7 +13,7 @@ LINT_PATHS := agentforge_cli tests sample_tools benchmarks docs
 CRM := sample_tools.crm:CrmTools
 
 .DEFAULT_GOAL := test
-.PHONY: install test lint demo bench fuzz clean
+.PHONY: install test lint demo bench fuzz corpus clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,12 @@ bench: $(BENCH_STAMP)
 # Fuzz the argument pipeline (library and `agentforge replay`); N defaults to 100 000.
 fuzz: $(STAMP)
 	$(PY) benchmarks/fuzz.py $(N)
+
+# Replay every real recording of the corpus and check it against tests/corpus/expected.toml.
+CORPUS ?= ../shared/corpus
+
+corpus: $(STAMP)
+	$(PY) tests/corpus/check_corpus.py $(CORPUS)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis *.egg-info

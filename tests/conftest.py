@@ -15,6 +15,9 @@ from agentforge_cli import ToolExecutionRequest
 from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError
 
+# The corpus run's tool modules and checker need the corpus: `make corpus` runs them.
+collect_ignore = ["corpus"]
+
 _NOTHING = object()
 
 
