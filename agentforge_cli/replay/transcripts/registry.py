@@ -17,10 +17,12 @@ from agentforge_cli.replay.transcripts import (
     codex,
     conversations,
     gemini,
+    langchain,
     mcp,
     mcp_log,
     openai,
     openai_responses,
+    pydantic_ai,
     vcr,
 )
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
@@ -42,6 +44,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     #   which neither chat format owns);
     # - Claude Code and Codex sessions: lines wrapping a message (a "message" with session
     #   ids, a "payload" of a rollout's line types), which no format above claims;
+    # - pydantic-ai and LangChain histories: messages tagged "kind" (with "parts" whose
+    #   parts are tagged "part_kind", unlike Gemini's) or "type" with "data";
     # - MCP: it owns JSON-RPC 2.0 messages ("jsonrpc": "2.0"), which no other
     #   format reads;
     # - MCP client logs: a text file of "Message from client/server:" lines, read by the
@@ -60,6 +64,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     bedrock,
     claude_code,
     codex,
+    pydantic_ai,
+    langchain,
     mcp,
     mcp_log,
     vcr.Cassettes(lambda: FORMATS),

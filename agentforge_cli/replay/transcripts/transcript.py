@@ -98,7 +98,9 @@ class Transcript:
                 before any event is yielded: it is read through once first, keeping
                 nothing, so that nothing runs from a document that does not read).
         """
-        return self._events()
+        if self.container == "json":
+            return self._events()
+        return self._parse(self._records(), self.progress)  # one generator, not two
 
     def _events(self) -> Iterator[Event]:
         if self.container == "json":
