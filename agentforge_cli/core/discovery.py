@@ -100,6 +100,12 @@ def _where(func: Any) -> str:
     return f"{module}:{getattr(inner, '__qualname__', repr(inner))}"
 
 
+def _traced(executor: ToolExecutor, *, record_content: bool) -> ToolExecutor:
+    from agentforge_cli.core.tracing import TracingToolExecutor
+
+    return TracingToolExecutor(executor, record_content=record_content)
+
+
 def build_local_tools(
     targets: Any,
     logging: bool = False,
@@ -108,6 +114,7 @@ def build_local_tools(
     wrap_argument_errors: bool = False,
     propagate_execution_errors: bool = False,
     timeout: float | None = None,
+    tracing: bool | str = False,
 ) -> dict[ToolSpecification, ToolExecutor]:
     """Scan targets and build one executor per tool.
 
@@ -120,6 +127,10 @@ def build_local_tools(
         propagate_execution_errors: Executors raise tool failures as
             ``ToolExecutionError``.
         timeout: Seconds each call may run.
+        tracing: Wrap each executor in :class:`~agentforge_cli.core.tracing.
+            TracingToolExecutor` (an OpenTelemetry ``execute_tool`` span per call);
+            ``"content"`` also records the arguments (masked) and results, which makes the
+            exported trace a transcript replay reads. Needs ``opentelemetry-api``.
 
     Returns:
         ``ToolSpecification`` -> executor, in the order the tools were found.
@@ -146,8 +157,10 @@ def build_local_tools(
                     f"{_where(names[executor.name])} and by {_where(func)}); give one of "
                     "them another name with @tool(name=...), or load only one of them")
             names[executor.name] = func
-            table[executor.specification] = (
-                _logged(executor) if logging else executor)
+            wrapped: ToolExecutor = _logged(executor) if logging else executor
+            if tracing:
+                wrapped = _traced(wrapped, record_content=tracing == "content")
+            table[executor.specification] = wrapped
     if problems:
         raise ToolDefinitionError("Tools cannot be defined:\n  " + "\n  ".join(problems),
                                   problems=problems)

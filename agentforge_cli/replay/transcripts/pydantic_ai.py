@@ -14,8 +14,9 @@ them).
   what the user said; ``system-prompt`` parts are skipped.
 
 ``--update`` replaces the ``content`` of ``tool-return`` parts (a call now failing gets
-the ``failed`` outcome, or becomes a ``retry-prompt`` in the older shape) and adds a ``tool-return`` part for each call that had
-none to the next request (a new request when the next message is a response).
+the ``failed`` outcome, or becomes a ``retry-prompt`` in the older shape) and adds a
+``tool-return`` part for each call that had none to the next request (a new request when
+the next message is a response).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from agentforge_cli.replay.transcripts import (
     mcp_log,
     openai,
     openai_responses,
+    otel,
     pydantic_ai,
     vcr,
 )
@@ -50,6 +51,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     #   format reads;
     # - MCP client logs: a text file of "Message from client/server:" lines, read by the
     #   format itself (opens/file_records) before any other is asked;
+    # - OpenTelemetry traces: an OTLP JSON export ({"resourceSpans": ...}), read by the
+    #   format itself;
     # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
     #   format itself (its opens/file_records), before any other is asked; it owns an
     #   interaction ({"request", "response"} objects), which no other format reads;
@@ -68,6 +71,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     langchain,
     mcp,
     mcp_log,
+    otel,
     vcr.Cassettes(lambda: FORMATS),
     conversations.Conversations(lambda: FORMATS),
 )
