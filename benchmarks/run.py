@@ -151,6 +151,12 @@ def bench_replay() -> None:
     replay_row(row)
 
 
+def bench_floor() -> None:
+    from replay_workload import floor_row
+
+    floor_row(row)
+
+
 def bench_trace() -> None:
     from replay_workload import trace_row
 
@@ -225,8 +231,8 @@ def main() -> int:
     print("agentforge benchmarks (each row measured against its baseline in this run)",
           file=sys.stderr)
     for bench in (bench_two_param, bench_six_param, bench_import, bench_cli, bench_specs,
-                  bench_replay, bench_trace, bench_document, bench_cassette, bench_folder,
-                  bench_pytest_replay, bench_fuzz, bench_serve):
+                  bench_replay, bench_floor, bench_trace, bench_document, bench_cassette,
+                  bench_folder, bench_pytest_replay, bench_fuzz, bench_serve):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

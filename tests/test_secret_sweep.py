@@ -175,7 +175,8 @@ def test_replay_never_shows_a_secret(vault, tmp_path, fmt, mode):
 
 def test_replay_update_never_shows_a_secret(vault, tmp_path):
     transcript = _transcript(tmp_path, "agentforge")
-    result = run("replay", str(transcript), "-t", "vault.py", "--update", "--log", cwd=vault)
+    result = run("replay", str(transcript), "-t", "vault.py", "--update", "--log",
+                 "--allow-drift", cwd=vault)  # some recorded calls carry keys of no tool
     assert result.returncode == 0, result.stderr
     assert_no_secret(result.stdout, result.stderr)
 

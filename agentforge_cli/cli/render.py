@@ -369,7 +369,7 @@ def tool_logging(enabled: bool) -> Iterator[None]:
 
 
 _STATUS = {"matched": ("✓ matched", "green"), "mismatched": ("✗ mismatched", "bold red"),
-           "unrecorded": ("• unrecorded", "yellow")}
+           "unrecorded": ("• unrecorded", "yellow"), "drifted": ("⚠ drifted", "bold magenta")}
 _SHOWN_RESULT = 160
 
 
@@ -388,9 +388,13 @@ and the badge's ``(text, style)``."""
 
 def _call_rows(call: CallReport) -> list[_Row]:
     badge = _STATUS[call.status]
+    act: _Row = ("act", "magenta", [(safe_text(call.name), "bold"),
+                                    (" " + _one_line(call.masked_arguments()), None)], None)
+    if call.actual is None:  # drifted: not run, the drift says why
+        return [act, ("reflect", "blue", [(safe_text(call.name), ""), (" not run", "dim")],
+                      badge), ("", "", [(_one_line(call.drift or "", 400), "magenta")], None)]
     rows: list[_Row] = [
-        ("act", "magenta", [(safe_text(call.name), "bold"),
-                            (" " + _one_line(call.masked_arguments()), None)], None),
+        act,
         ("reflect", "blue", [(safe_text(call.invocation or call.name), ""), (" → ", None),
                              (_one_line(call.actual), "red" if call.is_error else "")], badge),
     ]
@@ -420,13 +424,20 @@ class TracePrinter:
         self._held: list[Any] = []
         self._previous: Any = None
         from agentforge_cli.replay.report import CallReport
-        from agentforge_cli.replay.transcripts.events import AssistantMessage
+        from agentforge_cli.replay.transcripts.events import AssistantMessage, ConversationStart
 
         self._call_type, self._assistant_type = CallReport, AssistantMessage
+        self._start_type = ConversationStart
 
     def add(self, entry: Any) -> None:
         """Print (or hold) one settled entry."""
         if not isinstance(entry, self._call_type):
+            if isinstance(entry, self._start_type):  # a thin line between conversations
+                self._flush(final=not entry.alongside)
+                where = f" ({safe_text(entry.where)})" if entry.where else ""
+                self._row("", "", [(f"── conversation {entry.conversation}{where}", "dim")])
+                self._previous = None
+                return
             self._held.append(entry)
             return
         self._flush(final=False)
@@ -540,8 +551,9 @@ def _plain_row(tag: str, spans: _Spans, badge: tuple[str, str] | None,
 
 
 def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
-                   updated: int | None = None) -> None:
-    """The summary table (calls per status) and a one-line verdict."""
+                   updated: int | None = None, allow_drift: bool = False) -> None:
+    """The summary table (calls per status) and a one-line verdict (a drifted call fails
+    it unless ``allow_drift``, also after ``--update``)."""
     console = stdout_console()
     total = sum(summary.values())
     table = Table(show_edge=False, box=None, padding=(0, 2), pad_edge=False,
@@ -556,18 +568,25 @@ def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
     console.print(Text(safe_text(title), style="bold"), overflow="fold")
     print_trimmed(console, table)
     noun = "call" if total == 1 else "calls"
+    drifted = summary.get("drifted", 0)
+    drift = f"{drifted} of {total} {noun} drifted from today's tools (not run)"
     if updated is not None:
         console.print(Text(f"updated {updated} recorded result"
                            f"{'' if updated == 1 else 's'} in the transcript", style="bold"))
-    elif failed:
+        if drifted:
+            console.print(Text(f"{'' if allow_drift else '✗ '}{drift}",
+                               style="bold" if allow_drift else "bold red"))
+    elif failed and (summary["mismatched"] or (drifted and not allow_drift)):
         differ = "differs" if summary["mismatched"] == 1 else "differ"
-        console.print(Text(f"✗ {summary['mismatched']} of {total} {noun} {differ} from the "
-                           "recording", style="bold red"))
+        parts = [f"{summary['mismatched']} of {total} {noun} {differ} from the recording"
+                 ] if summary["mismatched"] else []
+        if drifted and not allow_drift:
+            parts.append(f"{drifted} drifted (not run)" if parts else drift)
+        console.print(Text("✗ " + "; ".join(parts), style="bold red"))
     else:
-        console.print(Text(f"✓ {total} {noun} replayed, no result differs", style="bold green"))
-
-
-_POSITION = re.compile(r"(?:line (\d+)|messages\[(\d+)\])")
+        allowed = f" ({drifted} drifted, not run: allowed)" if drifted else ""
+        console.print(Text(f"✓ {total} {noun} replayed, no result differs{allowed}",
+                           style="bold green"))
 
 
 def _same_terminal(first: Any, second: Any) -> bool:
@@ -596,12 +615,14 @@ def progress_possible(*, trace: bool) -> bool:
 
 
 @contextlib.contextmanager
-def progress(total: int, enabled: bool) -> Iterator[Callable[[Any], None]]:
+def progress(total: int, enabled: bool, read: Any = None) -> Iterator[Callable[[Any], None]]:
     """A transient progress bar on stderr; yields a callback taking each event.
 
-    The bar follows the transcript's ``total`` records (lines or messages) and counts the
-    calls replayed. While it is drawn, what the user's code prints (to ``sys.stdout``,
-    which points at stderr then, or to ``sys.stderr``) is printed above it by rich.
+    The bar follows the transcript's ``total`` records (lines, messages, interactions) as
+    ``read`` (its :class:`~agentforge_cli.replay.transcripts.transcript.ReadProgress`)
+    counts them, and counts the calls replayed. While it is drawn, what the user's code
+    prints (to ``sys.stdout``, which points at stderr then, or to ``sys.stderr``) is
+    printed above it by rich.
     """
     if not enabled:
         yield lambda event: None
@@ -621,11 +642,7 @@ def progress(total: int, enabled: bool) -> Iterator[Callable[[Any], None]]:
             nonlocal calls
             if isinstance(event, ToolCall):
                 calls += 1
-            match = _POSITION.match(getattr(event, "where", ""))
-            done = None
-            if match is not None:
-                done = int(match.group(1)) if match.group(1) else int(match.group(2)) + 1
-                done = min(done, total)
+            done = None if read is None else min(read.records, total)
             bar.update(task, completed=done, calls=f"{calls} call{'' if calls == 1 else 's'}")
 
         yield advance

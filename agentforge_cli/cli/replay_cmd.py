@@ -1,10 +1,10 @@
 """``agentforge replay``: re-run a recorded conversation's tool calls against today's code.
 
 Prints the conversation's trace with each call marked ``matched`` / ``mismatched`` (with
-a diff) / ``unrecorded``, then a summary. Exit 1 when a result differs (unless
-``--update`` wrote today's results into the transcript) or when no tool call is found
-(unless ``--allow-empty``), 2 when no known format reads the transcript, 3 when it cannot
-be read.
+a diff) / ``unrecorded`` / ``drifted`` (not run), then a summary. Exit 1 when a result
+differs (unless ``--update`` wrote today's results into the transcript), when a call
+drifted (unless ``--allow-drift``) or when no tool call is found (unless
+``--allow-empty``), 2 when no known format reads the transcript, 3 when it cannot be read.
 
 Several transcripts (files, folders searched recursively, ``-`` for standard input) are
 replayed one after the other into one report: a section per transcript, then the total;
@@ -39,6 +39,7 @@ from agentforge_cli.replay.compare import MATCH_MODES
 from agentforge_cli.replay.transcripts import registry
 
 if TYPE_CHECKING:
+    from agentforge_cli.integrations.targets import ToolSupply
     from agentforge_cli.replay.transcripts import Transcript
 
 FormatName = StrEnum("FormatName", [(name, name) for name in ("auto", *registry.format_names())])
@@ -61,6 +62,9 @@ class _Options:
     update: bool
     log: bool
     allow_empty: bool
+    allow_drift: bool = False
+    tools_header: str | None = None
+    """The trace's ``tools:`` line (what is made afresh, what is shared), until printed."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -69,6 +73,8 @@ class _Outcome:
 
     summary: dict[str, int]
     failed: bool = False
+    drift_failed: bool = False
+    """A call drifted (and drift is not allowed): ``--update`` cannot mend that."""
     updated: int | None = None
     empty: str | None = None
     """The "no tool calls" message, when that fails the transcript."""
@@ -104,17 +110,20 @@ def replay(
     allow_empty: Annotated[bool, typer.Option(
         "--allow-empty", help="Pass a transcript in which no tool call is found (by "
                               "default that fails: nothing was checked).")] = False,
+    allow_drift: Annotated[bool, typer.Option(
+        "--allow-drift", help="Report calls whose recorded arguments no longer fit "
+                              "today's tools (drifted: not run) without failing.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded(), _unknown_format_is_usage():
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.targets import load_supply
         from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
         reach = mcp_options(header, env, cwd)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
-                           log=log, allow_empty=allow_empty)
+                           log=log, allow_empty=allow_empty, allow_drift=allow_drift)
         if update and STDIN in transcripts:
             raise UsageError("--update writes into the transcript file; standard input "
                              "cannot be updated")
@@ -127,12 +136,13 @@ def replay(
         if single:
             with _stdin_spooled(paths[0]) as path:
                 opened = _open(path, options)
-                service = load_service(tools, logging=log, strict=strict,
-                                       mcp_options=reach)
-                code = _replay_single(opened, service, options, junit)
+                supply = load_supply(tools, logging=log, strict=strict, mcp_options=reach)
+                options.tools_header = supply.description
+                code = _replay_single(opened, supply, options, junit)
         else:
-            service = load_service(tools, logging=log, strict=strict, mcp_options=reach)
-            code = _replay_many(paths, service, options, junit)
+            supply = load_supply(tools, logging=log, strict=strict, mcp_options=reach)
+            options.tools_header = supply.description
+            code = _replay_many(paths, supply, options, junit)
         raise typer.Exit(code)
 
 
@@ -142,7 +152,7 @@ def _open(path: Path, options: _Options) -> Transcript:
     return open_transcript(path, options.format)
 
 
-def _replay_file(opened: Transcript, service: object, options: _Options, *,
+def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
                  json_report: Any, junit_report: Any) -> _Outcome:
     """Replay one opened transcript into the trace (printed as it goes) and the reports.
 
@@ -152,14 +162,17 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
     from agentforge_cli.cli import render
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
+    from agentforge_cli.replay.transcripts.events import ConversationStart
 
     total = _long_transcript_size(opened, options.log, trace=not options.json_output)
-    replayer = Replayer(service, describe=not options.json_output, match=options.match)
+    # each conversation of each transcript on tools of its own, when they can be made afresh
+    replayer = Replayer(supply.service, fresh=supply.fresh, describe=not options.json_output,
+                        match=options.match, allow_drift=options.allow_drift)
     trace = None if options.json_output else render.TracePrinter()
     updates: dict[int, tuple[str, bool]] = {}
     # both are no-ops without a log or a bar: skipped then (a folder of short transcripts)
     log_shown = render.tool_logging(True) if options.log else contextlib.nullcontext()
-    bar = render.progress(total, True) if total else contextlib.nullcontext()
+    bar = render.progress(total, True, opened.progress) if total else contextlib.nullcontext()
     json_only = (json_report is not None and junit_report is None and not options.update
                  and not total)
     with log_shown, bar as tick:
@@ -168,6 +181,8 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
         else:
             for entry in replayer.run(opened.events(), tick):
                 if trace is not None:
+                    if type(entry) is ConversationStart:  # one file, several conversations
+                        _say_tools(options)
                     trace.add(entry)
                 if not isinstance(entry, CallReport):
                     continue
@@ -179,7 +194,8 @@ def _replay_file(opened: Transcript, service: object, options: _Options, *,
                     updates[entry.index] = (entry.actual, entry.is_error)
     if trace is not None:
         trace.finish()
-    outcome = _Outcome(summary=replayer.summary, failed=replayer.failed)
+    outcome = _Outcome(summary=replayer.summary, failed=replayer.failed,
+                       drift_failed=replayer.drift_failed)
     if options.update:
         outcome.updated = opened.write_results(updates)
     if not any(replayer.summary.values()) and not options.allow_empty:
@@ -207,21 +223,23 @@ _EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is mea
                "no tool calls")
 
 
-def _replay_single(opened: Transcript, service: object, options: _Options,
+def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
                    junit: Path | None) -> int:
     from agentforge_cli.cli import render
     from agentforge_cli.cli.reports import JsonReport, JUnitReport
 
     json_report = JsonReport() if options.json_output else None
-    junit_report = JUnitReport(str(opened.path)) if junit is not None else None
+    junit_report = (JUnitReport(str(opened.path), allow_drift=options.allow_drift)
+                    if junit is not None else None)
     try:
-        outcome = _replay_file(opened, service, options, json_report=json_report,
+        outcome = _replay_file(opened, supply, options, json_report=json_report,
                                junit_report=junit_report)
         if junit_report is not None:
             _write_junit(junit, [junit_report])
         if json_report is not None:
             json_report.write(lambda text: render.write(text, end=""), outcome.summary,
-                              _json_extra(opened, options, outcome))
+                              _json_extra(opened, options, outcome),
+                              stream=render.product_stream())
     finally:  # the spooled reports are released whatever happened (closing twice is a no-op)
         for report in (json_report, junit_report):
             if report is not None:
@@ -230,20 +248,26 @@ def _replay_single(opened: Transcript, service: object, options: _Options,
         raise CliError(outcome.empty, hint=_EMPTY_HINT)
     if not options.json_output:
         render.replay_summary(outcome.summary, _title(opened, options),
-                              failed=outcome.failed, updated=outcome.updated)
-    return EXIT_FAILED if outcome.failed and not options.update else EXIT_OK
+                              failed=outcome.failed, updated=outcome.updated,
+                              allow_drift=options.allow_drift)
+    return EXIT_FAILED if _fails(outcome, options) else EXIT_OK
 
 
-def _replay_many(paths: list[str], service: object, options: _Options,
+def _fails(outcome: _Outcome, options: _Options) -> bool:
+    """A result differs (unless ``--update`` wrote today's), or a call drifted."""
+    return outcome.drift_failed or (outcome.failed and not options.update)
+
+
+def _replay_many(paths: list[str], supply: ToolSupply, options: _Options,
                  junit: Path | None) -> int:
     """Replay every transcript, a section each, then the total. A transcript that cannot
     be read is reported (on stderr, in the JSON and JUnit reports) and the next one runs;
     the exit code is the worst of the transcripts'."""
     with contextlib.ExitStack() as reports:  # every spooled report is released at the end
-        return _replay_each(paths, service, options, junit, reports)
+        return _replay_each(paths, supply, options, junit, reports)
 
 
-def _replay_each(paths: list[str], service: object, options: _Options, junit: Path | None,
+def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit: Path | None,
                  reports: contextlib.ExitStack) -> int:
     from agentforge_cli.cli import render
     from agentforge_cli.cli.reports import JsonReport, JUnitReport
@@ -259,9 +283,12 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
     failed_files = 0
     if options.json_output:
         render.write('{\n  "files": [', end="")
+    else:
+        _say_tools(options)
     for number, given in enumerate(paths):
         json_report = JsonReport() if options.json_output else None
-        junit_report = JUnitReport(given) if options.junit else None
+        junit_report = (JUnitReport(given, allow_drift=options.allow_drift)
+                        if options.junit else None)
         for report in (json_report, junit_report):
             if report is not None:
                 reports.callback(report.close)
@@ -272,7 +299,7 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
         try:
             with _stdin_spooled(given) as path:
                 opened = _open(path, options)
-                outcome = _replay_file(opened, service, options, json_report=json_report,
+                outcome = _replay_file(opened, supply, options, json_report=json_report,
                                        junit_report=junit_report)
         except TranscriptError as exc:  # the next transcript still runs
             file_code = EXIT_USAGE if isinstance(exc, TranscriptFormatError) else EXIT_LOAD
@@ -287,7 +314,7 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
                 emit(json.dumps({"transcript": given, "error": message}, ensure_ascii=False))
             continue
         for status, count in outcome.summary.items():
-            total[status] += count
+            total[status] = total.get(status, 0) + count
         if json_report is not None:
             extra = _json_extra(opened, options, outcome)
             if outcome.empty is not None:
@@ -298,11 +325,12 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
                 render.error(outcome.empty, hint=_EMPTY_HINT)
             code, failed_files = max(code, EXIT_FAILED), failed_files + 1
             continue
-        if outcome.failed and not options.update:
+        if _fails(outcome, options):
             code, failed_files = max(code, EXIT_FAILED), failed_files + 1
         if not options.json_output:
             render.replay_summary(outcome.summary, _title(opened, options),
-                                  failed=outcome.failed, updated=outcome.updated)
+                                  failed=outcome.failed, updated=outcome.updated,
+                                  allow_drift=options.allow_drift)
     if junit is not None:
         _write_junit(junit, suites)
     if options.json_output:
@@ -313,9 +341,20 @@ def _replay_each(paths: list[str], service: object, options: _Options, junit: Pa
         noun = "transcript" if len(paths) == 1 else "transcripts"
         title = f"all {len(paths)} {noun}" + (f", {failed_files} failed" if failed_files
                                                else "")
-        render.replay_summary(total, title,
-                              failed=total["mismatched"] > 0 and not options.update)
+        drift_fails = total.get("drifted", 0) > 0 and not options.allow_drift
+        render.replay_summary(total, title, allow_drift=options.allow_drift,
+                              failed=(total["mismatched"] > 0 and not options.update)
+                              or drift_fails)
     return code
+
+
+def _say_tools(options: _Options) -> None:
+    """Print the trace's ``tools:`` line, once: only where several conversations run."""
+    from agentforge_cli.cli import render
+
+    if options.tools_header:
+        render.write(render.safe_text(f"tools: {options.tools_header}"))
+    options.tools_header = None
 
 
 def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:

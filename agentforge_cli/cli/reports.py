@@ -6,20 +6,24 @@ write the whole document with its summary first. No third-party imports.
 
 JUnit: one ``testsuite`` per transcript, one ``testcase`` per call; ``matched`` passes,
 ``mismatched`` is a ``failure`` carrying the diff, ``unrecorded`` is ``skipped`` (there
-is nothing to compare). A replay that found no tool call writes one failing ``no tool
-calls`` testcase instead (unless ``--allow-empty``: then the suite has no testcase),
-never an empty suite that passes.
+is nothing to compare), ``drifted`` is a ``failure`` (type ``drift``) naming what no
+longer fits, or, with ``--allow-drift``, a pass whose ``system-out`` says it. A replay
+that found no tool call writes one failing ``no tool calls`` testcase instead (unless
+``--allow-empty``: then the suite has no testcase), never an empty suite that passes.
 Characters XML 1.0 cannot hold (control characters, lone surrogates) are written as
 ``\\uXXXX``.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -35,6 +39,21 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 def _spool() -> Any:
     return tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8",
                                          errors="surrogatepass")
+
+
+def _byte_spool() -> Any:
+    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+b")
+
+
+def _utf8_buffer(stream: Any) -> Any:
+    """The binary buffer under a text ``stream`` that writes UTF-8 and translates no
+    newlines, or ``None``: UTF-8 entries may then be copied to it as they are."""
+    buffer = getattr(stream, "buffer", None)
+    try:
+        utf8 = codecs.lookup(getattr(stream, "encoding", None) or "").name == "utf-8"
+    except LookupError:
+        utf8 = False
+    return buffer if utf8 and os.linesep == "\n" and hasattr(buffer, "write") else None
 
 
 _string = json.encoder.encode_basestring  # json.dumps(ensure_ascii=False) of a str
@@ -59,6 +78,7 @@ class JsonReport:
         self._calls: Any = None  # spooled once a batch is full: a short report never is
         self._count = 0
         self._batch: list[str] = []
+        self._surrogates = False  # an entry holds a lone surrogate: written as text
 
     def add(self, call: Any) -> None:
         """Record one settled call."""
@@ -68,18 +88,24 @@ class JsonReport:
 
     def add_lines(self, lines: Iterable[str]) -> None:
         """Record settled calls given as their entries (:func:`call_json`)."""
-        batch = self._batch
-        for line in lines:
-            batch.append(line)
-            if len(batch) >= _BATCH:
-                self._spool_batch()
+        batch, lines = self._batch, iter(lines)
+        while True:  # a batch at a time, taken by islice
+            batch.extend(islice(lines, _BATCH - len(batch)))
+            if len(batch) < _BATCH:
+                return
+            self._spool_batch()
 
     def _spool_batch(self) -> None:
         if self._batch:
-            if self._calls is None:
-                self._calls = _spool()
-            prefix = ",\n    " if self._count else "    "
-            self._calls.write(prefix + ",\n    ".join(self._batch))
+            if self._calls is None:  # bytes: encoded once, copied out as they are
+                self._calls = _byte_spool()
+            text = (",\n    " if self._count else "    ") + ",\n    ".join(self._batch)
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                data = text.encode("utf-8", "surrogatepass")
+                self._surrogates = True
+            self._calls.write(data)
             self._count += len(self._batch)
             self._batch.clear()
 
@@ -90,9 +116,11 @@ class JsonReport:
             self._calls.close()
 
     def write(self, emit: Callable[[str], None], summary: dict[str, int],
-              extra: dict[str, Any], *, end: str = "\n") -> None:
+              extra: dict[str, Any], *, end: str = "\n", stream: Any = None) -> None:
         """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys,
-        then ``end``."""
+        then ``end``. ``stream``: the text stream ``emit`` writes to as it is; when it
+        writes UTF-8, the spooled entries are copied to its buffer as bytes (the same
+        output, without decoding and encoding them again)."""
         head = '{\n  "summary": ' + json.dumps(summary) + ',\n  "calls": ['
         tail = "]" + "".join(f",\n  {_ascii_string(key)}: {_json_value(value)}"
                              for key, value in extra.items()) + "\n}" + end
@@ -104,8 +132,16 @@ class JsonReport:
         self._spool_batch()
         emit(head + "\n")
         self._calls.seek(0)
-        for chunk in iter(lambda: self._calls.read(1 << 16), ""):
-            emit(chunk)
+        buffer = None if self._surrogates else _utf8_buffer(stream)
+        if buffer is not None:
+            stream.flush()
+            shutil.copyfileobj(self._calls, buffer, 1 << 20)
+            buffer.flush()
+        else:
+            decode = codecs.getincrementaldecoder("utf-8")("surrogatepass").decode
+            for chunk in iter(lambda: self._calls.read(1 << 16), b""):
+                emit(decode(chunk))
+            emit(decode(b"", final=True))
         emit("\n  " + tail)
         self._calls.close()
 
@@ -117,8 +153,9 @@ def _clean(text: str) -> str:
 class JUnitReport:
     """A JUnit XML test suite named after the transcript, one ``testcase`` per call."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, allow_drift: bool = False) -> None:
         self.name = name
+        self.allow_drift = allow_drift
         self._cases = _spool()
         self._tests = self._failures = self._skipped = 0
         self._seconds = 0.0
@@ -139,8 +176,16 @@ class JUnitReport:
         elif call.status == "unrecorded":
             ElementTree.SubElement(case, "skipped", {"message": "no recorded result"})
             self._skipped += 1
+        elif call.status == "drifted" and not self.allow_drift:
+            failure = ElementTree.SubElement(case, "failure", {
+                "message": "the recorded arguments no longer fit today's tool (not run)",
+                "type": "drift"})
+            failure.text = _clean(f"call at {call.where}\n{call.drift}")
+            self._failures += 1
         output = ElementTree.SubElement(case, "system-out")
-        output.text = _clean(call.actual)
+        output.text = _clean(call.actual if call.actual is not None else
+                             f"drifted, not run (allowed): {call.drift}" if self.allow_drift
+                             else f"drifted, not run: {call.drift}")
         ElementTree.indent(case, space="  ", level=2)
         self._cases.write("    " + ElementTree.tostring(case, encoding="unicode").rstrip()
                           + "\n")

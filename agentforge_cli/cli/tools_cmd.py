@@ -33,14 +33,16 @@ app = typer.Typer(help="List, call, check and diff the tools of a target.",
 TargetsArgument = Annotated[
     list[str] | None,
     typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
-                   help="Where the tools are: package.module, package.module:Name or "
-                        "path/to/file.py[:Name]; several may be given."),
+                   help="Where the tools are: package.module, package.module:Name, "
+                        "path/to/file.py[:Name], or a factory called without arguments, "
+                        "module:make_tools() (quote it in the shell); several may be given."),
 ]
 
 ToolsOption = Annotated[
     list[str] | None,
     typer.Option("--tools", "-t", metavar="TARGET",
-                 help="package.module, package.module:Name or path/to/file.py[:Name]; "
+                 help="package.module, package.module:Name, path/to/file.py[:Name] or "
+                      "a factory, module:make_tools() (replay calls it per conversation); "
                       "repeatable. Default: $AGENTFORGE_TOOLS, then \\[tool.agentforge] tools "
                       "in pyproject.toml.", show_default=False),
 ]

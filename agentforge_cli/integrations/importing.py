@@ -1,5 +1,6 @@
 """Import what a target names: a module by dotted name or a ``.py`` file, then an attribute
-path inside it, then an instance of a class whose constructor takes no arguments.
+path inside it, then an instance of a class whose constructor takes no arguments, or
+the value a factory (``Name()``: a function called without arguments) returns.
 
 Every failure becomes a :class:`~agentforge_cli.errors.TargetError` that names the target
 and says what to do. Standard library only.
@@ -18,8 +19,8 @@ from typing import Any
 
 from agentforge_cli.errors import TargetConfigError, TargetError
 
-__all__ = ["ensure_on_path", "import_location", "instantiate", "read_attribute", "short",
-           "split_target"]
+__all__ = ["call_factory", "describe_value", "ensure_on_path", "import_location",
+           "instantiate", "read_attribute", "short", "split_factory", "split_target"]
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -33,6 +34,30 @@ def split_target(spec: str) -> tuple[str, str | None]:
         raise TargetConfigError(f"target {spec!r} has nothing after ':'",
                                 hint="write package.module:Name or path/to/file.py:Name")
     return head, tail
+
+
+def split_factory(spec: str, name: str) -> tuple[str, bool]:
+    """``make_tools()`` -> (``make_tools``, True); a name without parentheses -> (name,
+    False). Only an empty pair of parentheses at the end is a factory call.
+
+    Raises:
+        TargetConfigError: Arguments inside the parentheses, or parentheses elsewhere.
+    """
+    if "(" not in name and ")" not in name:
+        return name, False
+    head, _, rest = name.partition("(")
+    if not head.strip() or not rest.endswith(")") or "(" in rest or ")" in rest[:-1]:
+        raise TargetConfigError(
+            f"target {spec!r}: parentheses may only end the name, as in "
+            "package.module:make_tools() (a function called without arguments)")
+    inside = rest[:-1].strip()
+    if inside:
+        raise TargetConfigError(
+            f"target {spec!r} passes arguments ({inside}) to {head.strip()}; a factory "
+            "target is called without arguments",
+            hint="write a function that takes none and returns the tools, e.g. "
+                 f"`def make_tools(): return Tools({inside})`, and target module:make_tools()")
+    return head.strip(), True
 
 
 def ensure_on_path(directory: Path) -> None:
@@ -105,8 +130,10 @@ def _failing_line(exc: BaseException) -> str | None:
 
 def _import_module(spec: str, name: str) -> Any:
     if not _DOTTED.fullmatch(name):
+        hint = ("a factory is named after the module: package.module:make_tools()"
+                if name.endswith(")") else None)
         raise TargetError(f"cannot load target {spec!r}: {name!r} is neither a module name "
-                          "nor a path to a .py file")
+                          "nor a path to a .py file", hint=hint)
     try:
         return importlib.import_module(name)
     except (Exception, SystemExit) as exc:
@@ -182,24 +209,76 @@ def read_attribute(spec: str, module: Any, name: str) -> Any:
     return value
 
 
+def _required_parameters(function: Any) -> list[str]:
+    """The parameters a call without arguments would lack (none when unknowable)."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in signature.parameters.values()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
 def instantiate(spec: str, cls: type) -> Any:
     """``cls()``, refused with a hint when the constructor needs arguments."""
-    try:
-        signature = inspect.signature(cls)
-    except (TypeError, ValueError):
-        signature = None
-    if signature is not None:
-        needed = [p.name for p in signature.parameters.values()
-                  if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        if needed:
-            raise TargetError(
-                f"cannot load target {spec!r}: class {cls.__qualname__} needs constructor "
-                f"arguments ({', '.join(needed)}); only a class whose constructor takes no "
-                "arguments can be created for you",
-                hint=f"create an instance in its module, e.g. `tools = {cls.__name__}(...)`, "
-                     "and target module:tools")
+    needed = _required_parameters(cls)
+    if needed:
+        raise TargetError(
+            f"cannot load target {spec!r}: class {cls.__qualname__} needs constructor "
+            f"arguments ({', '.join(needed)}); only a class whose constructor takes no "
+            "arguments can be created for you",
+            hint=f"create an instance in its module, e.g. `tools = {cls.__name__}(...)`, "
+                 "and target module:tools")
     try:
         return cls()
     except Exception as exc:
         raise TargetError(f"cannot load target {spec!r}: creating {cls.__qualname__}() "
                           f"failed: {short(exc)}") from exc
+
+
+def describe_value(value: Any) -> str:
+    """``a CrmTools instance``, ``the module json``, ``None``: for messages."""
+    import types
+
+    if value is None:
+        return "None"
+    if isinstance(value, types.ModuleType):
+        return f"the module {value.__name__}"
+    if isinstance(value, list | tuple):
+        return f"an empty {type(value).__name__}" if not value else (
+            f"a {type(value).__name__} of {len(value)} item{'' if len(value) == 1 else 's'}")
+    return f"a {type(value).__qualname__} object"
+
+
+def call_factory(spec: str, name: str, factory: Any) -> Any:
+    """``factory()``, the value a factory target names; refused, with what to do, when it
+    cannot be called, needs arguments, fails, or is ``async def``."""
+    if not callable(factory):
+        raise TargetError(
+            f"cannot load target {spec!r}: {name} is {describe_value(factory)}, which cannot be "
+            "called",
+            hint=f"drop the parentheses to use {name} as it is, or name a function that "
+                 "returns the tools")
+    needed = _required_parameters(factory)
+    if needed:
+        raise TargetError(
+            f"cannot load target {spec!r}: {name}() needs arguments "
+            f"({', '.join(needed)}); a factory target is called without arguments",
+            hint="give the parameters defaults, or write a function that takes none "
+                 "and returns the tools")
+    try:
+        value = factory()
+    except (Exception, SystemExit) as exc:
+        where = _failing_line(exc)
+        raise TargetError(f"cannot load target {spec!r}: calling {name}() failed: "
+                          f"{short(exc)}" + (f"\n  at {where}" if where else ""),
+                          hint="run again with --debug to see the whole traceback") from exc
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()  # never awaited: no "coroutine was never awaited" warning
+        raise TargetError(f"cannot load target {spec!r}: {name}() returned an awaitable; a "
+                          "factory target must be a plain function, not async def",
+                          hint="make the tools in a plain function (run any async set-up "
+                               "inside it with asyncio.run)")
+    return value

@@ -9,8 +9,15 @@ the tool for a call without a unique id), so ``-k agentforge_replay`` selects th
 default ``--dist load`` (``-n`` alone), whose scheduler is replaced by one that sends a
 transcript's items as one unit and every other test on its own. Each transcript
 is replayed once per process, in order, against the configured targets (the plugin's
-fixtures' targets), the first time one of its items runs; an item fails with the diff
-the command shows and is skipped when no result was recorded. ``--agentforge-match``
+fixtures' targets, loaded once per process), the first time one of its items runs. Each
+transcript, and each conversation of a file of several, gets tools of its own when a
+target is a class or a factory (``Name()``), so verdicts do not depend on which worker
+ran what before; a module-level instance, functions, a module and an MCP server are
+shared by the process's transcripts (``targets.ToolSupply``). An item fails with the diff
+the command shows and is skipped when no result was recorded. A call whose recorded
+arguments no longer fit today's tools (``drifted``: not run) fails with what drifted, or
+is skipped with it under ``--agentforge-allow-drift`` (ini ``agentforge_allow_drift``).
+``--agentforge-match``
 (ini ``agentforge_match``) chooses how results are compared, as ``replay --match``. A
 transcript that cannot be read, or has no tool call, or a folder with no transcript, is
 one failing item: never a silent pass. Collection only reads the transcripts (no call
@@ -28,14 +35,16 @@ import pytest
 
 from agentforge_cli.replay.compare import MATCH_MODES
 
-__all__ = ["MATCH_OPTION", "REPLAY_OPTION", "ReplayItem", "transcript_scheduling",
-           "transcript_scope"]
+__all__ = ["ALLOW_DRIFT_OPTION", "MATCH_OPTION", "REPLAY_OPTION", "ReplayItem",
+           "transcript_scheduling", "transcript_scope"]
 
 _ITEM_NAME = "agentforge_replay"
 REPLAY_OPTION = "--agentforge-replay"
 MATCH_OPTION = "--agentforge-match"
+ALLOW_DRIFT_OPTION = "--agentforge-allow-drift"
 _MODES = MATCH_MODES
 _REPLAYS = pytest.StashKey[dict[str, Any]]()
+_SUPPLY = pytest.StashKey[Any]()  # the targets' ToolSupply, loaded once per process
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +58,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="transcripts or folders for --agentforge-replay, one a line")
     parser.addini("agentforge_match", default="exact",
                   help="how --agentforge-replay compares results: exact, json or status")
+    group.addoption(ALLOW_DRIFT_OPTION, action="store_true", default=None,
+                    help="skip, instead of failing, a recorded call whose arguments no "
+                         "longer fit today's tools (drifted: not run)")
+    parser.addini("agentforge_allow_drift", type="bool", default=False,
+                  help="as --agentforge-allow-drift")
 
 
 class ReplayFailure(Exception):
@@ -78,6 +92,11 @@ class ReplayItem(pytest.Item):
         if call.status == "mismatched":
             raise ReplayFailure("\n".join([f"{call.name} at {call.where}: result differs "
                                            "from the recording", *call.diff]))
+        if call.status == "drifted":
+            message = (f"{call.name} at {call.where} drifted, not run: {call.drift}")
+            if _allow_drift(self.config):
+                pytest.skip(f"{message} (allowed)")
+            raise ReplayFailure(message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
@@ -87,6 +106,11 @@ class ReplayItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, f"agentforge replay: {self.name}"
+
+
+def _allow_drift(config: pytest.Config) -> bool:
+    given = config.getoption(ALLOW_DRIFT_OPTION)
+    return bool(given) if given is not None else bool(config.getini("agentforge_allow_drift"))
 
 
 def _match(config: pytest.Config) -> str:
@@ -103,19 +127,28 @@ def _replayed(config: pytest.Config, transcript: str) -> dict[str, Any]:
     return cache[transcript]
 
 
-def _replay(config: pytest.Config, transcript: str) -> dict[str, Any]:
-    from agentforge_cli.core.service import ToolService
-    from agentforge_cli.errors import AgentForgeError, TargetError
+def _supply(config: pytest.Config) -> Any:
+    """The configured targets' ``ToolSupply``, loaded the first time it is needed."""
     from agentforge_cli.integrations.pytest_plugin import configured_targets
-    from agentforge_cli.integrations.targets import load_tools
+    from agentforge_cli.integrations.targets import supply_tools
+
+    supply = config.stash.get(_SUPPLY, None)
+    if supply is None:
+        supply = config.stash[_SUPPLY] = supply_tools(configured_targets(config))
+    return supply
+
+
+def _replay(config: pytest.Config, transcript: str) -> dict[str, Any]:
+    from agentforge_cli.errors import AgentForgeError, TargetError
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
     from agentforge_cli.replay.transcripts import open_transcript
 
     calls: dict[int, CallReport] = {}
     try:
-        service = ToolService().tools(load_tools(configured_targets(config)))
-        replayer = Replayer(service, describe=False, match=_match(config))
+        supply = _supply(config)
+        replayer = Replayer(supply.service, fresh=supply.fresh, describe=False,
+                            match=_match(config))
         for entry in replayer.run(open_transcript(transcript).events()):
             if isinstance(entry, CallReport):
                 calls[entry.index] = entry

@@ -6,7 +6,13 @@ MCP server: ``mcp:COMMAND [ARGS...]`` (started over stdio) or an ``http(s)://`` 
 (``mcp_target.py``; their tools follow the Python targets' tools).
 Without ``:Name`` the module is scanned as ``build_local_tools`` scans a module. ``Name``
 (dotted names reach into objects) may be an instance, a class whose constructor takes no
-arguments (it is instantiated), a tool function, a module, or a list of these.
+arguments (it is instantiated), a tool function, a module, or a list of these. ``Name()``
+names a factory: it is called without arguments and its value read as ``Name``'s would be.
+
+Replay asks for a :class:`ToolSupply` (:func:`load_supply`): the service, and ``fresh``,
+which makes another with the classes instantiated and the factories called again, for
+each conversation; module-level instances, functions, modules scanned and MCP servers
+are shared by every service it makes.
 
 Where targets come from, first match wins:
 
@@ -26,23 +32,27 @@ directory is on the import path. Standard library only.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentforge_cli.errors import TargetConfigError, TargetError
 from agentforge_cli.integrations.importing import (
+    call_factory,
+    describe_value,
     ensure_on_path,
     import_location,
     instantiate,
     read_attribute,
     short,
+    split_factory,
     split_target,
 )
 
-__all__ = ["CONFIG_KEYS", "ENV_VAR", "TargetSource", "find_providers", "find_targets",
-           "load_objects", "load_service", "load_target", "load_tools"]
+__all__ = ["CONFIG_KEYS", "ENV_VAR", "TargetSource", "ToolSupply", "find_providers",
+           "find_targets", "load_objects", "load_service", "load_supply", "load_target",
+           "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
 CONFIG_KEYS = ("providers", "tools")
@@ -169,6 +179,13 @@ def _expand(spec: str, value: Any, created: dict[type, Any]) -> list[Any]:
     return [value]
 
 
+def _classes(value: Any) -> list[type]:
+    """The classes ``value`` names (itself, or inside a list): made anew per conversation."""
+    if isinstance(value, list | tuple):
+        return [cls for item in value for cls in _classes(item)]
+    return [value] if isinstance(value, type) else []
+
+
 def _tool_classes(module: Any) -> list[str]:
     from agentforge_cli.core.decorator import tool_meta
 
@@ -180,21 +197,63 @@ def _tool_classes(module: Any) -> list[str]:
     return found
 
 
-def load_target(spec: str, base: Path | None = None,
-                created: dict[type, Any] | None = None) -> list[Any]:
-    """Import one target and return the objects it contributes to the factory.
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Contribution:
+    """The objects one target contributes, and how to make them anew."""
 
-    ``created`` maps classes already instantiated (by an earlier target) to their
-    instance, so two targets naming the same class share one instance.
+    objects: list[Any]
+    remake: Callable[[dict[type, Any]], list[Any]] | None
+    """The objects made anew (its classes instantiated, its factory called again), the
+    classes created so far given (shared by the targets naming them); ``None``: nothing
+    can be made anew, the objects are shared."""
+    fresh: str = ""
+    """What is made anew, as the trace names it (``CrmTools``, ``make_tools()``)."""
+    shared: str = ""
+    """What is shared, as the trace names it (``module-level instance pkg.mod:tools``)."""
 
-    Raises:
-        TargetError: The module cannot be imported, the name is missing, a class cannot be
-            created, or the target yields no tool.
-        TargetConfigError: The target string is malformed.
-    """
+
+def _shared_label(spec: str, name: str | None, value: Any) -> str:
     import types
 
+    if name is None or isinstance(value, types.ModuleType):
+        return f"module {spec}"
+    if isinstance(value, list | tuple):
+        return f"objects of {spec}"
+    if isinstance(value, types.FunctionType | types.BuiltinFunctionType | types.MethodType):
+        return f"function {spec}"
+    return f"module-level instance {spec}"
+
+
+def _count_tools(spec: str, objects: list[Any]) -> int:
     from agentforge_cli.core.discovery import find_tools
+
+    count = 0
+    for obj in objects:
+        try:
+            count += sum(1 for _ in find_tools(obj))
+        except Exception as exc:
+            raise TargetError(f"cannot load target {spec!r}: {short(exc)}") from exc
+    return count
+
+
+def _made_by(spec: str, name: str, factory: Any, created: dict[type, Any]) -> list[Any]:
+    """What the factory ``name`` returns, expanded as a ``:Name`` value; refused when it
+    holds no tool."""
+    value = call_factory(spec, name, factory)
+    objects = _expand(spec, value, created)
+    if not _count_tools(spec, objects):
+        raise TargetError(
+            f"target {spec!r} yields no tool: {name}() returned {describe_value(value)}, which "
+            "holds no @tool function and no instance with @tool methods",
+            hint="return an instance with @tool methods, a @tool function, or a list of them")
+    return objects
+
+
+def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Contribution:
+    """Import one target: its objects, how to make them anew, and how the trace names
+    them (see :func:`load_target`)."""
+    import types
+
     from agentforge_cli.integrations.mcp_target import is_mcp_target
 
     if is_mcp_target(spec):
@@ -204,16 +263,16 @@ def load_target(spec: str, base: Path | None = None,
     ensure_on_path(Path.cwd())
     ensure_on_path(base)
     location, name = split_target(spec)
+    name, factory = split_factory(spec, name) if name else (None, False)
     module = import_location(spec, location, base)
-    objects = _expand(spec, read_attribute(spec, module, name) if name else module,
-                      {} if created is None else created)
-    count = 0
-    for obj in objects:
-        try:
-            count += sum(1 for _ in find_tools(obj))
-        except Exception as exc:
-            raise TargetError(f"cannot load target {spec!r}: {short(exc)}") from exc
-    if not count:
+    value = read_attribute(spec, module, name) if name else module
+    if factory:
+        def remade(again: dict[type, Any]) -> list[Any]:
+            return _made_by(spec, name, value, again)
+
+        return _Contribution(objects=remade(created), remake=remade, fresh=f"{name}()")
+    objects = _expand(spec, value, created)
+    if not _count_tools(spec, objects):
         hint = None
         if name is None and isinstance(module, types.ModuleType):
             classes = _tool_classes(module)
@@ -222,18 +281,68 @@ def load_target(spec: str, base: Path | None = None,
                         f"but no instance of it; target {location}:{classes[0]}")
         raise TargetError(f"target {spec!r} yields no tool: no @tool function, and no "
                           "instance with @tool methods", hint=hint)
-    return objects
+    classes = _classes(value)
+    if not classes:
+        return _Contribution(objects=objects, remake=None,
+                             shared=_shared_label(spec, name, value))
+    others = len(objects) > len(classes)  # a list of classes and shared objects
+    return _Contribution(objects=objects, remake=lambda again: _expand(spec, value, again),
+                         fresh=", ".join(dict.fromkeys(cls.__qualname__ for cls in classes)),
+                         shared=_shared_label(spec, name, value) if others else "")
+
+
+def load_target(spec: str, base: Path | None = None,
+                created: dict[type, Any] | None = None) -> list[Any]:
+    """Import one target and return the objects it contributes to the factory.
+
+    ``created`` maps classes already instantiated (by an earlier target) to their
+    instance, so two targets naming the same class share one instance. A target ending
+    in ``()`` names a factory: it is called without arguments, and what it returns is
+    read as a ``:Name`` value.
+
+    Raises:
+        TargetError: The module cannot be imported, the name is missing, a class cannot be
+            created, a factory cannot be called or fails, or the target yields no tool.
+        TargetConfigError: The target string is malformed (arguments inside ``()``).
+    """
+    return _contribute(spec, base, {} if created is None else created).objects
+
+
+def _contributions(source: TargetSource) -> list[_Contribution]:
+    created: dict[type, Any] = {}
+    return [_contribute(spec, source.base, created) for spec in source.specs]
+
+
+def _each_once(objects: Iterable[Any]) -> list[Any]:
+    """``objects`` without repeats (by identity), in order."""
+    return list({id(obj): obj for obj in objects}.values())
 
 
 def load_objects(source: TargetSource) -> list[Any]:
     """Every object the targets contribute, each once: a module or class named by two
     targets yields its tools once, from one shared instance."""
-    objects: dict[int, Any] = {}  # by identity
-    created: dict[type, Any] = {}
-    for spec in source.specs:
-        for obj in load_target(spec, source.base, created):
-            objects.setdefault(id(obj), obj)
-    return list(objects.values())
+    return _each_once(obj for part in _contributions(source) for obj in part.objects)
+
+
+def _python_table(objects: list[Any], specs: Sequence[str], options: dict[str, Any]
+                  ) -> dict[Any, Any]:
+    from agentforge_cli.core.discovery import build_local_tools
+    from agentforge_cli.errors import ToolDefinitionError
+
+    try:
+        return build_local_tools(objects, **options)
+    except ToolDefinitionError as exc:
+        named = ", ".join(specs) or "the objects given"
+        raise TargetError(f"cannot load the tools of {named}: {exc}") from exc
+
+
+def _split_servers(source: TargetSource) -> tuple[TargetSource, list[str]]:
+    from agentforge_cli.integrations.mcp_target import is_mcp_target
+
+    servers = [spec for spec in source.specs if is_mcp_target(spec)]
+    local = TargetSource(specs=tuple(spec for spec in source.specs if spec not in servers),
+                         origin=source.origin, base=source.base)
+    return local, servers
 
 
 def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
@@ -250,22 +359,11 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
         TargetError: A target cannot be loaded, or its tools cannot be defined.
         TargetConfigError: A target string is malformed.
     """
-    from agentforge_cli.core.discovery import build_local_tools
-    from agentforge_cli.errors import ToolDefinitionError
-    from agentforge_cli.integrations.mcp_target import is_mcp_target
-
-    servers = [spec for spec in source.specs if is_mcp_target(spec)]
-    local = TargetSource(specs=tuple(spec for spec in source.specs if spec not in servers),
-                         origin=source.origin, base=source.base)
+    local, servers = _split_servers(source)
     table: dict[Any, Any] = {}
     if local.specs or objects:
         loaded = load_objects(local) if local.specs else []
-        unique = list({id(obj): obj for obj in [*loaded, *objects]}.values())
-        try:
-            table = build_local_tools(unique, **options)
-        except ToolDefinitionError as exc:
-            named = ", ".join(local.specs) or "the objects given"
-            raise TargetError(f"cannot load the tools of {named}: {exc}") from exc
+        table = _python_table(_each_once([*loaded, *objects]), local.specs, options)
     for spec in servers:
         _add_server_tools(table, spec, source.base, options, mcp_options)
     return table
@@ -276,12 +374,16 @@ def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
     """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
     from agentforge_cli.integrations.mcp_target import load_mcp_tools
 
-    known = {specification.name for specification in table}
     tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
                            logging=bool(options.get("logging")),
                            propagate_execution_errors=bool(
                                options.get("propagate_execution_errors")),
                            options=mcp_options)
+    _add_served(table, tools, spec)
+
+
+def _add_served(table: dict[Any, Any], tools: dict[Any, Any], spec: str) -> None:
+    known = {specification.name for specification in table}
     for specification, executor in tools.items():
         if specification.name in known:
             raise TargetError(f"Duplicated definition for tool: {specification.name} (also "
@@ -305,3 +407,155 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
     service.tools(load_tools(find_targets(given, cwd=cwd), mcp_options=mcp_options,
                              **options))
     return service
+
+
+# -- fresh tools per conversation ------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolSupply:
+    """The tools a replay runs against: one service, and how to make another.
+
+    A class target is instantiated anew and a factory target (``Name()``) called again
+    for each new service; a module-level instance, a function, a module scanned and an
+    MCP server are shared: every service holds the same ones. Made by
+    :func:`supply_tools` / :func:`load_supply`; given to ``Replayer(service, fresh=...)``.
+    """
+
+    service: Any
+    """The ``ToolService`` holding every target's tools, made once."""
+    fresh: Callable[[], Any] | None
+    """Makes another ``ToolService``: its fresh part made anew, its shared part kept;
+    ``None`` when no target can be made afresh."""
+    description: str
+    """What is made afresh and what is shared, for the trace's ``tools:`` line."""
+
+
+def supply_tools(source: TargetSource, *, mcp_options: Any = None,
+                 **options: Any) -> ToolSupply:
+    """The targets' tools as a :class:`ToolSupply` (the arguments are :func:`load_tools`').
+
+    Raises:
+        TargetError: A target cannot be loaded, or its tools cannot be defined.
+        TargetConfigError: A target string is malformed.
+    """
+    from agentforge_cli.core.service import ToolService
+
+    local, servers = _split_servers(source)
+    parts = _contributions(local)
+    table: dict[Any, Any] = {}
+    if parts:
+        table = _python_table(_each_once(obj for part in parts for obj in part.objects),
+                              local.specs, options)
+    python = dict(table)
+    for spec in servers:
+        _add_server_tools(table, spec, source.base, options, mcp_options)
+    served = {spec: executor for spec, executor in table.items() if spec not in python}
+    renewable = any(part.remake is not None for part in parts)
+    return ToolSupply(service=ToolService().tools(table),
+                      fresh=_Renewal(parts, python, served, local.specs, options)
+                      if renewable else None,
+                      description=_description(parts, servers))
+
+
+def load_supply(given: Sequence[str] | None, *, cwd: Path | None = None,
+                mcp_options: Any = None, **options: Any) -> ToolSupply:
+    """:func:`load_service`, as a :class:`ToolSupply` (for replay)."""
+    return supply_tools(find_targets(given, cwd=cwd), mcp_options=mcp_options, **options)
+
+
+class _Renewal:
+    """``ToolSupply.fresh``: a new ``ToolService`` with the fresh part made anew.
+
+    A shared tool keeps its executor; a new instance of a class seen when loading gets
+    executors built from the definitions read then (nothing is scanned or parsed again);
+    anything else (a factory giving other tools) is built as the first table was.
+    """
+
+    def __init__(self, parts: list[_Contribution], first: dict[Any, Any],
+                 served: dict[Any, Any], specs: Sequence[str], options: dict[str, Any]
+                 ) -> None:
+        self.parts, self.served, self.specs, self.options = parts, served, specs, options
+        self.kept: dict[Any, Any] = {}  # what a shared tool calls -> its executor
+        self.definitions: dict[Any, Any] = {}  # a method's function -> its definition
+        for executor in first.values():
+            definition = executor.definition
+            self.kept[definition.call] = executor
+            self.definitions[getattr(definition.call, "__func__", definition.call)] = (
+                definition)
+        self.settings = {key: value for key, value in options.items() if key != "logging"}
+        self.logging = bool(options.get("logging"))
+
+    def __call__(self) -> Any:
+        from agentforge_cli.core.service import ToolService
+
+        created: dict[type, Any] = {}
+        objects = _each_once(obj for part in self.parts for obj in (
+            part.remake(created) if part.remake else part.objects))
+        table = self._rebound(objects)
+        if table is None:
+            table = _python_table(objects, self.specs, self.options)
+        _add_served(table, self.served, "an MCP server")
+        return ToolService().tools(table)
+
+    def _rebound(self, objects: list[Any]) -> dict[Any, Any] | None:
+        """The table of ``objects`` from the executors and definitions of the first;
+        ``None`` when a tool is not among them, or a name repeats."""
+        from dataclasses import replace
+
+        from agentforge_cli.core.discovery import find_tools
+
+        table: dict[Any, Any] = {}
+        names: set[str] = set()
+        for obj in objects:
+            for func in find_tools(obj):
+                executor = self.kept.get(func)
+                if executor is None:
+                    definition = self.definitions.get(getattr(func, "__func__", func))
+                    if definition is None:
+                        return None
+                    executor = _executor(func, replace(definition, call=func),
+                                         self.settings, logging=self.logging)
+                if executor.name in names:  # the full build names the duplicate
+                    return None
+                names.add(executor.name)
+                table[executor.specification] = executor
+        return table
+
+
+def _executor(func: Any, definition: Any, settings: dict[str, Any], *, logging: bool) -> Any:
+    from agentforge_cli.core.executor import LocalToolExecutor
+
+    executor = LocalToolExecutor(func, definition=definition, **settings)
+    if not logging:
+        return executor
+    from agentforge_cli.core.calllog import LoggingToolExecutor
+
+    return LoggingToolExecutor(executor)
+
+
+def _description(parts: list[_Contribution], servers: list[str]) -> str:
+    """``CrmTools, made afresh for each conversation; shared across conversations
+    (module-level instance pkg.mod:tools)``: the parts that apply."""
+    fresh = list(dict.fromkeys(part.fresh for part in parts if part.fresh))
+    shared = [*dict.fromkeys(part.shared for part in parts if part.shared),
+              *(f"MCP server {_server_shown(spec)}" for spec in servers)]
+    said = []
+    if fresh:
+        said.append(f"{', '.join(fresh)}, made afresh for each conversation")
+    if shared:
+        said.append(f"shared across conversations ({'; '.join(shared)})")
+    return "; ".join(said)
+
+
+def _server_shown(spec: str) -> str:
+    """An MCP target without what may be a secret: ``mcp:`` and the program it starts
+    (not its arguments), or a URL's scheme, host and path (no credentials, no query)."""
+    if spec.startswith("mcp:"):
+        words = spec[4:].split()
+        return f"mcp:{words[0]}" + (" ..." if len(words) > 1 else "") if words else "mcp:"
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(spec)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"

@@ -9,16 +9,24 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.replay.transcripts.events import AssistantMessage, UserMessage
+from agentforge_cli.replay.transcripts.events import (
+    AssistantMessage,
+    ConversationStart,
+    UserMessage,
+)
 
-__all__ = ["MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport", "Entry",
-           "ReplayReport", "call_json", "json_entry"]
+__all__ = ["DRIFTED", "MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport",
+           "Entry", "ReplayReport", "call_json", "json_entry", "matched_entry"]
 
 MATCHED = "matched"
 MISMATCHED = "mismatched"
 UNRECORDED = "unrecorded"
+DRIFTED = "drifted"
+"""The recorded arguments no longer fit today's tool (:mod:`~agentforge_cli.replay.drift`):
+the call was not run."""
 STATUSES = (MATCHED, MISMATCHED, UNRECORDED)
-"""Every status a call can end with, in summary order."""
+"""The statuses every summary counts, in summary order; ``drifted`` follows them in a
+summary only when a call drifted."""
 
 
 # Not frozen: the recorded result and the status are filled in when the call settles,
@@ -38,10 +46,10 @@ class CallReport:
     :attr:`shown_arguments`."""
     where: str
     """Where the call is in the file."""
-    actual: str
-    """Today's result text."""
-    is_error: bool
-    """Today's result is an error."""
+    actual: str | None
+    """Today's result text; ``None`` for a call that was not run (``drifted``)."""
+    is_error: bool | None
+    """Today's result is an error; ``None`` for a call that was not run."""
     duration_ms: float
     """How long today's call took."""
     invocation: str | None = None
@@ -58,14 +66,17 @@ class CallReport:
     result_where: str | None = None
     """Where the recorded result is in the file."""
     status: str = UNRECORDED
-    """``matched``, ``mismatched`` or ``unrecorded``."""
+    """``matched``, ``mismatched``, ``unrecorded`` or ``drifted``."""
     diff: list[str] = field(default_factory=list)
     """For a mismatch: readable lines saying what differs."""
+    drift: str | None = None
+    """For a drifted call: which parameter no longer fits today's tool, and how."""
 
     @property
     def needs_update(self) -> bool:
-        """The recording is missing or differs: ``--update`` writes today's result."""
-        return self.status != MATCHED
+        """The recording is missing or differs: ``--update`` writes today's result (a
+        drifted call has none: it was not run)."""
+        return self.status == MISMATCHED or self.status == UNRECORDED
 
     def masked_arguments(self) -> str:
         """:attr:`shown_arguments`, or the recorded arguments masked with the secret-name
@@ -77,15 +88,19 @@ class CallReport:
         return mask_arguments(self.arguments, as_recorded=True)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``replay --json`` entry of this call (arguments masked)."""
-        return {"id": self.id, "name": self.name, "status": self.status,
-                "expected": self.expected, "actual": self.actual,
-                "expected_is_error": self.expected_is_error, "is_error": self.is_error,
-                "arguments": self.masked_arguments(), "where": self.where,
-                "duration_ms": round(self.duration_ms, 3)}
+        """The ``replay --json`` entry of this call (arguments masked; ``drift`` only for
+        a drifted call)."""
+        entry = {"id": self.id, "name": self.name, "status": self.status,
+                 "expected": self.expected, "actual": self.actual,
+                 "expected_is_error": self.expected_is_error, "is_error": self.is_error,
+                 "arguments": self.masked_arguments(), "where": self.where,
+                 "duration_ms": round(self.duration_ms, 3)}
+        if self.drift is not None:
+            entry["drift"] = self.drift
+        return entry
 
 
-Entry = UserMessage | AssistantMessage | CallReport
+Entry = UserMessage | AssistantMessage | ConversationStart | CallReport
 """A line of the replayed conversation, in transcript order."""
 
 
@@ -99,19 +114,23 @@ class ReplayReport:
     """Every call, in order."""
     match: str = "exact"
     """How results were compared (``exact``, ``json`` or ``status``)."""
+    allow_drift: bool = False
+    """A drifted call does not fail the replay."""
 
     @property
     def summary(self) -> dict[str, int]:
-        """Count of calls per status (every status present, zero included)."""
+        """Count of calls per status (every status of :data:`STATUSES`, zero included;
+        ``drifted`` when a call drifted)."""
         counts = dict.fromkeys(STATUSES, 0)
         for call in self.calls:
-            counts[call.status] += 1
+            counts[call.status] = counts.get(call.status, 0) + 1
         return counts
 
     @property
     def failed(self) -> bool:
-        """At least one result differs from the recording."""
-        return any(call.status == MISMATCHED for call in self.calls)
+        """A result differs from the recording, or a call drifted (unless allowed)."""
+        return any(call.status == MISMATCHED
+                   or (call.status == DRIFTED and not self.allow_drift) for call in self.calls)
 
     def updates(self) -> dict[int, tuple[str, bool]]:
         """Call index -> today's ``(text, is_error)`` for every call whose recording is
@@ -136,26 +155,56 @@ def call_json(call: CallReport) -> str:
     byte: one entry of ``replay --json``."""
     return json_entry(call.id, call.name, call.status, call.expected, call.actual,
                       call.expected_is_error, call.is_error, call.masked_arguments(),
-                      call.where, call.duration_ms)
+                      call.where, call.duration_ms, call.drift)
 
 
 def json_entry(call_id: str | None, name: str, status: str, expected: str | None,
-               actual: str, expected_is_error: bool | None, is_error: bool,
-               arguments: str, where: str, duration_ms: float) -> str:
+               actual: str | None, expected_is_error: bool | None, is_error: bool | None,
+               arguments: str, where: str, duration_ms: float,
+               drift: str | None = None) -> str:
     """:func:`call_json` of a call given field by field (``arguments`` as shown, masked),
     formatted directly: encoding the dict costs more than the call it reports."""
-    actual_text = _string(actual)
+    actual_text = "null" if actual is None else _string(actual)
     if expected is actual:  # a matched result: one text, encoded once
         expected_text = actual_text
     else:
         expected_text = "null" if expected is None else _string(expected)
+    end = "}" if drift is None else f', "drift": {_string(drift)}}}'
     return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
             f'"name": {_string(name)}, "status": {_string(status)}, '
             f'"expected": {expected_text}, "actual": {actual_text}, "expected_is_error": '
             f'{"false" if expected_is_error is False else _json_flag(expected_is_error)}, '
             f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
             f'"arguments": {_string(arguments)}, "where": {_string(where)}, '
-            f'"duration_ms": {_json_duration(duration_ms)}}}')
+            f'"duration_ms": {_json_duration(duration_ms)}{end}')
+
+
+_MATCHED_HEADS: dict[str, str] = {}
+"""A tool name -> the entry's text from ``"name"`` to ``"expected": ``, of a matched call."""
+
+
+def matched_entry(call_id: str | None, name: str, text: str, expected_is_error: bool | None,
+                  is_error: bool, arguments: str, where: str, duration_ms: float) -> str:
+    """:func:`json_entry` of a matched call whose recorded text is today's ``text``, the
+    same bytes, cheaper (the part that only depends on the tool is written once)."""
+    head = _MATCHED_HEADS.get(name)
+    if head is None:
+        if len(_MATCHED_HEADS) >= 1024:  # bounded: names come from recordings
+            _MATCHED_HEADS.clear()
+        head = _MATCHED_HEADS[name] = (f'"name": {_string(name)}, "status": "{MATCHED}", '
+                                       '"expected": ')
+    shown = _string(text)
+    if type(duration_ms) is float and -1e9 < duration_ms < 1e9:  # _json_duration, inlined
+        duration = f"{duration_ms:.3f}".rstrip("0")
+        if duration[-1] == ".":
+            duration += "0"
+    else:
+        duration = _json_duration(duration_ms)
+    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, {head}{shown}, '
+            f'"actual": {shown}, "expected_is_error": '
+            f'{"false" if expected_is_error is False else _json_flag(expected_is_error)}, '
+            f'"is_error": {"true" if is_error else "false"}, "arguments": {_string(arguments)}, '
+            f'"where": {_string(where)}, "duration_ms": {duration}}}')
 
 
 def _json_flag(value: bool | None) -> str:

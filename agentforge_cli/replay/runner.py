@@ -6,16 +6,21 @@ one (:func:`~agentforge_cli.replay.compare.same_result`, in the chosen ``match``
 where the transcript records ``is_error`` it must match too, so an error result that
 matches a recorded error is ``matched`` (in ``status`` mode only that is compared).
 
-Each call ends ``matched``, ``mismatched`` or ``unrecorded`` (the transcript holds no
-result for it). :class:`Replayer` works as the events stream in and yields each entry
-once it is settled, so a long JSONL transcript replays in constant memory;
-:func:`replay` collects everything into a
-:class:`~agentforge_cli.replay.report.ReplayReport`.
+Each call ends ``matched``, ``mismatched``, ``unrecorded`` (the transcript holds no
+result for it) or ``drifted``: its recorded arguments no longer fit today's tool
+(:mod:`~agentforge_cli.replay.drift`), so it is not run. :class:`Replayer` works as the
+events stream in, whatever format they were read from, and yields each entry once it is
+settled, so a long transcript replays in constant memory; :func:`replay` collects
+everything into a :class:`~agentforge_cli.replay.report.ReplayReport`.
+
+With ``fresh``, each conversation of a file runs on tools of its own
+(:class:`~agentforge_cli.replay.transcripts.events.ConversationStart`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
@@ -32,7 +37,9 @@ from agentforge_cli.core.masking import (
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
 from agentforge_cli.replay.compare import MATCH_MODES, result_diff, same_result, same_status
+from agentforge_cli.replay.drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.report import (
+    DRIFTED,
     MATCHED,
     MISMATCHED,
     STATUSES,
@@ -41,28 +48,28 @@ from agentforge_cli.replay.report import (
     Entry,
     ReplayReport,
     call_json,
-    json_entry,
+    matched_entry,
 )
-from agentforge_cli.replay.transcripts import agentforge, registry
-from agentforge_cli.replay.transcripts.calls import CallBook
-from agentforge_cli.replay.transcripts.events import Event, ToolCall, ToolResult
-from agentforge_cli.replay.transcripts.records import _scan, jsonl_blocks, jsonl_record
-from agentforge_cli.replay.transcripts.transcript import EventStream
+from agentforge_cli.replay.transcripts.events import (
+    ConversationStart,
+    Event,
+    ToolCall,
+    ToolResult,
+)
 
 __all__ = ["Replayer", "describe_invocation", "replay"]
 
 _SHOWN_VALUE_CHARS = 60
 
-# A result line as json.dumps writes it, spaced or compact, keyed by the character after
-# '{"type":': the parts around its id, content and is_error.
-_RESULT_LINES = {
-    " ": ('{"type": "tool_result", "id": ', ', "content": ', ', "is_error": '),
-    '"': ('{"type":"tool_result","id":', ',"content":', ',"is_error":'),
-}
 _encode_string = json.encoder.encode_basestring  # how json.dumps writes a str, UTF-8 kept
-_SHORT_PATH = True
-"""Replay agentforge JSONL transcripts on :meth:`Replayer._run_lines` (tests turn it off
-to compare it with the general path)."""
+_new_request = object.__new__
+_set_id = ToolExecutionRequest.id.__set__  # type: ignore[attr-defined]
+_set_name = ToolExecutionRequest.name.__set__  # type: ignore[attr-defined]
+_set_arguments = ToolExecutionRequest.arguments.__set__  # type: ignore[attr-defined]
+_MAY_NAME_A_SECRET = re.compile(r"[\\ckwzCKWZ\u212a]").search
+"""A necessary condition of :func:`may_hold_secret` without sensitive keys, in one scan:
+every secret-name ending holds a c, k, w or z (the Kelvin sign lower-cases to k), and an
+escape (``\\u``) could spell any letter."""
 
 
 def _show(value: Any) -> str:
@@ -99,11 +106,41 @@ def describe_invocation(service: ToolService, name: str, arguments: str) -> str 
     return f"{callee}({', '.join(parts)})"
 
 
+class _Tools:
+    """One service, and what replay read of its tools: per name, the sensitive keys and
+    the :class:`~agentforge_cli.replay.drift.ArgumentFit` (read once per tool)."""
+
+    __slots__ = ("known", "service")
+
+    def __init__(self, service: ToolService) -> None:
+        self.service = service
+        self.known: dict[str, tuple[frozenset[str], ArgumentFit | None]] = {}
+
+    def learn(self, name: str) -> tuple[frozenset[str], ArgumentFit | None]:
+        executor = self.service.executor(name)
+        facts = (tool_sensitive_keys(self.service, name),
+                 None if executor is None else argument_fit(executor))
+        if executor is not None:  # bounded: one entry per tool, none per unknown name
+            self.known[name] = facts
+        return facts
+
+
+ALONGSIDE_SERVICES = 64
+"""Conversations that go on alongside each other (a cassette's) keep their tools, the
+most recently used this many: one that goes on after more have started than that starts
+on tools afresh (a bound on memory for a cassette of thousands of conversations)."""
+
+_Ran = tuple["str | None", "bool | None", float, str, "str | None", "str | None"]
+"""What running a call gave: today's text and is_error (``None`` when it drifted and was
+not run), duration_ms, the arguments as shown, the invocation and the drift."""
+
+
 class Replayer:
     """Replays a stream of events, yielding each entry once it is settled.
 
-    Entries come out in transcript order. A call is settled when its recorded result is
-    read (``matched``/``mismatched``) or when the transcript ends without one
+    One engine for every transcript format: it sees only events. Entries come out in
+    transcript order. A call is settled when its recorded result is read
+    (``matched``/``mismatched``, or ``drifted``) or when the transcript ends without one
     (``unrecorded``); entries after an unsettled call wait for it. Only those waiting
     entries are held, so a long transcript whose results follow their calls replays in
     constant memory::
@@ -115,15 +152,24 @@ class Replayer:
 
     Args:
         service: The tools as they are today.
+        fresh: Make a new service: each conversation's calls (``ToolCall.conversation``)
+            then run on their own, made at the conversation's first call. A
+            :class:`ConversationStart` that is not ``alongside`` ends every earlier
+            conversation and drops their services. Without it every call runs on
+            ``service``.
         memory_id: Passed to each execution.
         describe: Fill :attr:`CallReport.invocation` (binds the arguments a second time).
             :attr:`CallReport.shown_arguments` (masked) is always filled.
         match: How results are compared: ``exact``, ``json`` or ``status``
             (:data:`~agentforge_cli.replay.compare.MATCH_MODES`).
+        allow_drift: A ``drifted`` call does not fail the replay (it is still reported,
+            and still not run).
     """
 
-    def __init__(self, service: ToolService, *, memory_id: object = None,
-                 describe: bool = True, match: str = "exact") -> None:
+    def __init__(self, service: ToolService, *,
+                 fresh: Callable[[], ToolService] | None = None, memory_id: object = None,
+                 describe: bool = True, match: str = "exact",
+                 allow_drift: bool = False) -> None:
         if match not in MATCH_MODES:
             raise ValueError(f"unknown match mode {match!r}; expected "
                              + ", ".join(MATCH_MODES))
@@ -131,16 +177,31 @@ class Replayer:
         self.service = service
         self.memory_id = memory_id
         self.describe = describe
+        self.allow_drift = allow_drift
         self.summary: dict[str, int] = dict.fromkeys(STATUSES, 0)
-        """Count of settled calls per status."""
+        """Count of settled calls per status (``drifted`` once a call drifted)."""
+        self._fresh = fresh
+        self._shared = _Tools(service) if fresh is None else None
+        self._conversations: dict[int, _Tools] = {}  # least recently used first
+        self._last: tuple[int, _Tools] | None = None  # the conversation of the last call
         self._waiting: deque[Entry] = deque()
         self._open: dict[int, CallReport] = {}
-        self._secret_keys: dict[str, frozenset[str]] = {}
 
     @property
     def failed(self) -> bool:
-        """A settled call's result differs from the recording."""
-        return self.summary[MISMATCHED] > 0
+        """A settled call's result differs from the recording, or a call drifted (unless
+        ``allow_drift``)."""
+        return self.summary[MISMATCHED] > 0 or self.drift_failed
+
+    @property
+    def drift_failed(self) -> bool:
+        """A call drifted and drift is not allowed (``--update`` cannot mend that)."""
+        return not self.allow_drift and self.summary.get(DRIFTED, 0) > 0
+
+    @property
+    def services(self) -> int:
+        """How many conversations' services are held now (with ``fresh``)."""
+        return len(self._conversations)
 
     def run(self, events: Iterable[Event],
             on_event: Callable[[Event], None] | None = None) -> Iterator[Entry]:
@@ -149,9 +210,6 @@ class Replayer:
         Raises:
             TranscriptError: From ``events`` at a malformed line; calls before it have run.
         """
-        if on_event is None and self._reads_lines(events):
-            yield from self._run_lines(events.transcript)  # type: ignore[attr-defined]
-            return
         feed, waiting, still_open = self.feed, self._waiting, self._open
         for event in events:
             feed(event)
@@ -166,156 +224,67 @@ class Replayer:
 
     def json_lines(self, events: Iterable[Event]) -> Iterator[str]:
         """:meth:`run`, keeping only the calls, each as its ``replay --json`` entry
-        (:func:`~agentforge_cli.replay.report.call_json`).
+        (:func:`~agentforge_cli.replay.report.call_json`), for events of any format.
+
+        A call answered by the very next event while nothing waits before it is settled
+        there, without a report waiting in the queue; a match is formatted straight
+        from its fields. Entries and their order are :meth:`run`'s.
 
         Raises:
             TranscriptError: From ``events`` at a malformed line; calls before it have run.
         """
-        if self._reads_lines(events):  # matched calls come as text, never as reports
-            entries = self._run_lines(events.transcript, as_json=True)  # type: ignore
-        else:
-            entries = self.run(events)
-        for entry in entries:
-            if type(entry) is str:
-                yield entry
-            elif isinstance(entry, CallReport):
-                yield call_json(entry)
-
-    def _reads_lines(self, events: Iterable[Event]) -> bool:
-        """``events`` are an agentforge JSONL transcript's, not yet started, and this is a
-        plain Replayer: :meth:`_run_lines` may read the file itself."""
-        if not _SHORT_PATH or type(events) is not EventStream or events.started:
-            return False
-        transcript = events.transcript
-        if (transcript.container != "jsonl" or transcript.format != agentforge.NAME
-                or registry.find_format(agentforge.NAME) is not agentforge):
-            return False
-        kind = type(self)
-        if (kind.feed is not Replayer.feed or kind._execute is not Replayer._execute
-                or kind._call is not Replayer._call or kind._settle is not Replayer._settle
-                or kind._run_call is not Replayer._run_call):
-            return False
-        events.started = True
-        return True
-
-    def _run_lines(self, transcript: Any, *, as_json: bool = False) -> Iterator[Entry | str]:
-        """:meth:`run` on an agentforge JSONL transcript, reading its lines here: the common
-        call and result lines (the shapes :func:`agentforge.record_events` reads on its
-        short path) are replayed without building events; every other line is read into
-        its events and fed as :meth:`run` would. Entries, errors and their order are the
-        same.
-
-        A call is held back for one line: when nothing waits before it and the next line
-        is its result exactly as ``json.dumps`` writes today's, it is settled there and
-        never waits (as its ``replay --json`` entry with ``as_json``, a
-        :func:`~agentforge_cli.replay.report.json_entry`)."""
-        path = transcript.path
-        book = CallBook(path)
-        book_call, book_result, answered_at_once = book.call, book.result, book.answered_at_once
-        record_events, feed, run_call = agentforge.record_events, self.feed, self._run_call
+        feed, run_call, settle = self.feed, self._run, self._settle
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != "status"
-        scan, encode, result_lines = _scan, _encode_string, _RESULT_LINES.get
-        # the call read on the line before: (index, id, name, arguments, where, ran), its
-        # index None when it is not in the book yet (nothing waited: it cannot clash)
-        held = None
+        held: tuple[ToolCall, _Ran] | None = None  # the call read last, run, not queued
         try:
-            for number, lines, ended in jsonl_blocks(path, transcript.content):
-                unended = -1 if ended else number + len(lines)  # the line without a newline
-                for line in lines:
-                    number += 1
-                    content = None
-                    if held is not None:
-                        index, call_id, name, arguments, where, ran = held
-                        held = None
-                        actual, is_error = ran[0], ran[1]
-                        if call_id is not None and (layout := result_lines(line[8:9])) and (
-                                line == f'{layout[0]}{encode(call_id)}{layout[1]}'
-                                        f'{encode(actual)}{layout[2]}'
-                                        f'{"true" if is_error else "false"}}}'):
-                            # today's result, written as json.dumps writes it: what it holds
-                            if index is None:  # settled here: matched in every match mode
-                                index = answered_at_once()
-                                summary[MATCHED] += 1
-                                if as_json:
-                                    yield json_entry(call_id, name, MATCHED, actual, actual,
-                                                     is_error, is_error, ran[3], where, ran[2])
-                                else:
-                                    yield _report(index, call_id, name, arguments, where, ran,
-                                                  expected=actual, expected_is_error=is_error,
-                                                  result_where=f"line {number}", status=MATCHED)
-                                continue
-                            content = actual
-                        if index is None:
-                            index = book_call(call_id, where)
-                        call = still_open[index] = _report(index, call_id, name, arguments,
-                                                           where, ran)
-                        waiting.append(call)
-                    if content is None:
-                        try:
-                            data, end = scan(line, 0)
-                        except (StopIteration, ValueError, RecursionError):
-                            end = -1
-                        if end == len(line) and type(data) is dict:
-                            kind = data.get("type")
-                            call_id = data.get("id")
-                            if type(call_id) is str or call_id is None:
-                                if kind == "tool_call":
-                                    name, arguments = data.get("name"), data.get("arguments")
-                                    if type(name) is str and name and type(arguments) is str:
-                                        where = f"line {number}"
-                                        # in the book now if anything waits: a clash of ids
-                                        # is refused before the call runs
-                                        held = (book_call(call_id, where) if waiting else None,
-                                                call_id, name, arguments, where,
-                                                run_call(call_id, name, arguments))
-                                        continue
-                                elif kind == "tool_result":
-                                    content, is_error = data.get("content"), data.get("is_error")
-                                    if type(content) is not str or not (
-                                            is_error is None or type(is_error) is bool):
-                                        content = None
-                    if content is not None:  # a result line of the common shape
-                        where = f"line {number}"
-                        call = still_open.pop(book_result(call_id, where), None)
-                        if call is not None:
-                            call.expected = content
-                            call.expected_is_error = is_error
-                            call.result_where = where
-                            if exact_text and content == call.actual and (
-                                    is_error is None or is_error is call.is_error):
-                                call.status = MATCHED  # what _judge decides
-                                summary[MATCHED] += 1
-                            else:
-                                self._settle(call)
-                        while waiting:
-                            head = waiting[0]
-                            if type(head) is CallReport and head.index in still_open:
-                                break
-                            yield waiting.popleft()
+            for event in events:
+                kind = type(event)
+                if held is not None:
+                    call, ran = held
+                    held = None
+                    if kind is ToolResult and event.call_index == call.index:
+                        actual, is_error, content = ran[0], ran[1], event.content
+                        flag = event.is_error
+                        if exact_text and content == actual and (
+                                flag is None or flag is is_error) and ran[5] is None:
+                            summary[MATCHED] += 1  # what _judge decides
+                            yield matched_entry(call.id, call.name, actual, flag, is_error,
+                                                ran[3], call.where, ran[2])
+                            continue
+                        report = _report(call, ran)
+                        report.expected, report.expected_is_error = content, flag
+                        report.result_where = event.where
+                        settle(report)
+                        yield call_json(report)
                         continue
-                    text = line if number == unended else line + "\n"
-                    for event in record_events(jsonl_record(path, text, number), book):
-                        feed(event)
-                        while waiting:
-                            head = waiting[0]
-                            if type(head) is CallReport and head.index in still_open:
-                                break
-                            yield waiting.popleft()
+                    report = still_open[call.index] = _report(call, ran)
+                    waiting.append(report)
+                if kind is ToolCall and not waiting:
+                    held = (event, run_call(event))
+                    continue
+                feed(event)
+                while waiting:
+                    head = waiting[0]
+                    if type(head) is CallReport:
+                        if head.index in still_open:
+                            break
+                        yield call_json(head)
+                    waiting.popleft()
         finally:  # the last call read waits for a result (also when a later read failed)
             if held is not None:
-                index, call_id, name, arguments, where, ran = held
-                if index is None:
-                    index = book_call(call_id, where)
-                waiting.append(_report(index, call_id, name, arguments, where, ran))
-                still_open[index] = waiting[-1]
-        yield from self.close()
+                call, ran = held
+                report = still_open[call.index] = _report(call, ran)
+                waiting.append(report)
+        for entry in self.close():
+            if type(entry) is CallReport:
+                yield call_json(entry)
 
     def feed(self, event: Event) -> None:
-        """Handle one event (a call is executed at once)."""
+        """Handle one event (a call is executed at once, unless it drifted)."""
         kind = type(event)  # hot path: the exact event classes (subclasses go the long way)
         if kind is ToolCall or (kind is not ToolResult and isinstance(event, ToolCall)):
-            call = self._execute(event)
+            call = _report(event, self._run(event))
             self._open[event.index] = call
             self._waiting.append(call)
         elif kind is ToolResult or isinstance(event, ToolResult):
@@ -326,6 +295,9 @@ class Replayer:
                 call.result_where = event.where
                 self._settle(call)
         else:
+            if isinstance(event, ConversationStart) and not event.alongside:
+                self._conversations.clear()  # every earlier conversation is over
+                self._last = None
             self._waiting.append(event)
 
     def close(self) -> Iterator[Entry]:
@@ -343,52 +315,64 @@ class Replayer:
                 return
             yield waiting.popleft()
 
-    def _execute(self, event: ToolCall) -> CallReport:
-        return self._call(event.index, event.id, event.name, event.arguments, event.where)
+    def _tools(self, conversation: int) -> _Tools:
+        """The tools of a conversation, made afresh at its first call (and kept as the
+        most recently used)."""
+        held = self._conversations
+        tools = held.pop(conversation, None)
+        if tools is None:
+            tools = _Tools(self._fresh())  # type: ignore[misc]
+            if len(held) >= ALONGSIDE_SERVICES:
+                del held[next(iter(held))]  # the least recently used gives its tools up
+        held[conversation] = tools
+        self._last = (conversation, tools)
+        return tools
 
-    def _call(self, index: int, call_id: str | None, name: str, arguments: str,
-              where: str) -> CallReport:
-        """Execute one recorded call: its report, not yet settled."""
-        return _report(index, call_id, name, arguments, where,
-                       self._run_call(call_id, name, arguments))
-
-    def _run_call(self, call_id: str | None, name: str, arguments: str) -> _Ran:
-        """Execute one recorded call: ``(text, is_error, duration_ms, shown arguments,
-        invocation)``."""
-        service = self.service
-        keys = self._secret_keys.get(name)
-        if keys is None:
-            keys = tool_sensitive_keys(service, name)
-            if service.executor(name) is not None:  # bounded: one entry per tool
-                self._secret_keys[name] = keys
-        invocation = None
-        if self.describe:
-            invocation = describe_invocation(service, name, arguments)
-        request = ToolExecutionRequest(id=call_id, name=name, arguments=arguments)
+    def _run(self, call: ToolCall) -> _Ran:
+        """Check one recorded call for drift and, unless it drifted, execute it."""
+        tools = self._shared
+        if tools is None:  # fresh tools: most calls are of the conversation before
+            last = self._last
+            tools = (last[1] if last is not None and last[0] == call.conversation
+                     else self._tools(call.conversation))
+        name, arguments = call.name, call.arguments
+        facts = tools.known.get(name) or tools.learn(name)
+        keys, fit = facts
+        shown = arguments
+        if (keys or _MAY_NAME_A_SECRET(arguments)) and may_hold_secret(arguments, keys):
+            shown = mask_arguments(arguments, keys, as_recorded=True)
+        drift = None if fit is None else fit.drift(arguments)
+        if drift is not None and fit.refused(arguments) is None:
+            # not run: its arguments no longer mean what they meant (a refused value
+            # would have stopped it before the tool: that one runs, and is judged below)
+            return None, None, 0.0, shown, None, drift
+        service = tools.service
+        invocation = describe_invocation(service, name, arguments) if self.describe else None
+        request = _new_request(ToolExecutionRequest)  # its __init__, without the keywords
+        _set_id(request, call.id)
+        _set_name(request, name)
+        _set_arguments(request, arguments)
         started = perf_counter()
         result = service.execute(request, self.memory_id)
         elapsed = (perf_counter() - started) * 1000
-        shown = (mask_arguments(arguments, keys, as_recorded=True)
-                 if may_hold_secret(arguments, keys) else arguments)
-        return result.text, bool(result.is_error), elapsed, shown, invocation
+        if not result.is_error:
+            return result.text, False, elapsed, shown, invocation, drift
+        if drift is None and fit is not None:  # a value today's binding refuses?
+            drift = fit.refused(arguments)
+        return result.text, True, elapsed, shown, invocation, drift
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)
-        self.summary[call.status] += 1
+        status = call.status
+        self.summary[status] = self.summary.get(status, 0) + 1
 
 
-_Ran = tuple[str, bool, float, str, "str | None"]
-"""What running a call gave: today's text, is_error, duration_ms, the arguments as shown
-and the invocation (:meth:`Replayer._run_call`)."""
-
-
-def _report(index: int, call_id: str | None, name: str, arguments: str, where: str,
-            ran: _Ran, **settled: Any) -> CallReport:
-    """The report of a call that ran (``settled``: its recorded result and status)."""
-    actual, is_error, elapsed, shown, invocation = ran
-    return CallReport(index=index, id=call_id, name=name, arguments=arguments, where=where,
-                      actual=actual, is_error=is_error, duration_ms=elapsed,
-                      invocation=invocation, shown_arguments=shown, **settled)
+def _report(call: ToolCall, ran: _Ran) -> CallReport:
+    """The report of a call that ran (or drifted), not yet settled."""
+    actual, is_error, elapsed, shown, invocation, drift = ran
+    return CallReport(index=call.index, id=call.id, name=call.name, arguments=call.arguments,
+                      where=call.where, actual=actual, is_error=is_error, duration_ms=elapsed,
+                      invocation=invocation, shown_arguments=shown, drift=drift)
 
 
 def replay(
@@ -398,6 +382,7 @@ def replay(
     memory_id: object = None,
     on_event: Callable[[Event], None] | None = None,
     match: str = "exact",
+    allow_drift: bool = False,
 ) -> ReplayReport:
     """Re-run every recorded call through ``service`` and collect the whole report.
 
@@ -407,8 +392,9 @@ def replay(
         TranscriptError: From ``events`` at a malformed line; calls before it have run.
         ToolExecutionError: Only from executors set to propagate execution errors.
     """
-    report = ReplayReport(match=match)
-    for entry in Replayer(service, memory_id=memory_id, match=match).run(events, on_event):
+    report = ReplayReport(match=match, allow_drift=allow_drift)
+    replayer = Replayer(service, memory_id=memory_id, match=match, allow_drift=allow_drift)
+    for entry in replayer.run(events, on_event):
         report.entries.append(entry)
         if isinstance(entry, CallReport):
             report.calls.append(entry)
@@ -416,6 +402,12 @@ def replay(
 
 
 def _judge(call: CallReport, match: str) -> None:
+    if call.drift is not None:
+        if call.actual is None or not _recorded_error(call, match):
+            call.status = DRIFTED
+            call.actual = call.is_error = None  # not run, or refused before the tool ran
+            return
+        call.drift = None  # a recorded argument error that still occurs: no drift
     if call.expected is None:
         call.status = UNRECORDED
         return
@@ -430,3 +422,12 @@ def _judge(call: CallReport, match: str) -> None:
         call.status = MISMATCHED
         call.diff = result_diff(call.expected, call.actual, call.expected_is_error,
                                 call.is_error, match)
+
+
+def _recorded_error(call: CallReport, match: str) -> bool:
+    """The recording shows the call failing: its error flag, or (with none recorded)
+    today's error text itself."""
+    if call.expected is None or call.expected_is_error is False:
+        return False
+    return call.expected_is_error is True or (
+        match != "status" and same_result(call.expected, call.actual, match))

@@ -236,3 +236,152 @@ def test_target_errors_belong_to_the_one_exception_tree():
     assert issubclass(TargetConfigError, TargetError)
     assert issubclass(TargetError, AgentForgeError)
     assert TargetError("x", hint="y").hint == "y"
+
+
+# -- factory targets: Name() --------------------------------------------------------------
+
+FACTORIES = """
+    from agentforge_cli import tool
+
+    class Counter:
+        def __init__(self, start=0):
+            self.count = start
+
+        @tool
+        def bump(self) -> int:
+            \"\"\"Add one to the count and answer it.\"\"\"
+            self.count += 1
+            return self.count
+
+    @tool
+    def ping() -> str:
+        \"\"\"Answer pong.\"\"\"
+        return "pong"
+
+    def make_counter():
+        return Counter(start=41)
+
+    def make_all():
+        return [Counter, ping]
+
+    class Registry:
+        @staticmethod
+        def build():
+            return Counter(start=9)
+
+    def make_none():
+        return None
+
+    def make_nothing():
+        return []
+
+    def make_text():
+        return "bump"
+
+    def make_broken():
+        raise RuntimeError("no database configured")
+
+    def make_exit():
+        raise SystemExit(4)
+
+    def make_with(dsn, *rest, **options):
+        return Counter()
+
+    async def make_later():
+        return Counter()
+
+    counter = Counter()
+"""
+
+
+@pytest.fixture
+def factories(write_module):
+    return write_module("factory_targets", FACTORIES)
+
+
+def test_a_factory_target_is_called_and_its_tools_are_used(cli, factories):
+    result = cli("tools", "call", "bump", "-t", f"{factories}:make_counter()")
+    assert (result.exit_code, result.stdout) == (0, "42\n"), result.stderr
+    # a list is read as a :Name list is: its class instantiated, its function kept
+    listed = cli("tools", "list", f"{factories}:make_all()", "--format", "json")
+    assert [tool["name"] for tool in json.loads(listed.stdout)] == ["bump", "ping"]
+    # a dotted name reaches into an object; a class with () is a factory of itself
+    assert cli("tools", "call", "bump", "-t", f"{factories}:Registry.build()").stdout == "10\n"
+    assert cli("tools", "call", "bump", "-t", f"{factories}:Counter()").stdout == "1\n"
+
+
+def test_without_parentheses_a_target_means_what_it_meant(cli, factories):
+    # a function target is a tool itself: the factory, not what it makes
+    result = cli("tools", "list", f"{factories}:make_counter", "--format", "json")
+    assert [tool["name"] for tool in json.loads(result.stdout)] == ["make_counter"]
+    assert cli("tools", "call", "bump", "-t", f"{factories}:counter").stdout == "1\n"
+
+
+def test_every_command_takes_a_factory_target(cli, factories, monkeypatch):
+    target = f"{factories}:make_counter()"
+    assert cli("tools", "list", target).exit_code == 0
+    assert cli("tools", "check", target).exit_code == 0
+    fuzzed = cli("tools", "fuzz", target, "--examples", "3")
+    assert fuzzed.exit_code == 0, fuzzed.stderr
+    from agentforge_cli.integrations import mcp_server
+
+    served: list = []
+    monkeypatch.setattr(mcp_server, "run_stdio",
+                        lambda service, **options: served.append(service))
+    assert cli("serve", target).exit_code == 0
+    assert [service.names for service in served] == [["bump"]]
+
+
+FACTORY_FAILURES = {
+    # target name -> (exit code, what stderr says)
+    "make_none()": (3, "yields no tool: make_none() returned None, which holds no @tool "
+                       "function"),
+    "make_nothing()": (3, "make_nothing() returned an empty list"),
+    "make_text()": (3, "make_text() returned a str object"),
+    "make_broken()": (3, "calling make_broken() failed: RuntimeError: no database "
+                         "configured"),
+    "make_exit()": (3, "calling make_exit() failed: SystemExit: 4"),
+    "make_with()": (3, "make_with() needs arguments (dsn); a factory target is called "
+                       "without arguments"),
+    "make_later()": (3, "make_later() returned an awaitable; a factory target must be a "
+                        "plain function, not async def"),
+    "counter()": (3, "counter is a Counter object, which cannot be called"),
+    "missing()": (3, "has no attribute 'missing'"),
+    "make_counter(5)": (2, "passes arguments (5) to make_counter; a factory target is "
+                           "called without arguments"),
+    "make_counter(": (2, "parentheses may only end the name"),
+    "make_counter()()": (2, "parentheses may only end the name"),
+    "make(x).bump": (2, "parentheses may only end the name"),
+    "()": (2, "parentheses may only end the name"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORY_FAILURES))
+def test_a_factory_that_cannot_give_tools_is_a_clear_error(cli, factories, name):
+    code, message = FACTORY_FAILURES[name]
+    target = f"{factories}:{name}"
+    result = cli("tools", "list", target)
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert message in result.stderr
+    assert f"{target}'" in result.stderr  # the message names the target
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_factory_errors_say_what_to_do(cli, factories):
+    broken = cli("tools", "list", f"{factories}:make_broken()").stderr
+    assert "factory_targets.py, line 40: raise RuntimeError" in broken  # the user's line
+    assert "--debug" in broken
+    assert "return an instance with @tool methods" in cli(
+        "tools", "list", f"{factories}:make_none()").stderr
+    assert "drop the parentheses to use counter as it is" in cli(
+        "tools", "list", f"{factories}:counter()").stderr
+    assert "def make_tools(): return Tools(5)" in cli(
+        "tools", "list", f"{factories}:make_counter(5)").stderr
+    assert "asyncio.run" in cli("tools", "list", f"{factories}:make_later()").stderr
+
+
+def test_a_factory_is_named_after_the_module(cli):
+    result = cli("tools", "list", "sample_tools.crm()")
+    assert result.exit_code == 3
+    assert "package.module:make_tools()" in result.stderr

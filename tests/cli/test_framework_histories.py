@@ -6,6 +6,7 @@ the library's own shape (read back by the library)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def pydantic_ai_history(path: Path, *, found: str = "found") -> Path:
         """Look a city up."""
         return f"{city}: {found}"
 
-    result = agent.run_sync("Paris and Oslo?")
+    result = asyncio.run(agent.run("Paris and Oslo?"))
     path.write_bytes(result.all_messages_json())
     return path
 
@@ -124,7 +125,7 @@ def test_a_pydantic_ai_retry_prompt_is_an_error_result(tmp_path):
         raise ModelRetry(f"{city} is not a city")
 
     path = tmp_path / "retry.json"
-    path.write_bytes(agent.run_sync("Atlantis?").all_messages_json())
+    path.write_bytes(asyncio.run(agent.run("Atlantis?")).all_messages_json())
     results = [e for e in open_transcript(path).events() if type(e).__name__ == "ToolResult"]
     assert [(r.is_error, "Atlantis is not a city" in r.content) for r in results] == [
         (True, True)]

@@ -5,6 +5,7 @@ refused by place."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -74,7 +75,7 @@ def pydantic_ai_trace(path: Path, runs: int = 2) -> Path:
 
     try:
         for _ in range(runs):
-            agent.run_sync("Which city?")
+            asyncio.run(agent.run("Which city?"))
     finally:
         Agent.instrument_all(False)
     path.write_text(json.dumps(otlp_json(exporter.get_finished_spans())), encoding="utf-8")

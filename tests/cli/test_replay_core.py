@@ -9,7 +9,7 @@ from cli_support import TRANSCRIPTS
 
 from agentforge_cli import P, ToolService, build_local_tools, tool
 from agentforge_cli.replay.compare import result_diff, same_result
-from agentforge_cli.replay.report import MATCHED, MISMATCHED, UNRECORDED, CallReport
+from agentforge_cli.replay.report import DRIFTED, MATCHED, MISMATCHED, UNRECORDED, CallReport
 from agentforge_cli.replay.runner import Replayer, replay
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
@@ -65,7 +65,7 @@ def test_statuses_and_is_error_rules():
         UserMessage(content="q"),
         call(0),
         ToolResult(call_index=0, id="c0", content="customer:长路,limit:5", is_error=None),
-        call(1, '{"limit":5.5}'),
+        call(1, '{"name":"长路","limit":5.5}'),  # refused today, and when it was recorded
         ToolResult(call_index=1, id="c1", content='Argument "limit" has non-integer value '
                    'for int: <5.5> (tool "queryCustomer")', is_error=True),
         call(2),
@@ -167,14 +167,12 @@ def test_an_unknown_match_mode_is_refused():
         Replayer(service(), match="fuzzy")
 
 
-@pytest.mark.parametrize("short", [True, False])
-def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
+def test_json_lines_are_the_calls_of_run_as_json(tmp_path):
     """``json_lines`` gives each call's ``replay --json`` entry in order, whether a call
     settles at its result line (matched there, never a report) or waits."""
     import json
     import re
 
-    from agentforge_cli.replay import runner
     from agentforge_cli.replay.report import call_json
 
     def result(call_id, limit, is_error=False):
@@ -189,7 +187,7 @@ def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
     lines.append({"type": "tool_call", "id": "b", "name": "queryCustomer",
                   "arguments": '{"name": "长路", "limit": 4}'})
     lines.append(result("b", 4, is_error=True))  # the text matches, the flag does not
-    lines.append({"type": "tool_call", "name": "queryCustomer", "arguments": "{}"})
+    lines.append({"type": "tool_call", "name": "queryCustomer", "arguments": "{}"})  # drifted
     lines.append({"type": "tool_call", "id": "c", "name": "queryCustomer",
                   "arguments": '{"name": "长路", "limit": 5}'})
     lines.append(result("c", 5))  # settled at once, behind the call without a result
@@ -198,7 +196,6 @@ def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(line, ensure_ascii=False, separators=(",", ":"))
                             + "\n" for line in lines), encoding="utf-8")
-    monkeypatch.setattr(runner, "_SHORT_PATH", short)
 
     def timeless(text: str) -> str:
         return re.sub(r'"duration_ms": [0-9.e-]+', '"duration_ms": T', text)
@@ -210,17 +207,16 @@ def test_json_lines_are_the_calls_of_run_as_json(tmp_path, monkeypatch, short):
              if isinstance(entry, CallReport)]
     assert [timeless(line) for line in got] == [timeless(call_json(entry)) for entry in calls]
     assert [json.loads(line)["status"] for line in got] == [
-        MATCHED, MATCHED, MISMATCHED, MISMATCHED, UNRECORDED, MATCHED, UNRECORDED]
-    assert as_json.summary == reports.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 2}
+        MATCHED, MATCHED, MISMATCHED, MISMATCHED, DRIFTED, MATCHED, UNRECORDED]
+    assert as_json.summary == reports.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 1,
+                                                  DRIFTED: 1}
 
 
-@pytest.mark.parametrize("short", [True, False])
-def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, monkeypatch,
-                                                                    short):
+@pytest.mark.parametrize("lane", ["run", "json_lines"])
+def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, lane):
     import json
 
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay import runner
 
     ran = []
 
@@ -235,22 +231,20 @@ def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, mo
              {"type": "tool_result", "id": "c1", "content": "ok", "is_error": False}]
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    monkeypatch.setattr(runner, "_SHORT_PATH", short)
     replayer = Replayer(ToolService().tools(build_local_tools([note])))
     with pytest.raises(TranscriptError, match="line 2: tool call id 'c1' is used twice"):
-        list(replayer.run(open_transcript(path).events()))
+        list(getattr(replayer, lane)(open_transcript(path).events()))
     assert ran == ["a"]  # the refused call never ran
 
 
-@pytest.mark.parametrize("short", [True, False])
-def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, monkeypatch,
-                                                                     short):
+@pytest.mark.parametrize("lane", ["run", "json_lines"])
+def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, lane):
     """The call on the last line read before the file fails to decode is open: closing
-    the replayer reports it unrecorded, on either path."""
+    the replayer reports it unrecorded, in either lane (``json_lines`` holds the call it
+    read last for one event)."""
     import json
 
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay import runner
 
     call_line = json.dumps({"type": "tool_call", "id": "c1", "name": "queryCustomer",
                             "arguments": '{"name": "x", "limit": 1}'}) + "\n"
@@ -263,9 +257,8 @@ def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, m
     path = tmp_path / "t.jsonl"
     path.write_bytes((head + call_line).encode() + b'{"type": "user", "content": "\xff"}\n'
                      + b"x" * 64 + b"\n")
-    monkeypatch.setattr(runner, "_SHORT_PATH", short)
     replayer = Replayer(service(), describe=False)
     with pytest.raises(TranscriptError, match="not UTF-8"):
-        list(replayer.run(open_transcript(path).events()))
+        list(getattr(replayer, lane)(open_transcript(path).events()))
     calls = [entry for entry in replayer.close() if isinstance(entry, CallReport)]
     assert [(call.id, call.status) for call in calls] == [("c1", UNRECORDED)]
