@@ -92,13 +92,13 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             if kind == "tool_call":
                 name, arguments = data.get("name"), data.get("arguments")
                 if type(name) is str and name and type(arguments) is str:
-                    return [ToolCall(index=book.call(call_id, where), id=call_id, name=name,
-                                     arguments=arguments, raw=data, where=where)]
+                    return [ToolCall(book.call(call_id, where), call_id, name, arguments,
+                                     data, where)]
             elif kind == "tool_result":
                 content, is_error = data.get("content"), data.get("is_error")
                 if type(content) is str and (is_error is None or type(is_error) is bool):
-                    return [ToolResult(call_index=book.result(call_id, where), id=call_id,
-                                       content=content, is_error=is_error, where=where)]
+                    return [ToolResult(book.result(call_id, where), call_id, content,
+                                       is_error, where)]
     return _record_events(record, book)
 
 

@@ -57,7 +57,11 @@ class AssistantMessage:
     """The text is the model's private reasoning (Anthropic ``thinking`` blocks)."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+# Hot path (ToolCall, ToolResult): two events a replayed call. Not frozen (a frozen
+# __init__ pays an object.__setattr__ per field, a third of building one) and may be built
+# positionally, in field order; nothing changes an event once built: readers make a new
+# one (dataclasses.replace).
+@dataclass(slots=True)
 class ToolCall:
     """One function call the model made."""
 
@@ -79,7 +83,7 @@ class ToolCall:
     """The conversation it belongs to (:class:`ConversationStart`), 0 in a file of one."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(slots=True)
 class ToolResult:
     """The recorded answer to a call."""
 
