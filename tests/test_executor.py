@@ -388,3 +388,34 @@ def test_timeout_is_an_execution_error():
                     "slow")
     finally:
         release.set()
+
+
+def test_rebound_calls_the_other_instance_on_the_shared_fast_path():
+    """``rebound``: the same tool for another instance (fresh tools for each conversation
+    of a replay) calls that instance, compiles nothing again, and keeps the settings."""
+    from agentforge_cli import tool as tool_decorator
+
+    class Counter:
+        def __init__(self) -> None:
+            self.count = 0
+
+        @tool_decorator
+        def bump(self, by: int) -> str:
+            """Add to the count."""
+            self.count += by
+            return str(self.count)
+
+    first, second = Counter(), Counter()
+    base = LocalToolExecutor(first.bump, strict=True)
+    other = base.rebound(second.bump)  # before the base ever ran: compiled once, here
+    code = base.execute.__code__
+    assert other.execute.__code__ is code and other.strict
+    assert other.execute(ToolExecutionRequest(id="a", name="bump", arguments='{"by": 2}')
+                         ).text == "2"
+    assert (first.count, second.count) == (0, 2)
+    assert base.execute(ToolExecutionRequest(id="b", name="bump", arguments='{"by": 5}')
+                        ).text == "5"
+    again = base.rebound(Counter().bump)
+    assert again.execute.__code__ is code
+    with pytest.raises(ArgumentError, match='"by"'):  # strict: missing is refused, as in base
+        again.execute(ToolExecutionRequest(id="c", name="bump", arguments="{}"))

@@ -21,7 +21,9 @@ identifiers and ``repr`` of JSON keys — never user text as code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 from agentforge_cli.core.definition import ParamDef, ToolDefinition
@@ -122,6 +124,19 @@ def _values(definition: ToolDefinition) -> str:
     return f"({names}{',' if len(definition.params) == 1 else ''})"
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str) -> CodeType:
+    """The code of generated source, compiled once: a tool's executors made again (fresh
+    tools for each conversation of a replay) run the same text in new namespaces."""
+    return compile(source, "<agentforge generated>", "exec")
+
+
+def _define(lines: list[str], namespace: dict[str, Any], name: str) -> Callable:
+    """The function ``name`` that ``lines`` define, run in ``namespace``."""
+    exec(_compiled("\n".join(lines)), namespace)  # code built from identifiers and reprs only
+    return namespace[name]
+
+
 def _call_expression(definition: ToolDefinition) -> str:
     parts = [f"{p.name}=a{i}" if p.keyword_only else f"a{i}"
              for i, p in enumerate(definition.params)]
@@ -133,8 +148,7 @@ def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
     namespace: dict[str, Any] = {}
     lines = ["def bind(args):", *_bind_lines(definition, strict, namespace, "    "),
              f"    return {_values(definition)}"]
-    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
-    return namespace["bind"]
+    return _define(lines, namespace, "bind")
 
 
 def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[Any], dict],
@@ -197,8 +211,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
         "        return new(Result, (r, False))",
         "    return finish(r)",
     ]
-    exec("\n".join(lines), namespace)  # code built from identifiers and reprs only
-    return namespace["execute"]
+    return _define(lines, namespace, "execute")
 
 
 def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:
@@ -207,5 +220,5 @@ def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:
     for index, param in enumerate(definition.params):
         parts.append(f"{param.name}=v[{index}]" if param.keyword_only else f"v[{index}]")
     namespace = {"call": definition.call}
-    exec(f"def invoke(v):\n    return call({', '.join(parts)})", namespace)
-    return namespace["invoke"]
+    return _define(["def invoke(v):", f"    return call({', '.join(parts)})"], namespace,
+                   "invoke")

@@ -25,10 +25,10 @@ from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.spec import ToolExecutor, ToolSpecification
 from agentforge_cli.errors import ToolDefinitionError
 
-__all__ = ["build_local_tools", "find_tools"]
+__all__ = ["build_local_tools", "find_tools", "tool_method_names"]
 
 
-def _class_tools(cls: type) -> list[str]:
+def tool_method_names(cls: type) -> list[str]:
     """Attribute names of ``@tool`` methods on a class, through its MRO, in order.
 
     An override replaces its parent's attribute (and is a tool only if marked itself).
@@ -40,7 +40,7 @@ def _class_tools(cls: type) -> list[str]:
 
 
 def _instance_tools(obj: Any) -> Iterator[Any]:
-    for attr in _class_tools(type(obj)):
+    for attr in tool_method_names(type(obj)):
         yield getattr(obj, attr)
 
 
@@ -52,7 +52,7 @@ def _module_tools(module: types.ModuleType) -> Iterator[Any]:
             if tool_meta(value) is not None:
                 yield value
             continue
-        if _class_tools(type(value)):
+        if tool_method_names(type(value)):
             yield from _instance_tools(value)
 
 

@@ -138,6 +138,10 @@ class LocalToolExecutor:
 
     def _compile_and_execute(self, request: ToolExecutionRequest, memory_id: object = None
                              ) -> ToolExecutionResult:
+        return self._compile()(request, memory_id)
+
+    def _compile(self) -> Any:
+        """Generate the fast path and install it as this instance's ``execute``."""
         fast = make_execute(
             self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
             max_chars=self.max_argument_chars, max_depth=self.max_depth,
@@ -145,7 +149,30 @@ class LocalToolExecutor:
             on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
             finish=self._finish, result_type=ToolExecutionResult)
         self.execute = fast
-        return fast(request, memory_id)
+        return fast
+
+    def rebound(self, func: Any) -> LocalToolExecutor:
+        """The same tool, with the same settings, calling ``func`` (the method of another
+        instance of the tool's class). Nothing is read or generated again: a compiled fast
+        path is shared, run with the new executor's own call and callbacks."""
+        import types
+        from dataclasses import replace
+
+        other = object.__new__(LocalToolExecutor)
+        other.__dict__.update(self.__dict__)
+        other.definition = replace(self.definition, call=func)
+        other._generated = {}
+        if self.timeout is not None:  # no fast path: the general one reads the definition
+            return other
+        fast = self.__dict__.get("execute")
+        if getattr(fast, "__func__", None) is not None:  # not compiled yet: once, here
+            fast = self._compile()
+        names = dict(fast.__globals__)
+        names.update(call=func, parse=other.parse, on_argument_error=other._raise_argument_error,
+                     on_failure=other._execution_failure, finish=other._finish)
+        other.execute = types.FunctionType(fast.__code__, names, fast.__name__,
+                                           fast.__defaults__, fast.__closure__)
+        return other
 
     @property
     def _bind(self):

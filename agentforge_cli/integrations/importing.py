@@ -220,18 +220,19 @@ def _required_parameters(function: Any) -> list[str]:
 
 
 def instantiate(spec: str, cls: type) -> Any:
-    """``cls()``, refused with a hint when the constructor needs arguments."""
-    needed = _required_parameters(cls)
-    if needed:
-        raise TargetError(
-            f"cannot load target {spec!r}: class {cls.__qualname__} needs constructor "
-            f"arguments ({', '.join(needed)}); only a class whose constructor takes no "
-            "arguments can be created for you",
-            hint=f"create an instance in its module, e.g. `tools = {cls.__name__}(...)`, "
-                 "and target module:tools")
+    """``cls()``, refused with a hint when the constructor needs arguments (its signature
+    is read only then: fresh tools make a class anew for each conversation)."""
     try:
         return cls()
     except Exception as exc:
+        needed = _required_parameters(cls) if isinstance(exc, TypeError) else []
+        if needed:
+            raise TargetError(
+                f"cannot load target {spec!r}: class {cls.__qualname__} needs constructor "
+                f"arguments ({', '.join(needed)}); only a class whose constructor takes no "
+                "arguments can be created for you",
+                hint=f"create an instance in its module, e.g. `tools = {cls.__name__}(...)`, "
+                     "and target module:tools") from None
         raise TargetError(f"cannot load target {spec!r}: creating {cls.__qualname__}() "
                           f"failed: {short(exc)}") from exc
 

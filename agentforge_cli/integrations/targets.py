@@ -478,13 +478,19 @@ class _Renewal:
         self.parts, self.served, self.specs, self.options = parts, served, specs, options
         self.kept: dict[Any, Any] = {}  # what a shared tool calls -> its executor
         self.definitions: dict[Any, Any] = {}  # a method's function -> its definition
+        self.bases: dict[Any, Any] = {}  # a method's function -> its first local executor
         for executor in first.values():
             definition = executor.definition
             self.kept[definition.call] = executor
-            self.definitions[getattr(definition.call, "__func__", definition.call)] = (
-                definition)
+            function = getattr(definition.call, "__func__", definition.call)
+            self.definitions[function] = definition
+            base = getattr(executor, "delegate", executor)
+            if callable(getattr(base, "rebound", None)):
+                self.bases[function] = base
         self.settings = {key: value for key, value in options.items() if key != "logging"}
         self.logging = bool(options.get("logging"))
+        self.methods: dict[type, list[str]] = {}
+        """A class made anew -> the names of its tool methods (found once)."""
 
     def __call__(self) -> Any:
         from agentforge_cli.core.service import ToolService
@@ -503,15 +509,16 @@ class _Renewal:
         ``None`` when a tool is not among them, or a name repeats."""
         from dataclasses import replace
 
-        from agentforge_cli.core.discovery import find_tools
-
         table: dict[Any, Any] = {}
         names: set[str] = set()
         for obj in objects:
-            for func in find_tools(obj):
+            for func in self._tools_of(obj):
                 executor = self.kept.get(func)
-                if executor is None:
-                    definition = self.definitions.get(getattr(func, "__func__", func))
+                function = getattr(func, "__func__", func)
+                if executor is None and function in self.bases:
+                    executor = _logged(self.bases[function].rebound(func), self.logging)
+                elif executor is None:
+                    definition = self.definitions.get(function)
                     if definition is None:
                         return None
                     executor = _executor(func, replace(definition, call=func),
@@ -523,10 +530,28 @@ class _Renewal:
         return table
 
 
+    def _tools_of(self, obj: Any) -> list[Any]:
+        """What ``obj`` contributes, as discovery finds it; an instance of a class made
+        anew before is not scanned again."""
+        from agentforge_cli.core.discovery import find_tools, tool_method_names
+
+        cls = type(obj)
+        methods = self.methods.get(cls)
+        if methods is not None:
+            return [getattr(obj, name) for name in methods]
+        found = list(find_tools(obj))
+        if all(getattr(func, "__self__", None) is obj for func in found):
+            self.methods[cls] = tool_method_names(cls)
+        return found
+
+
 def _executor(func: Any, definition: Any, settings: dict[str, Any], *, logging: bool) -> Any:
     from agentforge_cli.core.executor import LocalToolExecutor
 
-    executor = LocalToolExecutor(func, definition=definition, **settings)
+    return _logged(LocalToolExecutor(func, definition=definition, **settings), logging)
+
+
+def _logged(executor: Any, logging: bool) -> Any:
     if not logging:
         return executor
     from agentforge_cli.core.calllog import LoggingToolExecutor

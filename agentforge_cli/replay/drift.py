@@ -144,10 +144,13 @@ def argument_fit(executor: Any) -> ArgumentFit | None:
 
 def _lenient_binding(definition: ToolDefinition) -> Callable[[str], Any]:
     """Parse and bind as a lenient executor of the tool does: a value it refuses is
-    refused whatever the executor's mode (strict binding refuses all that and more)."""
-    bind = make_binder(definition, strict=False)
+    refused whatever the executor's mode (strict binding refuses all that and more). The
+    binder is made at the first check (most replays never need one)."""
+    made: list[Callable[[dict], Any]] = []
 
     def parse_and_bind(arguments: str) -> Any:
-        return bind(parse_arguments(arguments))
+        if not made:
+            made.append(make_binder(definition, strict=False))
+        return made[0](parse_arguments(arguments))
 
     return parse_and_bind

@@ -106,22 +106,37 @@ def describe_invocation(service: ToolService, name: str, arguments: str) -> str 
     return f"{callee}({', '.join(parts)})"
 
 
+_Facts = tuple[frozenset[str], "ArgumentFit | None"]
+"""What replay reads of a tool once: its sensitive keys and its ArgumentFit."""
+
+
 class _Tools:
     """One service, and what replay read of its tools: per name, the sensitive keys and
-    the :class:`~agentforge_cli.replay.drift.ArgumentFit` (read once per tool)."""
+    the :class:`~agentforge_cli.replay.drift.ArgumentFit` (read once per tool; a tool
+    made afresh with the same parameters reuses what ``read`` holds of its first)."""
 
-    __slots__ = ("known", "service")
+    __slots__ = ("known", "read", "service")
 
-    def __init__(self, service: ToolService) -> None:
+    def __init__(self, service: ToolService, read: dict[tuple[str, int], tuple[Any, _Facts]]
+                 ) -> None:
         self.service = service
-        self.known: dict[str, tuple[frozenset[str], ArgumentFit | None]] = {}
+        self.read = read
+        self.known: dict[str, _Facts] = {}
 
-    def learn(self, name: str) -> tuple[frozenset[str], ArgumentFit | None]:
+    def learn(self, name: str) -> _Facts:
         executor = self.service.executor(name)
-        facts = (tool_sensitive_keys(self.service, name),
-                 None if executor is None else argument_fit(executor))
-        if executor is not None:  # bounded: one entry per tool, none per unknown name
-            self.known[name] = facts
+        if executor is None:  # bounded: nothing kept for an unknown name
+            return tool_sensitive_keys(self.service, name), None
+        params = getattr(getattr(executor, "definition", None), "params", None)
+        key = (name, id(params))
+        held = self.read.get(key) if params is not None else None
+        if held is not None and held[0] is params:
+            facts = held[1]
+        else:
+            facts = (tool_sensitive_keys(self.service, name), argument_fit(executor))
+            if params is not None:
+                self.read[key] = (params, facts)  # the params kept: their id stays theirs
+        self.known[name] = facts
         return facts
 
 
@@ -181,7 +196,8 @@ class Replayer:
         self.summary: dict[str, int] = dict.fromkeys(STATUSES, 0)
         """Count of settled calls per status (``drifted`` once a call drifted)."""
         self._fresh = fresh
-        self._shared = _Tools(service) if fresh is None else None
+        self._read: dict[tuple[str, int], tuple[Any, _Facts]] = {}
+        self._shared = _Tools(service, self._read) if fresh is None else None
         self._conversations: dict[int, _Tools] = {}  # least recently used first
         self._last: tuple[int, _Tools] | None = None  # the conversation of the last call
         self._waiting: deque[Entry] = deque()
@@ -321,7 +337,7 @@ class Replayer:
         held = self._conversations
         tools = held.pop(conversation, None)
         if tools is None:
-            tools = _Tools(self._fresh())  # type: ignore[misc]
+            tools = _Tools(self._fresh(), self._read)  # type: ignore[misc]
             if len(held) >= ALONGSIDE_SERVICES:
                 del held[next(iter(held))]  # the least recently used gives its tools up
         held[conversation] = tools
