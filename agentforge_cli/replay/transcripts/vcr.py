@@ -69,7 +69,9 @@ _NOT_READ_YET = (
 
 @dataclasses.dataclass(kw_only=True, slots=True)
 class _Thread:
-    """One conversation rebuilt from the cassette's requests."""
+    """One conversation rebuilt from the cassette's requests: what a later request of it
+    must be matched against, and no more (a call its last request sent is in every later
+    request's repeated part, so it is known there without being looked up)."""
 
     number: int
     """Its conversation number (0 for the cassette's first)."""
@@ -77,11 +79,9 @@ class _Thread:
     """Its last request's messages: how many, and the hash of their canonical JSON texts
     (:func:`_prefix_hashes`)."""
     by_id: dict[str, int] = dataclasses.field(default_factory=dict)
-    """call id -> the file's call index."""
-    made: list[tuple[str, Any, int]] = dataclasses.field(default_factory=list)
-    """The calls it made, in order: (name, parsed arguments, file index)."""
-    answered: set[int] = dataclasses.field(default_factory=set)
-    """The file's call indexes whose result has been read."""
+    """The calls of its last response: call id -> the file's call index."""
+    made: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)
+    """The calls of its last response, in order: (name, arguments key, file index)."""
     response_id: str | None = None
     """Its last response's id (a Responses request may continue it by naming it)."""
 
@@ -101,7 +101,11 @@ class CassetteBook(CallBook):
         self.by_sent: dict[tuple[int, int], _Thread] = {}
         """(messages, hash) of a conversation's last request -> the latest conversation."""
         self.by_response: dict[str, _Thread] = {}
-        self.by_call_id: dict[str, _Thread] = {}
+        self.by_call_id: dict[str, tuple[_Thread, int]] = {}
+        """call id -> the conversation that made it and its index (the latest, when ids
+        repeat): finds a conversation whose history a request does not extend."""
+        self.results: set[int] = set()
+        """The file's call indexes whose result has been read."""
 
     def finish(self) -> list[Event]:
         """Refuse the cassette when a response was never read and no later request told
@@ -212,11 +216,13 @@ def _key(data: Any) -> str:
         data, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _arguments(text: str) -> Any:
+def _arguments_key(text: str) -> int:
+    """What a call's arguments are compared by: their JSON value (key order aside), as a
+    hash."""
     try:
-        return json.loads(text)
-    except ValueError:
-        return text
+        return hash(json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False))
+    except (ValueError, RecursionError):
+        return hash(text)
 
 
 def _prefix_hashes(keys: list[str], start: int = 0) -> list[int]:
@@ -244,7 +250,7 @@ def _thread(book: CassetteBook, exchange: Exchange,
     for record in exchange.asked:
         for call_id in _ids(record.data):
             if call_id in book.by_call_id:
-                return book.by_call_id[call_id], 0
+                return book.by_call_id[call_id][0], 0
     return None, 0
 
 
@@ -283,25 +289,31 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
     answer = [event for record in exchange.answer for event in fmt.record_events(record,
                                                                                     scratch)]
     mapping = dict(scratch.outside)  # scratch call index -> the file's
-    calls = [event for _, found in asked for event in found if isinstance(event, ToolCall)]
+    calls = [event for i, found in asked if i >= sent for event in found
+             if isinstance(event, ToolCall)]
     mapping.update(_same_calls(calls, thread, book))
     known_until = sent  # messages up to here repeat the conversation
     for i, found in asked:
         for event in found:
-            if (isinstance(event, ToolCall) and event.index in mapping) or (
+            if i >= sent and ((isinstance(event, ToolCall) and event.index in mapping) or (
                     isinstance(event, ToolResult)
-                    and mapping.get(event.call_index, -1) in thread.answered):
+                    and mapping.get(event.call_index, -1) in book.results)):
                 known_until = max(known_until, i + 1)
-    for i, found in asked:
+    for i, found in asked[sent:]:
         for event in found:
             new = _file_event(event, thread, mapping, book, user=i >= known_until,
                               assistant=history_is_new and i >= known_until)
             if new is not None:
                 events.append(new)
+    first_answered = book.count
     for event in answer:
         new = _file_event(event, thread, mapping, book, user=True, assistant=True)
         if new is not None:
             events.append(new)
+    # what later requests must still be matched against: this response's calls only
+    thread.made = [made for made in thread.made if made[2] >= first_answered]
+    thread.by_id = {key: index for key, index in thread.by_id.items()
+                    if index >= first_answered}
     _remember(book, thread, keys, chained=exchange.previous_response_id is not None,
               response_id=exchange.response_id)
     if exchange.unread:
@@ -336,20 +348,24 @@ def _same_calls(calls: list[ToolCall], thread: _Thread,
     ids, or give its own, in the next request), each taken once."""
     same: dict[int, int] = {}
     for call in calls:
-        if call.id is not None and call.id in thread.by_id:
+        if call.id is None:
+            continue
+        if call.id in thread.by_id:
             same[call.index] = thread.by_id[call.id]
+        elif call.id in book.by_call_id and book.by_call_id[call.id][0] is thread:
+            same[call.index] = book.by_call_id[call.id][1]
     taken = set(same.values())
     for call in calls:
         if call.index in same:
             continue
-        arguments = _arguments(call.arguments)
+        arguments = _arguments_key(call.arguments)
         for name, recorded, index in thread.made:
             if index not in taken and name == call.name and recorded == arguments:
                 taken.add(index)
                 same[call.index] = index
                 if call.id is not None:
                     thread.by_id[call.id] = index
-                    book.by_call_id[call.id] = thread
+                    book.by_call_id[call.id] = (thread, index)
                 break
     return same
 
@@ -366,14 +382,14 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         book.count += 1
         if event.id is not None:
             thread.by_id[event.id] = index
-            book.by_call_id[event.id] = thread
-        thread.made.append((event.name, _arguments(event.arguments), index))
+            book.by_call_id[event.id] = (thread, index)
+        thread.made.append((event.name, _arguments_key(event.arguments), index))
         return dataclasses.replace(event, index=index, conversation=thread.number)
     if isinstance(event, ToolResult):
         index = mapping.get(event.call_index, -1)
-        if index < 0 or index in thread.answered:
+        if index < 0 or index in book.results:
             return None
-        thread.answered.add(index)
+        book.results.add(index)
         if book.answered is not None:
             book.answered.add(index)
         return dataclasses.replace(event, call_index=index)
