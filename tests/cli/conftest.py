@@ -45,3 +45,22 @@ def write_module(tmp_path: Path) -> Callable[[str, str], Path]:
         return path
 
     return write
+
+
+CITY_TOOLS = '''
+from agentforge_cli import tool
+
+@tool
+def lookup(city: str) -> str:
+    """Look a city up."""
+    return f"{city}: found"
+'''
+
+
+@pytest.fixture
+def city_tools(tmp_path: Path) -> str:
+    """A module with ``lookup(city) -> "<city>: found"``, the tool the framework samples
+    call; its path, as a target."""
+    module = tmp_path / "city_tools.py"
+    module.write_text(CITY_TOOLS, encoding="utf-8")
+    return str(module)

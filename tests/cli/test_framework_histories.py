@@ -14,22 +14,6 @@ import pytest
 
 from agentforge_cli.replay.transcripts import TranscriptError, open_transcript
 
-TOOLS = '''
-from agentforge_cli import tool
-
-@tool
-def lookup(city: str) -> str:
-    """Look a city up."""
-    return f"{city}: found"
-'''
-
-
-@pytest.fixture
-def tools(tmp_path: Path) -> str:
-    module = tmp_path / "city_tools.py"
-    module.write_text(TOOLS, encoding="utf-8")
-    return str(module)
-
 
 def pydantic_ai_history(path: Path, *, found: str = "found") -> Path:
     """A pydantic-ai run whose model calls ``lookup`` twice (Paris, then Oslo), saved."""
@@ -78,9 +62,10 @@ HISTORIES = [("pydantic-ai", pydantic_ai_history, 2), ("langchain", langchain_hi
 
 
 @pytest.mark.parametrize(("fmt", "make", "calls"), HISTORIES)
-def test_a_framework_history_replays_all_matched(cli, tmp_path, tools, fmt, make, calls):
+def test_a_framework_history_replays_all_matched(cli, tmp_path, city_tools, fmt, make,
+                                                  calls):
     path = make(tmp_path / "history.json")
-    done = cli("replay", str(path), "-t", tools, "--json")
+    done = cli("replay", str(path), "-t", city_tools, "--json")
     assert done.exit_code == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["format"] == fmt
@@ -88,11 +73,12 @@ def test_a_framework_history_replays_all_matched(cli, tmp_path, tools, fmt, make
 
 
 @pytest.mark.parametrize(("fmt", "make", "calls"), HISTORIES)
-def test_update_writes_results_the_library_reads_back(cli, tmp_path, tools, fmt, make, calls):
+def test_update_writes_results_the_library_reads_back(cli, tmp_path, city_tools, fmt, make,
+                                                       calls):
     path = make(tmp_path / "history.json", found="gone")
-    assert cli("replay", str(path), "-t", tools).exit_code == 1
-    assert cli("replay", str(path), "-t", tools, "--update").exit_code == 0
-    assert cli("replay", str(path), "-t", tools).exit_code == 0
+    assert cli("replay", str(path), "-t", city_tools).exit_code == 1
+    assert cli("replay", str(path), "-t", city_tools, "--update").exit_code == 0
+    assert cli("replay", str(path), "-t", city_tools).exit_code == 0
     text = path.read_text(encoding="utf-8")
     if fmt == "pydantic-ai":
         from pydantic_ai.messages import ModelMessagesTypeAdapter, ToolReturnPart

@@ -23,22 +23,6 @@ from agentforge_cli.replay.transcripts import (
     open_transcript,
 )
 
-TOOLS = '''
-from agentforge_cli import tool
-
-@tool
-def lookup(city: str) -> str:
-    """Look a city up."""
-    return f"{city}: found"
-'''
-
-
-@pytest.fixture
-def tools(tmp_path: Path) -> str:
-    module = tmp_path / "city_tools.py"
-    module.write_text(TOOLS, encoding="utf-8")
-    return str(module)
-
 
 def _provider():
     from opentelemetry.sdk.trace import TracerProvider
@@ -106,13 +90,13 @@ def agentforge_trace(path: Path, *, record_content: bool = True) -> Path:
 
 
 @pytest.mark.parametrize("make", [pydantic_ai_trace, agentforge_trace])
-def test_a_trace_replays_all_matched_one_conversation_per_trace(cli, tmp_path, tools, make):
+def test_a_trace_replays_all_matched_one_conversation_per_trace(cli, tmp_path, city_tools, make):
     path = make(tmp_path / "trace.json")
     events = list(open_transcript(path).events())
     assert [type(e).__name__ for e in events] == [
         "ToolCall", "ToolResult", "ConversationStart", "ToolCall", "ToolResult"]
     assert [e.conversation for e in events if isinstance(e, ToolCall)] == [0, 1]
-    done = cli("replay", str(path), "-t", tools, "--json")
+    done = cli("replay", str(path), "-t", city_tools, "--json")
     assert done.exit_code == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["format"] == "otel" and data["summary"]["matched"] == 2
@@ -187,11 +171,11 @@ def test_a_tool_span_without_arguments_is_refused_by_place(tmp_path):
         list(open_transcript(path).events())
 
 
-def test_update_is_refused(cli, tmp_path, tools):
+def test_update_is_refused(cli, tmp_path, city_tools):
     path = agentforge_trace(tmp_path / "t.json")
     text = path.read_text(encoding="utf-8").replace("Paris: found", "Paris: gone")
     path.write_text(text, encoding="utf-8")
-    done = cli("replay", str(path), "-t", tools, "--update")
+    done = cli("replay", str(path), "-t", city_tools, "--update")
     assert done.exit_code == 3 and "--update does not write into a trace" in done.stderr
     assert path.read_text(encoding="utf-8") == text
 
