@@ -161,7 +161,7 @@ class LocalToolExecutor:
         other = object.__new__(LocalToolExecutor)
         other.__dict__.update(self.__dict__)
         other.definition = replace(self.definition, call=func)
-        other._generated = {}
+        other._generated = {"bind": self._bind}  # binding does not depend on the callable
         if self.timeout is not None:  # no fast path: the general one reads the definition
             return other
         fast = self.__dict__.get("execute")

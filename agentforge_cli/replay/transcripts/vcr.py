@@ -78,9 +78,10 @@ class _Thread:
     sent: tuple[int, int] = (0, 0)
     """Its last request's messages: how many, and the hash of their canonical JSON texts
     (:func:`_prefix_hashes`)."""
-    by_id: dict[str, int] = dataclasses.field(default_factory=dict)
-    """The calls of its last response: call id -> the file's call index."""
-    made: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)
+    by_id: dict[str, int] | None = None
+    """The calls of its last response: call id -> the file's call index (``None`` for
+    none: a conversation that waits for nothing holds no container)."""
+    made: tuple[tuple[str, int, int], ...] = ()
     """The calls of its last response, in order: (name, arguments key, file index)."""
     response_id: str | None = None
     """Its last response's id (a Responses request may continue it by naming it)."""
@@ -283,7 +284,7 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
     else:
         history_is_new = thread.number in book.unread
     scratch = fmt.book(book.path)
-    scratch.earlier = thread.by_id
+    scratch.earlier = thread.by_id or {}
     asked = [(i, fmt.record_events(record, scratch)) for i, record in
              enumerate(exchange.asked)]
     answer = [event for record in exchange.answer for event in fmt.record_events(record,
@@ -311,9 +312,10 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
         if new is not None:
             events.append(new)
     # what later requests must still be matched against: this response's calls only
-    thread.made = [made for made in thread.made if made[2] >= first_answered]
-    thread.by_id = {key: index for key, index in thread.by_id.items()
-                    if index >= first_answered}
+    thread.made = tuple(made for made in thread.made if made[2] >= first_answered)
+    if thread.by_id:
+        thread.by_id = {key: index for key, index in thread.by_id.items()
+                        if index >= first_answered} or None
     _remember(book, thread, keys, chained=exchange.previous_response_id is not None,
               response_id=exchange.response_id)
     if exchange.unread:
@@ -350,7 +352,7 @@ def _same_calls(calls: list[ToolCall], thread: _Thread,
     for call in calls:
         if call.id is None:
             continue
-        if call.id in thread.by_id:
+        if thread.by_id and call.id in thread.by_id:
             same[call.index] = thread.by_id[call.id]
         elif call.id in book.by_call_id and book.by_call_id[call.id][0] is thread:
             same[call.index] = book.by_call_id[call.id][1]
@@ -364,10 +366,16 @@ def _same_calls(calls: list[ToolCall], thread: _Thread,
                 taken.add(index)
                 same[call.index] = index
                 if call.id is not None:
-                    thread.by_id[call.id] = index
-                    book.by_call_id[call.id] = (thread, index)
+                    _known_id(book, thread, call.id, index)
                 break
     return same
+
+
+def _known_id(book: CassetteBook, thread: _Thread, call_id: str, index: int) -> None:
+    if thread.by_id is None:
+        thread.by_id = {}
+    thread.by_id[call_id] = index
+    book.by_call_id[call_id] = (thread, index)
 
 
 def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: CassetteBook,
@@ -381,9 +389,8 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         index = mapping[event.index] = book.count
         book.count += 1
         if event.id is not None:
-            thread.by_id[event.id] = index
-            book.by_call_id[event.id] = (thread, index)
-        thread.made.append((event.name, _arguments_key(event.arguments), index))
+            _known_id(book, thread, event.id, index)
+        thread.made = (*thread.made, (event.name, _arguments_key(event.arguments), index))
         return dataclasses.replace(event, index=index, conversation=thread.number)
     if isinstance(event, ToolResult):
         index = mapping.get(event.call_index, -1)
