@@ -156,7 +156,9 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
                  max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
                  on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
                  result_type: type) -> Callable:
-    """Generate the whole per-call path ``execute(request, memory_id=None) -> result``.
+    """Generate the whole per-call path ``execute(request, memory_id=None) -> result``;
+    its ``remade(call, parse, on_argument_error, on_failure, finish)`` makes it again for
+    other callables, from the same code.
 
     Fast path: a well-formed argument object is scanned directly (no ``json.loads``
     wrapper), each value whose JSON type already is its parameter's type is taken as is,
@@ -165,9 +167,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
     ``finish``), so both paths behave identically.
     """
     namespace: dict[str, Any] = {
-        "parse": parse, "scan": scan, "on_argument_error": on_argument_error,
-        "on_failure": on_failure, "finish": finish,
-        "call": definition.call, "new": tuple.__new__, "Result": result_type,
+        "scan": scan, "new": tuple.__new__, "Result": result_type,
         "ArgumentError": ArgumentError, "MAX_CHARS": max_chars, "MAX_DEPTH": max_depth,
         "MAX_RESULT": max_result_chars if max_result_chars is not None else float("inf"),
     }
@@ -182,7 +182,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
         namespace["run_coroutine"] = (
             run_never_suspending if never_suspends(definition.call) else run_coroutine)
         call = f"run_coroutine({call})"
-    lines = [
+    body = [
         "def execute(request, memory_id=None):",
         "    s = request.arguments",
         "    try:",
@@ -211,7 +211,13 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
         "        return new(Result, (r, False))",
         "    return finish(r)",
     ]
-    return _define(lines, namespace, "execute")
+    # the executor's own callables are the factory's arguments (closure cells): another
+    # instance's executor of the same tool gets its execute from the same code
+    lines = ["def factory(call, parse, on_argument_error, on_failure, finish):",
+             *("    " + line for line in body), "    execute.remade = factory",
+             "    return execute"]
+    factory = _define(lines, namespace, "factory")
+    return factory(definition.call, parse, on_argument_error, on_failure, finish)
 
 
 def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:

@@ -155,7 +155,6 @@ class LocalToolExecutor:
         """The same tool, with the same settings, calling ``func`` (the method of another
         instance of the tool's class). Nothing is read or generated again: a compiled fast
         path is shared, run with the new executor's own call and callbacks."""
-        import types
         from dataclasses import replace
 
         other = object.__new__(LocalToolExecutor)
@@ -167,11 +166,8 @@ class LocalToolExecutor:
         fast = self.__dict__.get("execute")
         if getattr(fast, "__func__", None) is not None:  # not compiled yet: once, here
             fast = self._compile()
-        names = dict(fast.__globals__)
-        names.update(call=func, parse=other.parse, on_argument_error=other._raise_argument_error,
-                     on_failure=other._execution_failure, finish=other._finish)
-        other.execute = types.FunctionType(fast.__code__, names, fast.__name__,
-                                           fast.__defaults__, fast.__closure__)
+        other.execute = fast.remade(func, other.parse, other._raise_argument_error,
+                                    other._execution_failure, other._finish)
         return other
 
     @property
