@@ -107,3 +107,25 @@ def test_read_progress_counts_records_of_every_container():
             seen.append(transcript.progress.records)
         assert total > 1 and seen == sorted(seen), name
         assert transcript.progress.records == total, name
+
+
+def test_each_container_is_one_record_source():
+    """Reading, counting and writing back are the container's record source's, for every
+    container: the transcript only picks the source."""
+    from cli_support import TRANSCRIPTS
+
+    from agentforge_cli.replay.transcripts import open_transcript
+    from agentforge_cli.replay.transcripts.sources import (
+        DocumentSource,
+        FileSource,
+        JsonlSource,
+        RecordSource,
+    )
+
+    for name, kind in (("crm.jsonl", JsonlSource), ("crm_openai.json", DocumentSource),
+                       ("crm_vcr_openai.yaml", FileSource)):
+        source = open_transcript(TRANSCRIPTS / name).source
+        assert type(source) is kind and isinstance(source, RecordSource), name
+        assert source.count() == sum(1 for _ in source.records()) > 0, name
+    assert DocumentSource(TRANSCRIPTS / "crm_openai.json").checked_first
+    assert not JsonlSource(TRANSCRIPTS / "crm.jsonl").checked_first

@@ -24,24 +24,23 @@ from agentforge_cli.replay.transcripts.detection import (
     detect_format,
     document_records,
 )
-from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import Claim, FileFormat, TranscriptFormat
-from agentforge_cli.replay.transcripts.layout import detect_layout, dump
 from agentforge_cli.replay.transcripts.records import (
-    MAX_LINE_BYTES,
-    Document,
     Record,
     envelope_keys,
-    envelope_values,
     is_compressed,
     iter_jsonl,
-    load_document,
-    open_bytes,
     read_head,
     read_small,
     read_small_plain,
     scan_json,
+)
+from agentforge_cli.replay.transcripts.sources import (
+    DocumentSource,
+    FileSource,
+    JsonlSource,
+    RecordSource,
 )
 
 __all__ = ["ReadProgress", "Transcript", "open_transcript"]
@@ -79,15 +78,17 @@ class Transcript:
             raise ValueError(f"transcript format {self.format!r} is not registered")
         return found
 
-    def _records(self) -> Iterator[Record]:
+    @property
+    def source(self) -> RecordSource:
+        """Where the records come from: the container's record source."""
         if self.container == "jsonl":
-            return iter_jsonl(self.path, self.content)
-        if self.container == "file":  # a format that reads its files itself (cassettes)
-            fmt = self._format
-            if not isinstance(fmt, FileFormat):
-                raise ValueError(f"transcript format {self.format!r} reads no files itself")
-            return fmt.file_records(self.path)
-        return iter_document(self.path)
+            return JsonlSource(self.path, self.content)
+        if self.container == "json":
+            return DocumentSource(self.path)
+        fmt = self._format  # a format that reads its files itself (cassettes, traces)
+        if not isinstance(fmt, FileFormat):
+            raise ValueError(f"transcript format {self.format!r} reads no files itself")
+        return FileSource(self.path, fmt)
 
     def events(self) -> Iterator[Event]:
         """Yield the conversation's events in order, reading the file as they are asked
@@ -98,15 +99,15 @@ class Transcript:
                 before any event is yielded: it is read through once first, keeping
                 nothing, so that nothing runs from a document that does not read).
         """
-        if self.container == "json":
-            return self._events()
-        return self._parse(self._records(), self.progress)  # one generator, not two
+        source = self.source
+        if source.checked_first:
+            return self._checked_events(source)
+        return self._parse(source.records(), self.progress)  # one generator, not two
 
-    def _events(self) -> Iterator[Event]:
-        if self.container == "json":
-            for _ in self._parse(self._records(), ReadProgress()):
-                pass
-        yield from self._parse(self._records(), self.progress)
+    def _checked_events(self, source: RecordSource) -> Iterator[Event]:
+        for _ in self._parse(source.records(), ReadProgress()):
+            pass
+        yield from self._parse(source.records(), self.progress)
 
     def _parse(self, records: Iterator[Record], progress: ReadProgress) -> Iterator[Event]:
         fmt = self._format
@@ -118,13 +119,9 @@ class Transcript:
         yield from book.finish()
 
     def count_records(self) -> int:
-        """Lines (JSONL) or messages (JSON) in the file, for a progress bar."""
-        if self.container == "json":
-            return sum(1 for _ in iter_document(self.path))
-        if self.container == "file":
-            return sum(1 for _ in self._records())
-        with open_bytes(self.path) as stream:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
+        """Lines (JSONL), messages (JSON) or the format's records in the file, for a
+        progress bar."""
+        return self.source.count()
 
     def write_results(self, updates: Updates) -> int:
         """Record new results, atomically, and return how many calls were updated.
@@ -135,66 +132,26 @@ class Transcript:
                 result added. Everything else in the file is kept.
 
         Raises:
-            TranscriptError: When the file no longer reads as it did.
+            TranscriptError: When the file no longer reads as it did, or cannot be
+                rewritten (compressed, or a format that does not rewrite its files).
         """
         if not updates:
             return 0
-        if self.container == "file":  # its format refuses, or writes the file itself
-            return len(list(self._format.rewrite(self._records(), updates, set(),
-                                                 self._format.book(self.path))))
-        if is_compressed(self.path):
-            raise TranscriptError(self.path, "", "a compressed transcript cannot be updated "
-                                  "(decompress it first)")
-        from agentforge_cli.core.fileio import atomic_writer
-
-        answered_calls = self._answered()  # reads (and checks) the whole file first
-        book = self._format.book(self.path)
-        rewrite = self._format.rewrite
-        if self.container == "jsonl":
-            newline = _newline_of(self.path)
-            layout = detect_layout(read_head(self.path) or "", 1)  # ", " / ": " kept
-            with atomic_writer(self.path) as stream:
-                ended = True  # the last line written ended with a newline
-                for record in rewrite(iter_jsonl(self.path), updates, answered_calls, book):
-                    text = record.text if record.text is not None else dump(record.data,
-                                                                             layout)
-                    if not ended:
-                        stream.write(newline)
-                    stream.write(text if record.text is not None else text + newline)
-                    ended = text.endswith("\n") or record.text is None
-        else:
-            document = load_document(self.path)
-            records = list(rewrite(iter(document.records), updates, answered_calls, book))
-            _write_document(self.path, document, records)
+        source = self.source
+        fmt = self._format
+        answered = self._answered(source)  # reads (and checks) the whole file first
+        book = fmt.book(self.path)
+        source.write(lambda records: fmt.rewrite(records, updates, answered, book))
         return len([i for i in updates if i < book.count])
 
-    def _answered(self) -> set[int]:
+    def _answered(self, source: RecordSource) -> set[int]:
         book = self._format.book(self.path)
         book.answered = set()
         record_events = self._format.record_events
-        for record in self._records():
+        for record in source.records():
             record_events(record, book)
         book.finish()
         return book.answered
-
-
-def _newline_of(path: Path) -> str:
-    with open_bytes(path) as stream:
-        first = stream.readline(MAX_LINE_BYTES + 1)
-    return "\r\n" if first.endswith(b"\r\n") else "\n"
-
-
-def _write_document(path: Path, document: Document, records: list[Record]) -> None:
-    from agentforge_cli.core.fileio import write_text_atomic
-
-    if document.envelope is not None:
-        data: Any = envelope_values(document.envelope, document.keys, records)
-    else:
-        data = [record.data for record in records]
-    text = dump(data, document.layout, document.keys or ("messages",))
-    if document.trailing_newline:
-        text += "\n"
-    write_text_atomic(path, text)
 
 
 def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
