@@ -113,6 +113,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         elif kind == "tool_result":
             flush()
             events.append(_result(block, book, at))
+            events[-1].part = i
     flush()
     return events
 

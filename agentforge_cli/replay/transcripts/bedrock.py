@@ -89,6 +89,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             events.append(_call(block["toolUse"], book, at))
         elif "toolResult" in block:
             events.append(_result(block["toolResult"], book, at))
+            events[-1].part = i
         elif isinstance(block.get("text"), str) and block["text"]:
             events.append(said(content=block["text"], where=at))
         elif isinstance(block.get("reasoningContent"), dict):

@@ -201,14 +201,14 @@ def update_parts(record: Any, events: list[Event], updates: Updates, key: str,
                  update: Any) -> Any:
     """``record`` with each recorded result among its ``key`` list (Anthropic message
     ``content`` blocks, Gemini ``parts``) replaced by ``update(part, text, is_error)``."""
-    targets = {e.where: e.call_index for e in events
-               if isinstance(e, ToolResult) and e.call_index in updates}
+    targets = {e.part: e.call_index for e in events
+               if isinstance(e, ToolResult) and e.call_index in updates and e.part is not None}
     if not targets:
         return record
     data = dict(record.data)
     parts = []
     for i, part in enumerate(data[key]):
-        index = targets.get(f"{record.where}, {key}[{i}]")
+        index = targets.get(i)
         if index is not None:
             text, is_error = updates[index]
             part = update(part, text, is_error)

@@ -97,6 +97,10 @@ class ToolResult:
     """Whether it reported an error; ``None`` when the format does not record it."""
     where: str = ""
     """Where it is in the file."""
+    part: int | None = None
+    """Its position in its record's list of parts, where a record holds several (an
+    Anthropic message's content blocks, a Gemini content's parts): what ``--update``
+    rewrites."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -151,6 +151,7 @@ def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
             events.append(_call(call, book, at))
         elif answer is not None:
             events.append(_result(answer, book, at))
+            events[-1].part = i
         elif isinstance(part.get("text"), str) and part["text"]:
             if role == "model":
                 events.append(AssistantMessage(content=part["text"], where=at,

@@ -74,6 +74,8 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         if not isinstance(part, dict):
             raise TranscriptError(path, at, f"expected a part object, got {dumps(part)[:80]}")
         event = _part_event(part, data["kind"], book, at)
+        if isinstance(event, ToolResult):
+            event.part = i
         if event is not None:
             events.append(event)
     return events
