@@ -528,6 +528,12 @@ def _hanging(console: Console, label: Text, body: Text, width: int,
     return lines
 
 
+def _cells(text: str) -> int:
+    """Terminal cells of printable text: its length when ASCII (rich's ``cell_len``, which
+    also caches every short string it measures, only for the rest)."""
+    return len(text) if text.isascii() else cell_len(text)
+
+
 def _plain_row(tag: str, spans: _Spans, badge: tuple[str, str] | None,
                width: int) -> str | None:
     """The row as :func:`_hanging` draws it without styles, when it is one line; ``None``
@@ -536,14 +542,14 @@ def _plain_row(tag: str, spans: _Spans, badge: tuple[str, str] | None,
     room = max(width - _LABEL_WIDTH, 20)
     if not body or _NOT_PLAIN.search(body) is not None:
         return None
-    cells = cell_len(body)
+    cells = _cells(body)
     if cells > room:
         return None
     stripped = body.rstrip()
     if len(stripped) != len(body):
-        body, cells = stripped, cell_len(stripped)
+        body, cells = stripped, _cells(stripped)
     if badge is not None:
-        if cells + 2 + cell_len(badge[0]) > room:
+        if cells + 2 + _cells(badge[0]) > room:
             return None
         body += "  " + badge[0]
     label = f"[{tag}]" if tag else ""

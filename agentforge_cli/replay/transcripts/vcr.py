@@ -59,6 +59,11 @@ __all__ = ["NAME", "TITLE", "CassetteBook", "Cassettes"]
 NAME = "vcr"
 TITLE = "VCR cassettes"
 
+REMEMBERED = 4096
+"""How many call ids and read results a cassette's reader remembers beyond the
+conversations' own state: what a request that does not extend its conversation's history
+is matched against (a bound on memory for cassettes of thousands of conversations)."""
+
 _NOT_READ_YET = (
     ("/converse-stream", "an AWS Bedrock ConverseStream call"),
     ("/invoke", "an AWS Bedrock InvokeModel call"),
@@ -75,9 +80,11 @@ class _Thread:
 
     number: int
     """Its conversation number (0 for the cassette's first)."""
-    sent: tuple[int, int] = (0, 0)
+    sent: int = 0
     """Its last request's messages: how many, and the hash of their canonical JSON texts
-    (:func:`_prefix_hashes`)."""
+    (:func:`_prefix_hashes`), as one key (:func:`_sent_key`)."""
+    sent_size: int = 0
+    sent_hash: int = 0
     by_id: dict[str, int] | None = None
     """The calls of its last response: call id -> the file's call index (``None`` for
     none: a conversation that waits for nothing holds no container)."""
@@ -99,14 +106,18 @@ class CassetteBook(CallBook):
         self.unread: dict[int, tuple[str, str]] = {}
         """Conversation number -> (where, what) of its last response, when it could not be
         read."""
-        self.by_sent: dict[tuple[int, int], _Thread] = {}
-        """(messages, hash) of a conversation's last request -> the latest conversation."""
+        self.by_sent: dict[int, _Thread | int] = {}
+        """The key of a conversation's last request -> the conversation, or only its number
+        when it waits for nothing (what most of a long cassette's conversations are)."""
         self.by_response: dict[str, _Thread] = {}
         self.by_call_id: dict[str, tuple[_Thread, int]] = {}
         """call id -> the conversation that made it and its index (the latest, when ids
-        repeat): finds a conversation whose history a request does not extend."""
-        self.results: set[int] = set()
-        """The file's call indexes whose result has been read."""
+        repeat): finds a conversation whose history a request does not extend. The
+        :data:`REMEMBERED` latest only."""
+        self.results: dict[int, None] = {}
+        """The file's call indexes whose result has been read (the :data:`REMEMBERED`
+        latest: a result is read again only when a request does not extend its
+        conversation's history)."""
 
     def finish(self) -> list[Event]:
         """Refuse the cassette when a response was never read and no later request told
@@ -236,6 +247,18 @@ def _prefix_hashes(keys: list[str], start: int = 0) -> list[int]:
     return hashes
 
 
+def _sent_key(size: int, digest: int) -> int:
+    """The key of a request's messages: how many, and their prefix hash."""
+    return hash((size, digest))
+
+
+def _remember_bounded(table: dict, key: Any, value: Any) -> None:
+    table.pop(key, None)
+    table[key] = value
+    if len(table) > REMEMBERED:
+        del table[next(iter(table))]
+
+
 def _thread(book: CassetteBook, exchange: Exchange,
             hashes: list[int]) -> tuple[_Thread | None, int]:
     """The conversation a request continues, and how many of its messages that
@@ -245,9 +268,13 @@ def _thread(book: CassetteBook, exchange: Exchange,
         if thread is not None:
             return thread, 0
     for size in range(len(hashes), 0, -1):  # the longest, the latest for a size
-        thread = book.by_sent.get((size, hashes[size - 1]))
-        if thread is not None:
-            return thread, size
+        key = _sent_key(size, hashes[size - 1])
+        found = book.by_sent.get(key)
+        if isinstance(found, int):  # a conversation that waited for nothing, made again
+            found = book.by_sent[key] = _Thread(number=found, sent=key, sent_size=size,
+                                                sent_hash=hashes[size - 1])
+        if found is not None:
+            return found, size
     for record in exchange.asked:
         for call_id in _ids(record.data):
             if call_id in book.by_call_id:
@@ -331,10 +358,12 @@ def _remember(book: CassetteBook, thread: _Thread, keys: list[str], *, chained: 
     conversation sent), its response id and its call ids."""
     if book.by_sent.get(thread.sent) is thread:
         del book.by_sent[thread.sent]
-    size, start = thread.sent if chained else (0, 0)
+    size, start = (thread.sent_size, thread.sent_hash) if chained else (0, 0)
     if keys:
-        thread.sent = (size + len(keys), _prefix_hashes(keys, start)[-1])
-        book.by_sent[thread.sent] = thread
+        thread.sent_size, thread.sent_hash = size + len(keys), _prefix_hashes(keys, start)[-1]
+        thread.sent = _sent_key(thread.sent_size, thread.sent_hash)
+        waits = thread.by_id or thread.made or thread.response_id is not None
+        book.by_sent[thread.sent] = thread if waits else thread.number
     if thread.response_id is not None and book.by_response.get(thread.response_id) is thread:
         del book.by_response[thread.response_id]
     thread.response_id = response_id
@@ -354,7 +383,8 @@ def _same_calls(calls: list[ToolCall], thread: _Thread,
             continue
         if thread.by_id and call.id in thread.by_id:
             same[call.index] = thread.by_id[call.id]
-        elif call.id in book.by_call_id and book.by_call_id[call.id][0] is thread:
+        elif call.id in book.by_call_id and book.by_call_id[call.id][0].number == (
+                thread.number):
             same[call.index] = book.by_call_id[call.id][1]
     taken = set(same.values())
     for call in calls:
@@ -375,7 +405,7 @@ def _known_id(book: CassetteBook, thread: _Thread, call_id: str, index: int) -> 
     if thread.by_id is None:
         thread.by_id = {}
     thread.by_id[call_id] = index
-    book.by_call_id[call_id] = (thread, index)
+    _remember_bounded(book.by_call_id, call_id, (thread, index))
 
 
 def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: CassetteBook,
@@ -396,7 +426,7 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         index = mapping.get(event.call_index, -1)
         if index < 0 or index in book.results:
             return None
-        book.results.add(index)
+        _remember_bounded(book.results, index, None)
         if book.answered is not None:
             book.answered.add(index)
         return dataclasses.replace(event, call_index=index)
