@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts import (
     codex,
     conversations,
     gemini,
+    inspect_log,
     langchain,
     mcp,
     mcp_log,
@@ -53,6 +54,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     #   format itself (opens/file_records) before any other is asked;
     # - OpenTelemetry traces: an OTLP JSON export ({"resourceSpans": ...}), read by the
     #   format itself;
+    # - Inspect AI eval logs: a JSON object starting {"version": N, "status": ...}, read by
+    #   the format itself before VCR (whose JSON cassettes may start with "version" too);
     # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
     #   format itself (its opens/file_records), before any other is asked; it owns an
     #   interaction ({"request", "response"} objects), which no other format reads;
@@ -72,6 +75,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     mcp,
     mcp_log,
     otel,
+    inspect_log,
     vcr.Cassettes(lambda: FORMATS),
     conversations.Conversations(lambda: FORMATS),
 )

@@ -174,7 +174,13 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
                          + ", ".join(registry.format_names()))
     content = _read_start(path)
     first = _first_line(content)
-    head = first[0] if first is not None else read_head(path, content)
+    try:
+        head = first[0] if first is not None else read_head(path, content)
+    except TranscriptError:  # not text: only a format reading binary files may take it
+        reader = _file_reader(path, "")
+        if reader is None:
+            raise
+        head = ""
     if head is None:
         raise TranscriptError(path, "", "the transcript is empty")
     reader = _file_reader(path, head)
