@@ -1,6 +1,6 @@
 """Inspect AI eval logs as transcripts: a log written by Inspect itself (its ``mockllm``
 model calling the task's tool, offline), one conversation a sample; an ``.eval`` archive
-refused with how to convert it; a malformed sample named."""
+read sample by sample; a malformed sample named."""
 
 from __future__ import annotations
 
@@ -81,10 +81,21 @@ def test_an_inspect_log_replays_all_matched_a_conversation_a_sample(cli, logs, c
     assert data["format"] == "inspect" and data["summary"]["matched"] == 2
 
 
-def test_an_eval_archive_is_refused_with_how_to_convert_it(cli, logs, city_tools):
+def test_an_eval_archive_reads_as_its_json_log(cli, logs, city_tools):
+    done = cli("replay", str(logs["eval"]), "-t", city_tools, "--json")
+    assert done.exit_code == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["format"] == "inspect" and data["summary"]["matched"] == 2
+    assert data["calls"][0]["where"].startswith("samples/1_epoch_1.json")
+
+
+def test_without_zstandard_an_eval_archive_says_what_to_do(cli, logs, city_tools,
+                                                           monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard fails
     done = cli("replay", str(logs["eval"]), "-t", city_tools)
     assert done.exit_code == 3
-    assert "inspect log convert --to json" in " ".join(done.stderr.split())
+    flat = " ".join(done.stderr.split())
+    assert "pip install zstandard" in flat and "inspect log convert --to json" in flat
     assert "no tool calls" not in done.stderr
 
 

@@ -9,9 +9,10 @@
   ``system`` messages are skipped.
 
 The file is read by this format itself, whole (up to
-:data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES`). An ``.eval``
-archive (zip, zstd-compressed) is refused with how to convert it (``inspect log convert
---to json``). ``--update`` is refused: the log is Inspect's.
+:data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES`); an ``.eval``
+archive (a zip of one JSON file a sample, zstd-compressed) is read sample by sample, with
+the ``zstandard`` package (without it, it is refused with what to do). ``--update`` is
+refused: the log is Inspect's.
 """
 
 from __future__ import annotations
@@ -87,9 +88,8 @@ def file_records(path: Path) -> Iterator[Record]:
             Inspect log.
     """
     if _start(path).startswith(_ZIP):
-        raise TranscriptError(path, "", "an Inspect AI .eval archive: convert it to JSON "
-                              "first (inspect log convert --to json --output-dir DIR "
-                              f"{path.name}) and replay the .json log")
+        yield from _archive_samples(path)
+        return
     try:
         with open_bytes(path) as stream:
             raw = stream.read(MAX_DOCUMENT_BYTES + 1)
@@ -109,6 +109,65 @@ def file_records(path: Path) -> Iterator[Record]:
                               f"{record_shape(data)}")
     for i, sample in enumerate(samples):
         yield Record(sample, f"samples[{i}]", i)
+
+
+_ZSTD = 93
+"""The zip compression method Inspect writes its archives with."""
+
+
+def _archive_samples(path: Path) -> Iterator[Record]:
+    """The samples of an ``.eval`` archive (``samples/<id>_epoch_<n>.json``), in order."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = sorted((info for info in archive.infolist()
+                              if info.filename.startswith("samples/")
+                              and info.filename.endswith(".json")),
+                             key=lambda info: _natural(info.filename))
+            for i, info in enumerate(members):
+                if info.file_size > MAX_DOCUMENT_BYTES:
+                    raise TranscriptError(path, info.filename, "the sample is more than "
+                                          f"the {MAX_DOCUMENT_BYTES} bytes a sample may have")
+                raw = _member(path, archive, info)
+                try:
+                    data = json.loads(raw.decode("utf-8-sig"))
+                except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                    raise TranscriptError(path, info.filename, f"invalid JSON: {exc}"
+                                          ) from None
+                yield Record(data, info.filename, i)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise TranscriptError(path, "", f"not a readable .eval archive ({exc})") from None
+
+
+def _member(path: Path, archive: Any, info: Any) -> bytes:
+    """One member's bytes: zstd (Inspect's) through ``zstandard``, the rest by zipfile."""
+    if info.compress_type != _ZSTD:
+        return archive.read(info)
+    try:
+        import zstandard
+    except ImportError:
+        raise TranscriptError(path, "", "reading an Inspect .eval archive needs the "
+                              "zstandard package (pip install zstandard); or convert it: "
+                              "inspect log convert --to json --output-dir DIR "
+                              f"{path.name}") from None
+    import struct
+
+    with path.open("rb") as stream:
+        stream.seek(info.header_offset)
+        header = stream.read(30)
+        name_size, extra_size = struct.unpack("<HH", header[26:30])
+        stream.seek(info.header_offset + 30 + name_size + extra_size)
+        packed = stream.read(info.compress_size)
+    try:
+        return zstandard.ZstdDecompressor().decompress(packed, max_output_size=info.file_size)
+    except zstandard.ZstdError as exc:
+        raise TranscriptError(path, info.filename, f"does not decompress ({exc})") from None
+
+
+def _natural(name: str) -> list[Any]:
+    """``samples/2_epoch_1.json`` before ``samples/10_epoch_1.json``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def claims(data: Any) -> Claim:
