@@ -38,6 +38,7 @@ from agentforge_cli.replay.transcripts.records import (
     MAX_DOCUMENT_BYTES,
     Record,
     open_bytes,
+    read_whole_text,
     record_shape,
 )
 
@@ -91,16 +92,8 @@ def file_records(path: Path) -> Iterator[Record]:
         yield from _archive_samples(path)
         return
     try:
-        with open_bytes(path) as stream:
-            raw = stream.read(MAX_DOCUMENT_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc}") from None
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise TranscriptError(path, "", f"the log is more than the {MAX_DOCUMENT_BYTES} "
-                              "bytes a log may have")
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = json.loads(read_whole_text(path, "log"))
+    except (ValueError, RecursionError) as exc:
         raise TranscriptError(path, "", f"invalid JSON: {exc}") from None
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):

@@ -35,10 +35,10 @@ from agentforge_cli.replay.transcripts.events import (
 )
 from agentforge_cli.replay.transcripts.format import Claim
 from agentforge_cli.replay.transcripts.records import (
-    MAX_DOCUMENT_BYTES,
     Record,
     dumps,
     open_bytes,
+    read_whole_text,
 )
 
 __all__ = ["NAME", "TITLE", "TraceBook", "book", "claims", "file_records", "opens",
@@ -83,18 +83,7 @@ def file_records(path: Path) -> Iterator[Record]:
     Raises:
         TranscriptError: The file cannot be read, is too large or is not OTLP JSON.
     """
-    try:
-        with open_bytes(path) as stream:
-            raw = stream.read(MAX_DOCUMENT_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc}") from None
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise TranscriptError(path, "", f"the trace is more than the {MAX_DOCUMENT_BYTES} "
-                              "bytes a trace file may have")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(path, "", f"not UTF-8 text ({exc.reason})") from None
+    text = read_whole_text(path, "trace")
     traces: dict[str, list[tuple[int, int, Record]]] = {}
     for where, export in _exports(path, text):
         for span_where, span in _spans(path, where, export):

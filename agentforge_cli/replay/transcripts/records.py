@@ -43,6 +43,7 @@ __all__ = [
     "read_head",
     "read_small",
     "read_small_plain",
+    "read_whole_text",
     "record_shape",
     "scan_json",
 ]
@@ -302,6 +303,28 @@ def read_small_plain(path: Path) -> bytes | None:
     if size > SMALL_FILE_BYTES:
         return None
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_whole_text(path: Path, what: str) -> str:
+    """The whole file as text (decompressed when ``.gz``), for a format that reads its
+    files whole; ``what`` names the file in the size refusal (``trace``, ``log``).
+
+    Raises:
+        TranscriptError: It cannot be read, is over :data:`MAX_DOCUMENT_BYTES`, or is not
+            UTF-8.
+    """
+    try:
+        with open_bytes(path) as stream:
+            raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise TranscriptError(path, "", f"cannot be read: {exc}") from None
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise TranscriptError(path, "", f"the {what} is more than the {MAX_DOCUMENT_BYTES} "
+                              f"bytes a {what} may have")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(path, "", f"not UTF-8 text ({exc.reason})") from None
 
 
 def _open_content(path: Path, content: bytes | None) -> Any:
