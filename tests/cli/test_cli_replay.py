@@ -106,7 +106,7 @@ def test_a_file_in_no_known_format_exits_2_naming_the_formats_tried(cli, tmp_pat
     location = f"{path}, {where}" if where else str(path)
     assert f"error: cannot read transcript {location}: not a known transcript format" in (
         " ".join(result.stderr.split()))
-    assert "agentforge JSONL, OpenAI chat messages, Anthropic messages" in " ".join(
+    assert "agentforge JSONL, tau2-bench messages, OpenAI chat messages" in " ".join(
         result.stderr.split())
     assert "unknown role" not in result.stderr
     assert not report.exists()

@@ -307,7 +307,7 @@ def test_every_registered_format_conforms_to_the_protocol():
 
 
 def test_registry_lookups(monkeypatch):
-    assert registry.format_names()[:3] == ("agentforge", "openai", "anthropic")
+    assert registry.format_names()[:4] == ("agentforge", "tau2", "openai", "anthropic")
     assert registry.find_format("openai").NAME == "openai"
     assert registry.find_format("yaml") is None
     titles = [SimpleNamespace(NAME=name, TITLE=name.upper()) for name in "abc"]

@@ -48,10 +48,11 @@ __all__ = [
     "scan_json",
 ]
 
-ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj")
+ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations")
 """The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
 ``contents``, OpenAI Responses ``input`` and ``output``, a tau-bench trajectory's chat
-messages (``traj``), read in this order."""
+messages (``traj``), a tau2-bench results file's conversations (``simulations``), read in
+this order."""
 
 
 def envelope_keys(data: Any) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from agentforge_cli.replay.transcripts import (
     openai_responses,
     otel,
     pydantic_ai,
+    tau2,
     vcr,
 )
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
@@ -35,6 +36,9 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     # Detection asks in this order, and --format lists the names in it. The order only
     # decides a record that two formats both claim as their own:
     # - agentforge first: its event lines (a "type", no "role") are unmistakable;
+    # - tau2 before OpenAI: its calls ({"id", "name", "arguments": {...}}) and its tool
+    #   messages ({"id", "requestor"}) are no OpenAI message's; OpenAI's reader would
+    #   refuse them for lacking "function" / "tool_call_id";
     # - OpenAI before Anthropic: a message holding both OpenAI's tool_calls/tool roles and
     #   Anthropic's blocks is then read as OpenAI's, whose reader refuses Anthropic blocks
     #   by name ("use --format anthropic") instead of quietly dropping the OpenAI calls;
@@ -63,6 +67,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     #   holding one), which no other format takes for one record, and asks the others
     #   about each conversation's messages.
     agentforge,
+    tau2,
     openai,
     anthropic,
     openai_responses,
