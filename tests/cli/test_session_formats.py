@@ -135,3 +135,17 @@ def test_calls_and_results_pair_in_a_desktop_log(tmp_path):
     assert [(type(e).__name__, getattr(e, "where", "")) for e in events
             if isinstance(e, ToolCall | ToolResult)] == [("ToolCall", "line 3"),
                                                           ("ToolResult", "line 4")]
+
+
+def test_a_codex_shell_call_is_shown_as_not_replayable(tmp_path):
+    shell = lines(
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "local_shell_call", "call_id": "sh_1", "status": "completed",
+            "action": {"type": "exec", "command": ["bash", "-lc", "ls"]}}},
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "local_shell_call_output", "call_id": "sh_1", "output": "README.md"}})
+    events = list(open_transcript(write(tmp_path, "rollout.jsonl", CODEX + shell)).events())
+    notes = [e.content for e in events if type(e).__name__ == "AssistantMessage"]
+    assert notes == ["(not replayable: a local_shell_call that Codex ran in its own "
+                     "sandbox: bash -lc ls)"]
+    assert sum(isinstance(e, ToolCall) for e in events) == 1  # the function call only

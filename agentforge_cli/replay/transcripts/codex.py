@@ -3,6 +3,8 @@ line, ``{"timestamp", "type", "payload"}``.
 
 * ``response_item`` lines hold OpenAI Responses items: ``function_call`` is a call,
   ``function_call_output`` answers it by ``call_id``, ``message`` items are what was said;
+  a ``local_shell_call`` (a command Codex ran in its own sandbox, no tool of yours) is
+  shown as not replayable, and its output skipped;
 * the other lines (``session_meta``, ``turn_context``, ``event_msg``, which repeats the
   messages for the terminal) are skipped.
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from agentforge_cli.replay.transcripts import openai_responses
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
-from agentforge_cli.replay.transcripts.events import Event, TranscriptError
+from agentforge_cli.replay.transcripts.events import AssistantMessage, Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import Claim
 from agentforge_cli.replay.transcripts.records import Record, record_shape
 
@@ -46,8 +48,14 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                               f"({record_shape(record.data)})")
     if record.data["type"] != "response_item":
         return []
-    return openai_responses.item_events(record.data["payload"], f"{record.where}, payload",
-                                        book)
+    payload, at = record.data["payload"], f"{record.where}, payload"
+    if payload.get("type") == "local_shell_call":  # Codex's own sandbox: said, not run
+        action = payload.get("action")
+        command = action.get("command") if isinstance(action, dict) else None
+        shown = " ".join(map(str, command)) if isinstance(command, list) else "a command"
+        return [AssistantMessage(content=f"(not replayable: a local_shell_call that Codex "
+                                 f"ran in its own sandbox: {shown})", where=at)]
+    return openai_responses.item_events(payload, at, book)
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],

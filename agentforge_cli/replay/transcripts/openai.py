@@ -57,9 +57,10 @@ _RESULT_ROLES = ("tool", "function")
 
 def claims(data: Any) -> Claim:
     """A ``tool``/``function`` message or one with ``tool_calls``/``function_call`` (not
-    ``null``: SDK dumps write ``"tool_calls": null`` on every message) is OpenAI's own; a user, assistant, system or developer message with ``content`` is one it
-    reads too (plain text chat reads the same in both chat formats). A message whose text
-    is elsewhere (Gemini's ``parts``) is not claimed."""
+    ``null``: SDK dumps write ``"tool_calls": null`` on every message) is OpenAI's own; a
+    user, assistant, system or developer message with ``content`` is one it reads too
+    (plain text chat reads the same in both chat formats). A message whose text is
+    elsewhere (Gemini's ``parts``) is not claimed."""
     if not isinstance(data, dict):
         return Claim.NO
     if data.get("role") in _RESULT_ROLES or isinstance(data.get("tool_calls"), list) or (
