@@ -432,3 +432,19 @@ def test_gemini_contents_are_claimed_by_gemini_alone(data):
     claims = {fmt.NAME: fmt.claims(data) for fmt in registry.FORMATS}
     assert claims.pop("gemini") == Claim.OWN
     assert set(claims.values()) == {Claim.NO}
+
+
+@pytest.mark.parametrize(("record", "family"), [
+    ({"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+      "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}]},
+     "OpenAI chat completion responses"),
+    ({"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]},
+     "Gemini generateContent responses"),
+])
+def test_a_log_of_model_responses_says_what_it_is_and_what_replay_needs(tmp_path, record,
+                                                                          family):
+    path = write(tmp_path, "responses.jsonl", jsonl(record, record))
+    with pytest.raises(TranscriptFormatError) as info:
+        open_transcript(path)
+    assert f"this looks like {family}" in info.value.reason
+    assert "record the HTTP calls as a VCR cassette" in info.value.reason

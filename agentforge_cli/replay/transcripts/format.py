@@ -23,8 +23,8 @@ from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.exchanges import Exchange
 from agentforge_cli.replay.transcripts.records import Record, record_shape
 
-__all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat", "no_format_reads",
-           "pick_format"]
+__all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat", "looks_like",
+           "no_format_reads", "pick_format"]
 
 
 class Claim(IntEnum):
@@ -130,6 +130,27 @@ class FileFormat(Protocol):
         ...
 
 
+_RESPONSES_ONLY = (
+    ("chat.completion", "OpenAI chat completion responses (ChatCompletion.model_dump())"),
+    ("response", "OpenAI Responses responses (Response.model_dump())"),
+)
+
+
+def looks_like(data: Any) -> str:
+    """What a record no format reads looks like, when it is a family replay knows of but
+    cannot replay (``""`` otherwise): said after the refusal."""
+    if not isinstance(data, dict):
+        return ""
+    found = next((name for kind, name in _RESPONSES_ONLY if data.get("object") == kind), None)
+    if found is None and isinstance(data.get("candidates"), list):
+        found = "Gemini generateContent responses"
+    if found is None:
+        return ""
+    return (f"; this looks like {found}: the model's replies only, without the messages "
+            "it was sent or the tools' results. Replay needs the conversation: save the "
+            "request's messages, or record the HTTP calls as a VCR cassette")
+
+
 def no_format_reads(path: Path, where: str, found: str,
                    formats: Sequence[TranscriptFormat]) -> TranscriptFormatError:
     """The error for records no format reads: where, what was found there, and every
@@ -166,8 +187,8 @@ def pick_format(path: Path, records: Iterable[Record],
                 first_sharing = fmt
         if first_sharing is None:
             raise no_format_reads(path, record.where,
-                                 f"no format reads this record ({record_shape(data)})",
-                                 formats)
+                                 f"no format reads this record ({record_shape(data)})"
+                                 + looks_like(data), formats)
         shared = shared or first_sharing
     if shared is not None:
         return shared
