@@ -389,3 +389,15 @@ def test_a_gzipped_cassette_reads_the_same(tmp_path):
     packed = tmp_path / "c.yaml.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     assert calls_and_results(packed) == calls_and_results(plain)
+
+
+def test_a_body_nested_too_deeply_is_named_not_a_crash(cli, tmp_path):
+    deep = "[" * 3000 + '"x"' + "]" * 3000
+    body = '{"messages": [{"role": "user", "content": "hi", "extra": ' + deep + "}]}"
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"interactions": [exchange(body, chat_reply(content="ok"))],
+                                "version": 1}), encoding="utf-8")
+    done = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools")
+    assert done.exit_code == 3
+    assert "interactions[0], request body" in done.stderr
+    assert "JSON nested too deeply" in " ".join(done.stderr.split())

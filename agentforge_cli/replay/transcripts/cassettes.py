@@ -226,5 +226,7 @@ def body_value(side: dict) -> Any:
         return parse_events(text)
     try:
         return json.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return Unreadable("text that is not JSON")
+    except RecursionError:
+        return Unreadable("JSON nested too deeply")

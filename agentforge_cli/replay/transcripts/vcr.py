@@ -175,7 +175,11 @@ class Cassettes:
         if found is None:
             return []
         fmt, exchange = found
-        return _read_exchange(fmt, exchange, record.where, book)
+        try:
+            return _read_exchange(fmt, exchange, record.where, book)
+        except RecursionError:
+            raise TranscriptError(book.path, record.where, "a body is nested too deeply to "
+                                  "be read") from None
 
 
 def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] | None:
@@ -283,17 +287,20 @@ def _thread(book: CassetteBook, exchange: Exchange,
 
 
 def _ids(data: Any) -> Iterator[str]:
-    """The call ids a message names anywhere (calls and results), for the fallback rule."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if key in ("id", "call_id", "tool_call_id", "tool_use_id") and isinstance(value,
-                                                                                        str):
-                yield value
-            elif isinstance(value, dict | list):
-                yield from _ids(value)
-    elif isinstance(data, list):
-        for item in data:
-            yield from _ids(item)
+    """The call ids a message names anywhere (calls and results), for the fallback rule;
+    walked without recursion (a body may nest deeply)."""
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key in ("id", "call_id", "tool_call_id", "tool_use_id") and isinstance(
+                        inner, str):
+                    yield inner
+                elif isinstance(inner, dict | list):
+                    pending.append(inner)
+        elif isinstance(value, list):
+            pending.extend(reversed(value))
 
 
 def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
