@@ -1,11 +1,14 @@
 """``LoggingToolExecutor``: log every execution of any executor.
 
-Before the call: tool name, arguments (secrets masked) and memory id. After: the result or
-the error, and the duration in milliseconds. Records go to the ``agentforge.tools`` logger
-at INFO (failures at WARNING) and carry the same facts as ``extra`` attributes
-(``tool_event``, ``tool_name``, ``tool_arguments``, ``memory_id``, ``tool_result``,
-``tool_is_error``, ``duration_ms``) so a front end can render them. Handlers are never
-configured here; when the logger is not enabled for INFO the wrapper costs one check.
+Before the call: tool name, arguments (secrets masked), memory id and call id. After: the
+result or the error, the duration in milliseconds and the call id. Through a standard
+formatter each message is a line (a result or error may span several) that ``agentforge
+replay`` reads back (:mod:`agentforge_cli.replay.transcripts.call_log`). Records go to
+the ``agentforge.tools`` logger at INFO (failures at WARNING) and carry the same facts as
+``extra`` attributes (``tool_event``, ``tool_name``, ``tool_arguments``, ``memory_id``,
+``tool_result``, ``tool_is_error``, ``duration_ms``) so a front end can render them.
+Handlers are never configured here; when the logger is not enabled for INFO the wrapper
+costs one check.
 
 Arguments are masked by :func:`~agentforge_cli.core.masking.mask_arguments` with the
 tool's sensitive keys: values of parameters marked ``P(sensitive=True)`` and of keys
@@ -15,6 +18,7 @@ named like a secret (``password``, ``token``, ``api_key``, ... at any depth) sho
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -26,6 +30,13 @@ from agentforge_cli.core.wrapping import ExecutorWrapper
 __all__ = ["LOGGER_NAME", "LoggingToolExecutor"]
 
 LOGGER_NAME = "agentforge.tools"
+
+
+def _call_id(request: ToolExecutionRequest) -> str:
+    """`` call_id="..."`` (JSON text) ending a record's message, when the call has an id:
+    what pairs a response with its request when a log is replayed."""
+    return "" if request.id is None else " call_id=" + json.dumps(request.id,
+                                                                  ensure_ascii=False)
 
 
 class LoggingToolExecutor(ExecutorWrapper):
@@ -73,7 +84,8 @@ class LoggingToolExecutor(ExecutorWrapper):
     def _log_request(self, request: ToolExecutionRequest, memory_id: object) -> float:
         shown = mask_arguments(request.arguments, sensitive_keys(self.delegate))
         self.logger.info(
-            "Tool request: %s arguments=%s memory_id=%s", request.name, shown, memory_id,
+            "Tool request: %s arguments=%s memory_id=%s%s", request.name, shown, memory_id,
+            _call_id(request),
             extra={"tool_event": "request", "tool_name": request.name,
                    "tool_arguments": shown, "memory_id": memory_id, "tool_call_id": request.id})
         return time.perf_counter()
@@ -82,8 +94,8 @@ class LoggingToolExecutor(ExecutorWrapper):
                      exc: BaseException) -> None:
         elapsed = (time.perf_counter() - started) * 1000
         self.logger.warning(
-            "Tool failed: %s error=%s: %s duration_ms=%.1f", request.name,
-            type(exc).__name__, exc, elapsed,
+            "Tool failed: %s error=%s: %s duration_ms=%.1f%s", request.name,
+            type(exc).__name__, exc, elapsed, _call_id(request),
             extra={"tool_event": "error", "tool_name": request.name, "tool_result": str(exc),
                    "tool_is_error": True, "duration_ms": elapsed, "memory_id": memory_id,
                    "tool_call_id": request.id})
@@ -93,8 +105,8 @@ class LoggingToolExecutor(ExecutorWrapper):
         elapsed = (time.perf_counter() - started) * 1000
         level = logging.WARNING if result.is_error else logging.INFO
         self.logger.log(
-            level, "Tool response: %s result=%s is_error=%s duration_ms=%.1f", request.name,
-            result.text, result.is_error, elapsed,
+            level, "Tool response: %s result=%s is_error=%s duration_ms=%.1f%s", request.name,
+            result.text, result.is_error, elapsed, _call_id(request),
             extra={"tool_event": "response", "tool_name": request.name,
                    "tool_result": result.text, "tool_is_error": result.is_error,
                    "duration_ms": elapsed, "memory_id": memory_id, "tool_call_id": request.id})

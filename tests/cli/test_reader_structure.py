@@ -69,7 +69,7 @@ def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
         if isinstance(fmt, ApiFormat):
             assert fmt.API_PATHS and all(p.startswith(("/", ":")) for p in fmt.API_PATHS)
     assert [fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, FileFormat)] == [
-        "mcp-log", "otel", "inspect", "vcr"]
+        "mcp-log", "otel", "inspect", "vcr", "call-log"]
     assert {fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, ApiFormat)} == {
         "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
 

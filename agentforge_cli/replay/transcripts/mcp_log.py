@@ -22,7 +22,7 @@ from agentforge_cli.replay.transcripts import mcp
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.events import Event, TranscriptError
 from agentforge_cli.replay.transcripts.format import Claim
-from agentforge_cli.replay.transcripts.records import MAX_LINE_BYTES, Record, open_bytes
+from agentforge_cli.replay.transcripts.records import Record, text_lines
 
 __all__ = ["NAME", "TITLE", "book", "claims", "file_records", "opens", "record_events",
            "rewrite"]
@@ -45,31 +45,17 @@ def file_records(path: Path) -> Iterator[Record]:
         TranscriptError: The file cannot be read, a line is not UTF-8 or too long, or a
             logged message is not JSON.
     """
-    try:
-        stream = open_bytes(path)
-    except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
-    with stream:
-        number = 0
-        while raw := stream.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            where = f"line {number}"
-            if len(raw) > MAX_LINE_BYTES:
-                raise TranscriptError(path, where, f"the line is longer than {MAX_LINE_BYTES} "
-                                      "bytes (the limit)")
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-            except UnicodeDecodeError as exc:
-                raise TranscriptError(path, where, f"not UTF-8 text ({exc.reason})") from None
-            found = _MESSAGE.match(line)
-            if found is None:
-                continue
-            try:
-                data = json.loads(found.group(1))
-            except (ValueError, RecursionError) as exc:
-                raise TranscriptError(path, where, f"the logged message is not JSON ({exc})"
-                                      ) from None
-            yield Record(data, where, number)
+    for number, line in text_lines(path):
+        where = f"line {number}"
+        found = _MESSAGE.match(line.strip())
+        if found is None:
+            continue
+        try:
+            data = json.loads(found.group(1))
+        except (ValueError, RecursionError) as exc:
+            raise TranscriptError(path, where, f"the logged message is not JSON ({exc})"
+                                  ) from None
+        yield Record(data, where, number)
 
 
 def claims(data: Any) -> Claim:

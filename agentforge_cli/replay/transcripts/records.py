@@ -46,6 +46,7 @@ __all__ = [
     "read_whole_text",
     "record_shape",
     "scan_json",
+    "text_lines",
 ]
 
 ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations")
@@ -238,24 +239,37 @@ MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 are streamed, and only a line or message has a limit (:data:`MAX_LINE_BYTES`)."""
 
 
-def _lines(path: Path, stream: Any) -> Iterator[tuple[int, bytes]]:
-    """``(number, raw line)`` pairs, refusing a line over :data:`MAX_LINE_BYTES` before it is
-    read whole."""
-    number = 0
-    while True:
-        try:
-            raw = stream.readline(MAX_LINE_BYTES + 1)
-        except (OSError, EOFError) as exc:  # a damaged .gz stream
-            raise TranscriptError(path, f"line {number + 1}",
-                                  f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
-                                  ) from None
-        if not raw:
-            return
-        number += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise TranscriptError(path, f"line {number}",
-                                  f"the line is longer than {MAX_LINE_BYTES} bytes (the limit)")
-        yield number, raw
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` of each line of a text file (decompressed when ``.gz``; the end
+    of line kept), for formats that read text logs, refusing a line over
+    :data:`MAX_LINE_BYTES` before it is read whole.
+
+    Raises:
+        TranscriptError: The file cannot be read, or a line is too long or not UTF-8.
+    """
+    try:
+        stream = open_bytes(path)
+    except OSError as exc:
+        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    with stream:
+        number = 0
+        while True:
+            try:
+                raw = stream.readline(MAX_LINE_BYTES + 1)
+            except (OSError, EOFError) as exc:  # a damaged .gz stream
+                raise TranscriptError(path, f"line {number + 1}", "cannot be read: "
+                                      f"{getattr(exc, 'strerror', None) or exc}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise TranscriptError(path, f"line {number}", "the line is longer than "
+                                      f"{MAX_LINE_BYTES} bytes (the limit)")
+            try:
+                yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise TranscriptError(path, f"line {number}",
+                                      f"not UTF-8 text ({exc.reason})") from None
 
 
 HEAD_BYTES = 1 << 20

@@ -13,6 +13,7 @@ from agentforge_cli.replay.transcripts import (
     agentforge,
     anthropic,
     bedrock,
+    call_log,
     claude_code,
     codex,
     conversations,
@@ -63,6 +64,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     # - VCR cassettes: a YAML file or a JSON object with "interactions" is read by the
     #   format itself (its opens/file_records), before any other is asked; it owns an
     #   interaction ({"request", "response"} objects), which no other format reads;
+    # - agentforge call logs (serve --log): text with "Tool request:" lines, read by the
+    #   format itself; after the cassettes, so that a YAML file is never searched for one;
     # - conversations last: it owns a whole conversation (an array of messages, an object
     #   holding one), which no other format takes for one record, and asks the others
     #   about each conversation's messages.
@@ -82,6 +85,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     otel,
     inspect_log,
     vcr.Cassettes(lambda: FORMATS),
+    call_log,
     conversations.Conversations(lambda: FORMATS),
 )
 """Every format, in the order auto-detection asks them (the first to claim a record as
