@@ -1,8 +1,8 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
-``replay_cmd``, ``serve_cmd``); rich rendering lives in ``render``; errors become exit
-codes in ``guard``.
+``replay_cmd``, ``serve_cmd``, ``record_cmd``); rich rendering lives in ``render``; errors
+become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -54,7 +54,15 @@ def _add_serve(root: typer.Typer) -> None:
     root.command("serve", cls=Command)(serve_cmd.serve)
 
 
-GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve}
+def _add_record(root: typer.Typer) -> None:
+    from agentforge_cli.cli import record_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("record", cls=Command)(record_cmd.record)
+
+
+GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
+          "record": _add_record}
 """The command groups, in the order ``--help`` lists them."""
 
 

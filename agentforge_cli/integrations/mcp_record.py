@@ -1,0 +1,199 @@
+"""``agentforge record``: a transparent stdio proxy in front of an MCP server that writes
+the session down as it passes.
+
+A client starts the proxy instead of the server. The proxy starts the server and copies
+every line both ways unchanged and in order (requests, responses, notifications,
+cancellations, progress, the server's own requests), and appends each JSON-RPC message to
+the session log as one JSONL line::
+
+    {"direction":"client_to_server","timestamp":"2026-12-01T10:00:00.123Z","message":{...}}
+
+which ``agentforge replay`` reads as an MCP session. Each line is forwarded first, then
+written and flushed: a killed proxy loses at most the message in flight. Lines that are
+not JSON, and lines longer than :data:`MAX_RECORDED_BYTES`, are forwarded but not written
+(counted on standard error at the end). The server's standard error is the proxy's.
+
+Secrets never reach the log unless asked (``mask=False``): the values of ``tools/call``
+arguments named like a secret (:mod:`~agentforge_cli.core.masking`), and every value of
+the server's extra environment wherever it appears, are written as ``***``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from agentforge_cli.core.masking import MASK, mask_value
+from agentforge_cli.errors import TargetError
+
+__all__ = ["MAX_RECORDED_BYTES", "SessionLog", "record_stdio"]
+
+MAX_RECORDED_BYTES = 64 * 1024 * 1024
+"""The longest message written to the log (a longer one is forwarded, not written)."""
+_CHUNK = 1 << 20
+_DRAIN_SECONDS = 5.0
+
+
+class SessionLog:
+    """The session log: one JSONL line a message, appended under a lock and flushed.
+
+    Args:
+        path: The file (appended to; created when missing).
+        mask: Mask secrets (see the module docstring).
+        secrets: Values to mask wherever they appear (the server's extra environment).
+    """
+
+    def __init__(self, path: Path, *, mask: bool = True, secrets: Sequence[str] = ()) -> None:
+        self._file = path.open("ab")
+        self._lock = threading.Lock()
+        self._mask = mask
+        self._secrets = tuple(s for s in secrets if s) if mask else ()
+        self.unrecorded = 0
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+    def write(self, direction: str, line: bytes) -> None:
+        """Append the message a forwarded line holds (or count it as not recorded)."""
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            message = None
+        if not isinstance(message, dict | list):
+            self.unrecorded += 1
+            return
+        if self._mask:
+            message = self._masked(message)
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        entry = {"direction": direction, "timestamp": stamp, "message": message}
+        try:
+            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+        except UnicodeEncodeError:  # a lone surrogate: kept as its escape
+            text = json.dumps(entry, separators=(",", ":")).encode()
+        except RecursionError:
+            self.unrecorded += 1
+            return
+        with self._lock:
+            self._file.write(text + b"\n")
+            self._file.flush()
+
+    def _masked(self, message: Any) -> Any:
+        if (isinstance(message, dict) and message.get("method") == "tools/call"
+                and isinstance(message.get("params"), dict)
+                and isinstance(message["params"].get("arguments"), dict)):
+            params = message["params"]
+            message = {**message, "params": {**params,
+                                             "arguments": mask_value(params["arguments"])}}
+        return _without(message, self._secrets) if self._secrets else message
+
+
+def _without(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with each secret replaced by ``***`` in every string it holds."""
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, MASK)
+        return value
+    if isinstance(value, dict):
+        return {key: _without(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without(item, secrets) for item in value]
+    return value
+
+
+def _pump(source: IO[bytes], sink: IO[bytes], direction: str, log: SessionLog,
+          closed: threading.Event) -> None:
+    """Copy lines from ``source`` to ``sink`` until either end closes, writing each to
+    the log once forwarded."""
+    pending = b""
+    too_long = False
+    try:
+        while chunk := source.readline(_CHUNK):
+            sink.write(chunk)
+            sink.flush()
+            if too_long:
+                too_long = not chunk.endswith(b"\n")
+                continue
+            pending += chunk
+            if len(pending) > MAX_RECORDED_BYTES:
+                log.unrecorded += 1
+                pending, too_long = b"", not chunk.endswith(b"\n")
+            elif chunk.endswith(b"\n"):
+                if pending.strip():
+                    log.write(direction, pending)
+                pending = b""
+        if pending.strip():
+            log.write(direction, pending)
+    except (OSError, ValueError):
+        pass  # the other end went away
+    finally:
+        closed.set()
+
+
+def _exit_status(returncode: int) -> int:
+    """The shell's view of a child's status: ``128 + N`` for a child killed by signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
+                 writer: IO[bytes], env: Mapping[str, str] | None = None,
+                 cwd: Path | None = None) -> int:
+    """Run ``command`` as an MCP server between ``reader``/``writer`` (the client's
+    stdio) and log the session; returns the server's exit status.
+
+    SIGTERM and SIGINT are passed on to the server; the proxy ends when the server does.
+    When the client closes its end, the server's input is closed (the MCP way to ask a
+    stdio server to exit) and the proxy waits for it, as the client would.
+
+    Raises:
+        TargetError: The command cannot be started.
+    """
+    try:
+        server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  env={**os.environ, **env} if env else None, cwd=cwd)
+    except OSError as exc:
+        raise TargetError(f"cannot start the MCP server {command[0]!r}: "
+                          f"{exc.strerror or exc}",
+                          hint="check the command after --; it is run as given") from None
+    assert server.stdin is not None and server.stdout is not None
+    client_gone, server_gone = threading.Event(), threading.Event()
+    pumps = [threading.Thread(target=_pump, daemon=True, name="agentforge-record-in",
+                              args=(reader, server.stdin, "client_to_server", log,
+                                    client_gone)),
+             threading.Thread(target=_pump, daemon=True, name="agentforge-record-out",
+                              args=(server.stdout, writer, "server_to_client", log,
+                                    server_gone))]
+    previous = {sig: signal.signal(sig, lambda number, _: _forward(server, number))
+                for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for pump in pumps:
+            pump.start()
+        while server.poll() is None:
+            if client_gone.wait(0.1):
+                with contextlib.suppress(OSError):
+                    server.stdin.close()  # the client hung up: the server ends as it would
+                break
+        server.wait()
+        server_gone.wait(_DRAIN_SECONDS)  # what the server wrote last reaches the client
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if log.unrecorded:
+        print(f"agentforge record: {log.unrecorded} line(s) were not JSON-RPC messages "
+              "(or too long): forwarded, not written to the log", file=sys.stderr)
+    return _exit_status(server.returncode)
+
+
+def _forward(server: subprocess.Popen[bytes], number: int) -> None:
+    with contextlib.suppress(OSError):
+        server.send_signal(number)
+
