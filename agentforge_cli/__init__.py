@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AgentForgeError",
     "ArgumentError",
+    "CallRecorder",
     "Float32",
     "Int8",
     "Int16",
@@ -42,6 +43,7 @@ __all__ = [
 _LAZY = {
     "AgentForgeError": "agentforge_cli.errors",
     "ArgumentError": "agentforge_cli.errors",
+    "CallRecorder": "agentforge_cli.core.recording",
     "ToolArgumentsError": "agentforge_cli.errors",
     "ToolDefinitionError": "agentforge_cli.errors",
     "ToolExecutionError": "agentforge_cli.errors",

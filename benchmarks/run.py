@@ -58,6 +58,19 @@ def bench_two_param() -> None:
         a / f, "<= 2.0x", a / f <= 2.0)
 
 
+def bench_recording() -> None:
+    plain = two_param_service()
+    number = 100_000
+    with tempfile.TemporaryDirectory() as folder:
+        recorded = two_param_service(record=Path(folder) / "calls.jsonl")
+        for _ in range(2):  # warm up both
+            per_call(plain, number // 10, 1)
+            per_call(recorded, number // 10, 1)
+        p, r = per_call(plain, number), per_call(recorded, number)
+    row("execute, recording every call to a file", f"{r * 1e9:.0f} ns",
+        f"not recording {p * 1e9:.0f} ns", r / p, "<= 2.0x", r / p <= 2.0)
+
+
 def bench_six_param() -> None:
     pyd = six_param_pydantic()
     ours = six_param_service()
@@ -230,9 +243,9 @@ def bench_fuzz() -> None:
 def main() -> int:
     print("agentforge benchmarks (each row measured against its baseline in this run)",
           file=sys.stderr)
-    for bench in (bench_two_param, bench_six_param, bench_import, bench_cli, bench_specs,
-                  bench_replay, bench_floor, bench_trace, bench_document, bench_cassette,
-                  bench_folder, bench_pytest_replay, bench_fuzz, bench_serve):
+    for bench in (bench_two_param, bench_recording, bench_six_param, bench_import, bench_cli,
+                  bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
+                  bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

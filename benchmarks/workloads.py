@@ -29,8 +29,8 @@ def two_param_floor():
     return floor
 
 
-def _service_call(tools, name: str, arguments: str):
-    service = ToolService()
+def _service_call(tools, name: str, arguments: str, record=None):
+    service = ToolService(record=record)
     service.tools(build_local_tools(tools))
     request = ToolExecutionRequest(id="call_1", name=name, arguments=arguments)
     execute = service.execute
@@ -42,9 +42,11 @@ def _service_call(tools, name: str, arguments: str):
     return call
 
 
-def two_param_service():
+def two_param_service(record=None):
+    """``ToolService.execute`` of a two-parameter tool (recording every call to
+    ``record``, a file, when given)."""
     return _service_call([tool(name="queryCustomer")(query_customer)], "queryCustomer",
-                         TWO_ARGS)
+                         TWO_ARGS, record)
 
 
 async def query_customer_async(name: str, limit: int) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
@@ -53,6 +54,10 @@ def serve(
         "--allow-origin", metavar="ORIGIN",
         help="With --transport http: also accept requests from this browser Origin, "
              "such as http://localhost:6274 (repeatable).")] = None,
+    record: Annotated[Path | None, typer.Option(
+        "--record", metavar="FILE", show_default=False,
+        help="Append every call and its result to FILE, an agentforge JSONL transcript "
+             "that replay reads (secrets masked).")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
@@ -73,6 +78,7 @@ def serve(
         if port is not None and not 0 <= port <= 65535:
             raise UsageError(f"--port must be between 0 and 65535, got {port}")
         reach = mcp_options(header, env, cwd)
+        recorder = _recorder(record)
         from agentforge_cli.integrations.mcp_server import (
             MCPUnavailableError,
             require_mcp,
@@ -90,18 +96,34 @@ def serve(
             _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
                         timeout=timeout, host=host or "127.0.0.1",
                         port=8000 if port is None else port, allow_origins=allow_origin or (),
-                        reach=reach)
+                        reach=reach, record=recorder)
             return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
             # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
             service = load_service([*(targets or ()), *(tools or ())], logging=log,
-                                   strict=strict, timeout=timeout, mcp_options=reach)
+                                   strict=strict, timeout=timeout, mcp_options=reach,
+                                   record=recorder)
             run_stdio(service, log=log, wire=wire)
 
 
+def _recorder(record: Path | None) -> Any:
+    """The ``CallRecorder`` of ``--record FILE`` (opened now: a bad path is a usage
+    error before anything is served), or ``None``."""
+    if record is None:
+        return None
+    from agentforge_cli.core.recording import CallRecorder
+
+    try:
+        return CallRecorder(record)
+    except OSError as exc:
+        raise UsageError(f"--record {record}: cannot be opened for appending: "
+                         f"{exc.strerror or exc}") from None
+
+
 def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
-                host: str, port: int, allow_origins: Sequence[str], reach: Any) -> None:
+                host: str, port: int, allow_origins: Sequence[str], reach: Any,
+                record: Any) -> None:
     from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
     from agentforge_cli.integrations.mcp_stdio import claim_stdio
     from agentforge_cli.integrations.targets import load_service
@@ -112,5 +134,5 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
         raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
     with sock, claim_stdio():  # nothing but the product's output may reach stdout
         service = load_service(targets, logging=log, strict=strict, timeout=timeout,
-                               mcp_options=reach)
+                               mcp_options=reach, record=record)
         run_http(service, host=host, sock=sock, allow_origins=allow_origins, log=log)

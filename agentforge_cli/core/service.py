@@ -8,7 +8,9 @@ configured to propagate raises (``ToolExecutionError``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from agentforge_cli.core.spec import (
     ToolExecutionRequest,
@@ -18,6 +20,9 @@ from agentforge_cli.core.spec import (
 )
 from agentforge_cli.core.wrapping import ExecutorWrapper
 from agentforge_cli.errors import ArgumentError, ToolArgumentsError
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.recording import CallRecorder, ToolRecording
 
 __all__ = ["ToolService", "unknown_tool_message"]
 
@@ -43,12 +48,25 @@ class ToolService(ExecutorWrapper):
     request with a result: ``is_error`` is true for argument errors, unknown tools and
     (under the default policy) execution errors. They raise only ``ToolExecutionError``,
     from an executor set to propagate execution errors.
+
+    Args:
+        record: Write every call and its result to this agentforge JSONL transcript (a
+            file, a directory for a file of this process's, or a
+            :class:`~agentforge_cli.core.recording.CallRecorder`); by default the
+            directory in ``AGENTFORGE_RECORD``, if set. Not recording costs nothing.
     """
 
-    def __init__(self) -> None:
-        # name -> (executor, no token): what _start answers, built once per tool
-        self._targets: dict[str, tuple[ToolExecutor, None]] = {}
+    def __init__(self, *, record: str | os.PathLike[str] | CallRecorder | None = None
+                 ) -> None:
+        # name -> (executor, its recording or None): what _start answers, built once a tool
+        self._targets: dict[str, tuple[ToolExecutor, ToolRecording | None]] = {}
         self._specifications: dict[str, ToolSpecification] = {}
+        self.recorder: CallRecorder | None = None
+        """Where calls are recorded, or ``None``."""
+        if record is not None or os.environ.get("AGENTFORGE_RECORD"):
+            from agentforge_cli.core.recording import recorder_for
+
+            self.recorder = recorder_for(record)
 
     def tools(self, tools: Mapping[ToolSpecification, ToolExecutor]) -> ToolService:
         """Register a table from :func:`~agentforge_cli.build_local_tools` (adds to any
@@ -58,7 +76,8 @@ class ToolService(ExecutorWrapper):
             The service itself, for chaining.
         """
         for spec, executor in tools.items():
-            self._targets[spec.name] = (executor, None)
+            recording = self.recorder.for_tool(executor) if self.recorder else None
+            self._targets[spec.name] = (executor, recording)
             self._specifications[spec.name] = spec
         return self
 
@@ -80,13 +99,24 @@ class ToolService(ExecutorWrapper):
     # -- the call (execute / aexecute: ExecutorWrapper) -----------------------------------
 
     def _start(self, request: ToolExecutionRequest, memory_id: object
-               ) -> tuple[ToolExecutor, None]:
-        return self._targets.get(request.name) or (_UnknownTool(self.names), None)
+               ) -> tuple[ToolExecutor, ToolRecording | None]:
+        target = self._targets.get(request.name)
+        if target is not None:
+            return target
+        return _UnknownTool(self.names), self.recorder.for_tool(None) if self.recorder else None
 
-    def _fail(self, request: ToolExecutionRequest, memory_id: object, token: None,
-              exc: BaseException) -> ToolExecutionResult:
+    def _finish(self, request: ToolExecutionRequest, memory_id: object,
+                token: ToolRecording, result: ToolExecutionResult) -> ToolExecutionResult:
+        token.record(request, result)
+        return result
+
+    def _fail(self, request: ToolExecutionRequest, memory_id: object,
+              token: ToolRecording | None, exc: BaseException) -> ToolExecutionResult:
         if isinstance(exc, ArgumentError | ToolArgumentsError):
-            return ToolExecutionResult(str(exc), True)
+            result = ToolExecutionResult(str(exc), True)
+            if token is not None:
+                token.record(request, result)
+            return result
         raise exc
 
 

@@ -9,7 +9,10 @@ loads it by hand). It gives:
 * :func:`assert_tools_match_snapshot` (also the fixture ``agentforge_snapshot``), which
   compares the current specifications with a snapshot file and fails the test with the
   classified report (:mod:`agentforge_cli.schema.drift`) when a change is breaking;
-* ``pytest --agentforge-update-snapshots``, which (re)writes the snapshot files instead.
+* ``pytest --agentforge-update-snapshots``, which (re)writes the snapshot files instead;
+* ``pytest --agentforge-record DIR``, which records every call the tests make through a
+  ``ToolService`` into agentforge JSONL transcripts in DIR (``AGENTFORGE_RECORD``), to
+  replay in the next run.
 
 Targets (``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``) come
 from, first match wins: ``--agentforge-tools TARGET`` (repeatable), the ini option
@@ -46,6 +49,7 @@ __all__ = [
 ]
 
 UPDATE_OPTION = "--agentforge-update-snapshots"
+RECORD_OPTION = "--agentforge-record"
 """The command-line flag that rewrites snapshot files instead of comparing."""
 
 pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz",  # pytest --agentforge-fuzz
@@ -61,12 +65,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "package.module[:Name] or path/to/file.py[:Name]")
     group.addoption(UPDATE_OPTION, action="store_true", default=False,
                     help="write agentforge tool snapshots instead of comparing with them")
+    group.addoption(RECORD_OPTION, metavar="DIR", default=None,
+                    help="record every call the tests make through a ToolService into "
+                         "agentforge JSONL transcripts in DIR (one file a process)")
     parser.addini("agentforge_tools", type="linelist", default=[],
                   help="tool targets for the agentforge fixtures, one a line")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     _CONFIGS.append(config)
+    directory = config.getoption(RECORD_OPTION)
+    if directory:
+        from agentforge_cli.core.recording import ENV_VAR
+
+        # every ToolService made from now on records (xdist workers inherit it)
+        os.environ[ENV_VAR] = str(Path(directory).resolve())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -392,10 +392,12 @@ def _add_served(table: dict[Any, Any], tools: dict[Any, Any], spec: str) -> None
 
 
 def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
-                 mcp_options: Any = None, **options: Any) -> Any:
+                 mcp_options: Any = None, record: Any = None,
+                 **options: Any) -> Any:
     """Find the targets, load them and return a ``ToolService`` holding their tools.
 
-    ``mcp_options`` (an ``mcp_target.McpOptions``) says how to reach MCP targets.
+    ``mcp_options`` (an ``mcp_target.McpOptions``) says how to reach MCP targets;
+    ``record``, where the service records every call (``ToolService(record=...)``).
 
     Raises:
         TargetConfigError: No target given anywhere, or a malformed one.
@@ -403,7 +405,7 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
     """
     from agentforge_cli.core.service import ToolService
 
-    service = ToolService()
+    service = ToolService(record=record)
     service.tools(load_tools(find_targets(given, cwd=cwd), mcp_options=mcp_options,
                              **options))
     return service
