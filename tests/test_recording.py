@@ -12,59 +12,18 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated
 
 import pytest
+from recording_tools import add, login, slow_echo
 
-from agentforge_cli import P, ToolExecutionRequest, ToolService, build_local_tools, tool
+from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools, tool
 from agentforge_cli.core import recording
 from agentforge_cli.core.recording import CallRecorder
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult, open_transcript
 
 AGENTFORGE = Path(sys.executable).with_name("agentforge")
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = '''
-import asyncio
-from typing import Annotated
-from agentforge_cli import P, tool
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add."""
-    return a + b
-
-@tool
-async def slow_echo(text: str) -> str:
-    """Echo, later."""
-    await asyncio.sleep(0)
-    return text
-
-@tool
-def login(user: str, pin: Annotated[str, P("the pin", sensitive=True)],
-          password: str = "") -> str:
-    """Sign in."""
-    return f"hello {user}"
-'''
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add."""
-    return a + b
-
-
-@tool
-async def slow_echo(text: str) -> str:
-    """Echo, later."""
-    await asyncio.sleep(0)
-    return text
-
-
-@tool
-def login(user: str, pin: Annotated[str, P("the pin", sensitive=True)],
-          password: str = "") -> str:
-    """Sign in."""
-    return f"hello {user}"
+TOOLS = Path(__file__).with_name("recording_tools.py")
 
 
 def request(name: str, arguments: object, call_id: str | None = None) -> ToolExecutionRequest:
@@ -77,8 +36,10 @@ def lines(path: Path) -> list[dict]:
 
 
 def tools_module(tmp_path: Path) -> Path:
+    """The tools as a file of the test's own (its folder on PYTHONPATH as
+    ``recorded_tools``)."""
     path = tmp_path / "recorded_tools.py"
-    path.write_text(TOOLS, encoding="utf-8")
+    path.write_text(TOOLS.read_text(encoding="utf-8"), encoding="utf-8")
     return path
 
 
