@@ -63,3 +63,35 @@ def test_a_fresh_environment_installs_from_the_readme(tmp_path):
     shown = subprocess.run([str(bin_dir / "python"), "-m", "pip", "show", "agentforge-tools"],
                            capture_output=True, text=True, timeout=120, check=False)
     assert shown.returncode == 0 and "Name: agentforge-tools" in shown.stdout
+
+
+def readme_block(kind: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(rf"```{kind}\n(.*?)```", section, re.S)
+    assert block, f"the README's Install section has no ```{kind} block"
+    return block.group(1)
+
+
+def test_a_hatchling_project_installs_agentforge_as_the_readme_says(tmp_path):
+    project = tmp_path / "helpdesk"
+    (project / "helpdesk").mkdir(parents=True)
+    (project / "helpdesk" / "__init__.py").write_text(
+        "from agentforge_cli import tool\n\n\n@tool\ndef open_ticket(subject: str) -> str:\n"
+        '    """Open a ticket."""\n    return f"opened: {subject}"\n', encoding="utf-8")
+    snippet = readme_block("toml").replace("/path/to/agentforge", ROOT.as_posix())
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        '[project]\nname = "helpdesk"\nversion = "0.1.0"\n\n' + snippet, encoding="utf-8")
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    bin_dir = env_dir / "bin"
+    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "-e",
+                           ".[dev]"], cwd=project, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    listed = subprocess.run([str(bin_dir / "agentforge"), "tools", "list", "helpdesk",
+                             "--format", "json"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert listed.returncode == 0, listed.stderr
+    assert [tool["name"] for tool in json.loads(listed.stdout)] == ["open_ticket"]

@@ -81,12 +81,51 @@ def import_location(spec: str, location: str, base: Path) -> Any:
     return _import_module(spec, location)
 
 
+_ISOLATED_PREFIXES = ("pipx/venvs/", "uv/tools/")
+"""Where pipx and ``uv tool`` keep the environments of the commands they install."""
+
+
+def isolated_install() -> str | None:
+    """``pipx`` or ``uv tool`` when agentforge runs in an environment of its own made by
+    one of them (which cannot import a project's modules or their dependencies), else
+    ``None``."""
+    prefix = Path(sys.prefix).as_posix() + "/"
+    for marker, tool in zip(_ISOLATED_PREFIXES, ("pipx", "uv tool"), strict=True):
+        if marker in prefix:
+            return tool
+    return None
+
+
+def _isolated_hint(missing: str | None) -> str | None:
+    """How to make ``missing`` importable from an isolated install, or ``None``."""
+    tool = isolated_install()
+    if tool is None:
+        return None
+    what = f"--with {missing}" if missing else "--with-editable ."
+    inject = f"pipx inject agentforge-tools {missing or '-e .'}"
+    add = f"uv tool install {what} agentforge-tools"
+    return (f"this agentforge was installed with {tool}, in an environment of its own that "
+            f"cannot see your project: run {inject if tool == 'pipx' else add} (from your "
+            "project's root), or install agentforge into the project's environment")
+
+
 def _import_failure(spec: str, module: str, exc: BaseException) -> TargetError:
     if isinstance(exc, ModuleNotFoundError) and exc.name and (
             module == exc.name or module.startswith(exc.name + ".")):
+        top = exc.name.partition(".")[0]
+        hint = _isolated_hint(None)
+        if hint is None and (Path.cwd() / "src" / top).is_dir():
+            hint = (f"{top} is under src/: install the project into this environment "
+                    "(pip install -e .), or run with PYTHONPATH=src")
         return TargetError(f"cannot load target {spec!r}: no module named {exc.name!r}",
-                           hint="check the spelling; the current directory is on the import "
-                                "path, so run agentforge from your project's root")
+                           hint=hint or "check the spelling; the current directory is on "
+                                        "the import path, so run agentforge from your "
+                                        "project's root")
+    if isinstance(exc, ModuleNotFoundError) and exc.name:  # one of the module's imports
+        hint = _isolated_hint(exc.name.partition(".")[0])
+        if hint is not None:
+            return TargetError(f"cannot load target {spec!r}: importing {module} failed: "
+                               f"{short(exc)}", hint=hint)
     if isinstance(exc, SyntaxError):
         where = f"{exc.filename}, line {exc.lineno}" if exc.filename else "the module"
         message = f"cannot load target {spec!r}: syntax error in {where}: {exc.msg}"
