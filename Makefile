@@ -23,15 +23,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Lint and tests both run, so one CI log shows both; the target fails if either failed.
+# Lint, the type check and the tests all run, so one CI log shows everything; the target
+# fails if any failed.
 test: $(STAMP)
 	@status=0; \
 	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
+	$(VENV)/bin/mypy || status=1; \
 	$(PY) -m pytest -n auto || status=1; \
 	exit $$status
 
+# mypy reads its settings (strict, the files checked) from pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check $(LINT_PATHS)
+	@status=0; \
+	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
+	$(VENV)/bin/mypy || status=1; \
+	exit $$status
 
 demo: $(STAMP)
 	$(VENV)/bin/agentforge tools list $(CRM)

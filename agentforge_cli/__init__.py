@@ -10,6 +10,33 @@ from __future__ import annotations
 from agentforge_cli.core.decorator import tool
 from agentforge_cli.core.params import P
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:  # what a type checker sees of the names __getattr__ imports
+    from typing import Any
+
+    from agentforge_cli.core.aliases import Float32, Int8, Int16, Int32, Int64
+    from agentforge_cli.core.calllog import LoggingToolExecutor
+    from agentforge_cli.core.definition import tool_specification_from
+    from agentforge_cli.core.discovery import build_local_tools
+    from agentforge_cli.core.executor import LocalToolExecutor
+    from agentforge_cli.core.service import ToolService
+    from agentforge_cli.core.spec import (
+        ToolExecutionRequest,
+        ToolExecutionResult,
+        ToolExecutor,
+        ToolSpecification,
+    )
+    from agentforge_cli.core.tracing import TracingToolExecutor
+    from agentforge_cli.errors import (
+        AgentForgeError,
+        ArgumentError,
+        ToolArgumentsError,
+        ToolDefinitionError,
+        ToolExecutionError,
+        ToolTimeoutError,
+    )
+del TYPE_CHECKING  # not one of the package's names
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -66,7 +93,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'agentforge_cli' has no attribute {name!r}")

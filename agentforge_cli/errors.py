@@ -26,6 +26,11 @@ the model (or a person) can correct the call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 __all__ = [
     "AgentForgeError",
     "ArgumentError",
@@ -192,7 +197,7 @@ class ProviderExportError(AgentForgeError, ValueError):
         issues: Every problem found, across all tools (one line each in the message).
     """
 
-    def __init__(self, provider: str, issues: list) -> None:
+    def __init__(self, provider: str, issues: Iterable[object]) -> None:
         self.provider = provider
         self.issues = list(issues)
         lines = "\n  ".join(str(issue) for issue in self.issues)

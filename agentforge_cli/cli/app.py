@@ -116,8 +116,8 @@ def _requested(argv: list[str]) -> tuple[str, ...] | None:
 
 def __getattr__(name: str) -> typer.Typer:
     if name == "app":  # every group, built once on first use
-        globals()["app"] = build_app()
-        return globals()["app"]
+        app = globals()["app"] = build_app()
+        return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

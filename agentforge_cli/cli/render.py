@@ -18,7 +18,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -301,6 +301,16 @@ def explain(rows: Sequence[dict[str, str]], *, error_text: str | None = None) ->
 # -- --log ---------------------------------------------------------------------------------------
 
 
+class _ToolRecord(Protocol):
+    """The fields the logging decorator adds to a request or response record."""
+
+    tool_name: str
+    tool_arguments: str
+    memory_id: object
+    tool_result: object
+    duration_ms: float
+
+
 class ToolLogHandler(logging.Handler):
     """Renders the logging decorator's records (logger ``agentforge.tools``) on stderr,
     as ``=== tool request ===`` / ``=== tool response ===`` blocks."""
@@ -309,18 +319,19 @@ class ToolLogHandler(logging.Handler):
         try:
             console = stderr_console()
             event = getattr(record, "tool_event", None)
+            fields = cast("_ToolRecord", record)  # logging's ``extra``: no stub knows them
             if event == "request":
-                rows = [("tool", record.tool_name), ("arguments", record.tool_arguments),
-                        ("memory id", str(record.memory_id))]
+                rows = [("tool", fields.tool_name), ("arguments", fields.tool_arguments),
+                        ("memory id", str(fields.memory_id))]
                 call_id = getattr(record, "tool_call_id", None)
                 if call_id is not None:
                     rows.append(("call id", str(call_id)))
                 self._block(console, "tool request", rows, "cyan")
             elif event in ("response", "error"):
                 failed = bool(getattr(record, "tool_is_error", False))
-                rows = [("tool", record.tool_name),
-                        ("error" if failed else "result", str(record.tool_result)),
-                        ("duration", f"{record.duration_ms:.1f} ms")]
+                rows = [("tool", fields.tool_name),
+                        ("error" if failed else "result", str(fields.tool_result)),
+                        ("duration", f"{fields.duration_ms:.1f} ms")]
                 self._block(console, "tool response", rows, "red" if failed else "green",
                             close=True)
             else:
@@ -497,8 +508,8 @@ class TracePrinter:
         for text, span_style in spans[1:]:
             body.append(text, style=span_style)
         shown = Text(badge[0], style=badge[1]) if badge is not None else None
-        for line in _hanging(self.console, label, body, self.width, shown):
-            self.console.print(line, no_wrap=True, overflow="ignore", crop=False)
+        for row in _hanging(self.console, label, body, self.width, shown):
+            self.console.print(row, no_wrap=True, overflow="ignore", crop=False)
 
 
 _LABEL_WIDTH = 10
@@ -605,7 +616,7 @@ def _same_terminal(first: Any, second: Any) -> bool:
 
 def _is_tty(stream: Any) -> bool:
     try:
-        return stream.isatty()
+        return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
 

@@ -42,12 +42,14 @@ if TYPE_CHECKING:
     from agentforge_cli.integrations.targets import ToolSupply
     from agentforge_cli.replay.transcripts import Transcript
 
-FormatName = StrEnum("FormatName", [(name, name) for name in ("auto", *registry.format_names())])
+FormatName = StrEnum(  # type: ignore[misc]  # its members are read from the registry
+    "FormatName", [(name, name) for name in ("auto", *registry.format_names())])
 """``--format`` of ``replay``: ``auto`` or a registered transcript format (read from the
 registry when the command is defined, so a format registered there is accepted here)."""
 
 
-MatchMode = StrEnum("MatchMode", [(name, name) for name in MATCH_MODES])
+MatchMode = StrEnum(  # type: ignore[misc]  # its members are read from MATCH_MODES
+    "MatchMode", [(name, name) for name in MATCH_MODES])
 """``--match`` of ``replay``: how results are compared."""
 
 
@@ -89,11 +91,11 @@ def replay(
     tools: ToolsOption = None,
     transcript_format: Annotated[FormatName, typer.Option(
         "--format", "-f", help="The transcript's format; auto detects it.",
-        case_sensitive=False)] = FormatName.auto,
+        case_sensitive=False)] = FormatName["auto"],
     match: Annotated[MatchMode, typer.Option(
         "--match", help="How results are compared: exact (JSON results as JSON values), "
                         "json (also JSON encoded in a JSON string), status (only success "
-                        "against error).", case_sensitive=False)] = MatchMode.exact,
+                        "against error).", case_sensitive=False)] = MatchMode["exact"],
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
@@ -190,7 +192,8 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
                     json_report.add(entry)
                 if junit_report is not None:
                     junit_report.add(entry)
-                if options.update and entry.needs_update:
+                if options.update and entry.needs_update and (
+                        entry.actual is not None and entry.is_error is not None):  # it ran
                     updates[entry.index] = (entry.actual, entry.is_error)
     if trace is not None:
         trace.finish()
@@ -225,7 +228,7 @@ _EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is mea
 
 def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
                    junit: Path | None) -> int:
-    from agentforge_cli.cli import render
+    from agentforge_cli.cli import output, render
     from agentforge_cli.cli.reports import JsonReport, JUnitReport
 
     json_report = JsonReport() if options.json_output else None
@@ -234,12 +237,12 @@ def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
     try:
         outcome = _replay_file(opened, supply, options, json_report=json_report,
                                junit_report=junit_report)
-        if junit_report is not None:
+        if junit is not None and junit_report is not None:
             _write_junit(junit, [junit_report])
         if json_report is not None:
             json_report.write(lambda text: render.write(text, end=""), outcome.summary,
                               _json_extra(opened, options, outcome),
-                              stream=render.product_stream())
+                              stream=output.product_stream())
     finally:  # the spooled reports are released whatever happened (closing twice is a no-op)
         for report in (json_report, junit_report):
             if report is not None:
@@ -393,7 +396,7 @@ def _unknown_format_is_usage() -> Iterator[None]:
         raise UsageError(f"cannot read transcript {exc}") from None
 
 
-def _long_transcript_size(opened: object, log: bool, *, trace: bool) -> int:
+def _long_transcript_size(opened: Transcript, log: bool, *, trace: bool) -> int:
     """Records to show progress over: 0 (no bar) unless a bar can be drawn on stderr
     (:func:`render.progress_possible`), the transcript is long and no log is being
     printed there."""

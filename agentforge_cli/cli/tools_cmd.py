@@ -194,8 +194,9 @@ def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     if bound is None:
         return None
     definition, values = bound
-    return mask_value({p.key: json_safe(values[p.name]) for p in definition.params},
-                      definition.sensitive_keys)
+    masked: dict[str, Any] = mask_value(
+        {p.key: json_safe(values[p.name]) for p in definition.params}, definition.sensitive_keys)
+    return masked
 
 
 def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
@@ -248,8 +249,8 @@ def _mcp_explanation(spec: Any, text: str) -> tuple[list[dict[str, Any]], str | 
     sent, error = _sent_arguments(text)
     sent = sent or {}
     schema = spec.parameters if isinstance(spec.parameters, dict) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+    required = schema["required"] if isinstance(schema.get("required"), list) else []
     rows = []
     for key in dict.fromkeys([*properties, *sent]):
         declared = properties.get(key)
@@ -412,7 +413,7 @@ def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
     return {key: payload[key] for key in keys if key in payload}
 
 
-def _propagated(exc: BaseException, payload: dict[str, Any], rows: list | None,
+def _propagated(exc: BaseException, payload: dict[str, Any], rows: list[Any] | None,
                 json_output: bool) -> None:
     """Report a tool failure raised under --propagate-errors (nothing reaches the model)."""
     from agentforge_cli.cli import render

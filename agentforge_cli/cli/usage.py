@@ -17,12 +17,14 @@ from typer import core as typer_core
 from typer.core import TyperArgument, TyperCommand
 
 # the click typer runs on: vendored as typer._click in recent typer, click itself before
-_click: Any = getattr(typer_core, "_click", None) or typer_core.click
+_click: Any = getattr(typer_core, "_click", None)
+if _click is None:
+    _click = typer_core.click  # type: ignore[attr-defined]  # in older typer only
 
 __all__ = ["TEXT", "Command", "unwrap", "usage_piece"]
 
 
-class _Text(_click.types.StringParamType):
+class _Text(_click.types.StringParamType):  # type: ignore[misc]  # click's, found at runtime
     """A string argument whose help row shows no ``<str>``: its metavar says it all."""
 
     def get_metavar(self, param: Any, ctx: Any) -> str:

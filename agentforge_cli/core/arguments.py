@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from agentforge_cli.core.jsonvalues import describe, json_type, make_json_float
 from agentforge_cli.errors import ArgumentError
@@ -50,7 +52,8 @@ _STRICT = json.JSONDecoder(parse_float=make_json_float, parse_constant=_refuse_c
 _LENIENT = json.JSONDecoder(
     parse_float=make_json_float, parse_constant=_refuse_constant, strict=False
 )
-scan_object = _STRICT.scan_once
+scan_object: Callable[[str, int], tuple[Any, int]]
+scan_object = _STRICT.scan_once  # type: ignore[attr-defined]  # set by __init__, not in typeshed
 """``scan_object(text, index) -> (value, end)``: the strict scanner with exact numbers."""
 _scan = scan_object
 
@@ -106,11 +109,11 @@ def _repair(text: str) -> str:
 
 
 def parse_arguments(
-    arguments: str | dict | None,
+    arguments: str | dict[str, Any] | None,
     *,
     max_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_depth: int = DEFAULT_MAX_DEPTH,
-) -> dict:
+) -> dict[str, Any]:
     """Parse a model's argument string into a dict (strict JSON, then repair).
 
     Args:
@@ -151,23 +154,23 @@ def parse_arguments(
     )
 
 
-def _check_depth(value: object, max_depth: int) -> None:
+def _check_depth(value: dict[str, Any], max_depth: int) -> None:
     """Refuse arrays/objects nested deeper than ``max_depth`` (iterative: no recursion)."""
-    level = [value]
+    level: list[dict[str, Any] | list[Any]] = [value]
     depth = 0
     while level:
         depth += 1
         if depth > max_depth:
             raise ArgumentError(
                 f"Arguments are nested more than {max_depth} levels deep", received=None)
-        nested = []
+        nested: list[dict[str, Any] | list[Any]] = []
         for item in level:
             children = item.values() if type(item) is dict else item
             nested.extend(c for c in children if type(c) is dict or type(c) is list)
         level = nested
 
 
-def _parse_slow(text: str, max_chars: int) -> dict:
+def _parse_slow(text: str, max_chars: int) -> dict[str, Any]:
     if len(text) > max_chars:
         raise ArgumentError(
             f"Arguments are too long: {len(text)} characters, the limit is {max_chars}",

@@ -24,16 +24,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from types import CodeType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentforge_cli.core.definition import ParamDef, ToolDefinition
 from agentforge_cli.core.masking import is_sensitive_name, mask_text
 from agentforge_cli.errors import ArgumentError
 
-__all__ = ["Binder", "make_binder", "make_execute", "make_invoker", "param_binder",
-           "tool_argument_error"]
+if TYPE_CHECKING:
+    from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 
-Binder = Callable[[dict], tuple]
+__all__ = ["Binder", "FastExecute", "make_binder", "make_execute", "make_invoker",
+           "param_binder", "tool_argument_error"]
+
+Binder = Callable[[dict[str, Any]], tuple[Any, ...]]
+
+
+class FastExecute(Protocol):
+    """What :func:`make_execute` generates: ``execute(request, memory_id=None)``, with
+    ``remade(call, parse, on_argument_error, on_failure, finish)``."""
+
+    remade: Callable[..., FastExecute]
+
+    def __call__(self, request: ToolExecutionRequest, memory_id: object = None
+                 ) -> ToolExecutionResult: ...
 
 
 def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
@@ -82,10 +95,11 @@ def _names_a_secret(path: list[str]) -> bool:
     return any(is_sensitive_name(segment.strip('.[]"')) for segment in path)
 
 
-def _unknown_keys_check(tool: str, keys: frozenset[str]) -> Callable[[dict], None]:
+def _unknown_keys_check(tool: str, keys: frozenset[str]
+                        ) -> Callable[[dict[str, Any]], None]:
     shown = ", ".join(sorted(keys)) or "none"
 
-    def check(args: dict) -> None:
+    def check(args: dict[str, Any]) -> None:
         unknown = [k for k in args if k not in keys]
         if unknown:
             listed = ", ".join(f'"{k}"' for k in unknown)
@@ -131,10 +145,11 @@ def _compiled(source: str) -> CodeType:
     return compile(source, "<agentforge generated>", "exec")
 
 
-def _define(lines: list[str], namespace: dict[str, Any], name: str) -> Callable:
+def _define(lines: list[str], namespace: dict[str, Any], name: str) -> Callable[..., Any]:
     """The function ``name`` that ``lines`` define, run in ``namespace``."""
     exec(_compiled("\n".join(lines)), namespace)  # code built from identifiers and reprs only
-    return namespace[name]
+    defined: Callable[..., Any] = namespace[name]
+    return defined
 
 
 def _call_expression(definition: ToolDefinition) -> str:
@@ -148,14 +163,16 @@ def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
     namespace: dict[str, Any] = {}
     lines = ["def bind(args):", *_bind_lines(definition, strict, namespace, "    "),
              f"    return {_values(definition)}"]
-    return _define(lines, namespace, "bind")
+    bind: Binder = _define(lines, namespace, "bind")
+    return bind
 
 
-def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[Any], dict],
-                 scan: Callable[[str, int], tuple], max_chars: int, max_depth: int,
+def make_execute(definition: ToolDefinition, *, strict: bool,
+                 parse: Callable[[Any], dict[str, Any]],
+                 scan: Callable[[str, int], tuple[Any, int]], max_chars: int, max_depth: int,
                  max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
                  on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
-                 result_type: type) -> Callable:
+                 result_type: type) -> FastExecute:
     """Generate the whole per-call path ``execute(request, memory_id=None) -> result``;
     its ``remade(call, parse, on_argument_error, on_failure, finish)`` makes it again for
     other callables, from the same code.
@@ -217,10 +234,12 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
              *("    " + line for line in body), "    execute.remade = factory",
              "    return execute"]
     factory = _define(lines, namespace, "factory")
-    return factory(definition.call, parse, on_argument_error, on_failure, finish)
+    execute: FastExecute = factory(definition.call, parse, on_argument_error, on_failure,
+                                   finish)
+    return execute
 
 
-def make_invoker(definition: ToolDefinition) -> Callable[[tuple], Any]:
+def make_invoker(definition: ToolDefinition) -> Callable[[tuple[Any, ...]], Any]:
     """Generate ``invoke(values) -> result``: the call, positional and keyword as declared."""
     parts = []
     for index, param in enumerate(definition.params):

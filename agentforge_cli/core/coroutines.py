@@ -27,7 +27,10 @@ import threading
 from asyncio import Task
 from asyncio.events import _get_running_loop, _set_running_loop
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
 __all__ = ["execute_async", "execute_in_thread", "never_suspends", "run_coroutine",
            "run_never_suspending"]
@@ -82,16 +85,19 @@ def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
     return loop.run_until_complete(task)
 
 
-async def execute_async(executor: Any, request: Any, memory_id: object = None) -> Any:
+async def execute_async(executor: ToolExecutor, request: ToolExecutionRequest,
+                        memory_id: object = None) -> ToolExecutionResult:
     """Execute a request from async code with any executor: awaits its ``aexecute`` when
     it has one, else runs its ``execute`` in a worker thread."""
     aexecute = getattr(executor, "aexecute", None)
     if aexecute is None:
         return await execute_in_thread(executor, request, memory_id)
-    return await aexecute(request, memory_id)
+    result: ToolExecutionResult = await aexecute(request, memory_id)
+    return result
 
 
-async def execute_in_thread(executor: Any, request: Any, memory_id: object = None) -> Any:
+async def execute_in_thread(executor: ToolExecutor, request: ToolExecutionRequest,
+                            memory_id: object = None) -> ToolExecutionResult:
     """Run ``executor.execute`` in a worker thread; the event loop keeps running."""
     return await asyncio.to_thread(executor.execute, request, memory_id)
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from agentforge_cli.core.immutable import Immutable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["TOOL_ATTRIBUTE", "ToolMeta", "tool", "tool_meta"]
 
 TOOL_ATTRIBUTE = "__agentforge_tool__"
@@ -38,8 +42,8 @@ class ToolMeta(Immutable):
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"
 
 
-def tool(func=None, /, *, name: str | None = None, description: str | None = None,
-         title: str | None = None, annotations: dict[str, object] | None = None):
+def tool(func: Any = None, /, *, name: str | None = None, description: str | None = None,
+         title: str | None = None, annotations: dict[str, object] | None = None) -> Any:
     """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
 
     Works on module-level functions, methods (the tool is bound to its instance when the
@@ -72,7 +76,7 @@ def tool(func=None, /, *, name: str | None = None, description: str | None = Non
                         f"got {annotations!r}")
     meta = ToolMeta(name, description, title, annotations)
 
-    def mark(target):
+    def mark(target: Any) -> Any:  # the function (or static/class method) itself
         inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target
         if not callable(inner):
             raise TypeError(f"@tool can only decorate a function, got {target!r}")

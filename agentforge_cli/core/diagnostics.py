@@ -56,7 +56,7 @@ class Explanation:
     ``None``."""
 
 
-def try_bind(executor: Any, arguments: str | dict | None
+def try_bind(executor: Any, arguments: str | dict[str, Any] | None
              ) -> tuple[ToolDefinition, dict[str, Any]] | None:
     """``(definition, bound values)`` of a local tool's arguments, or ``None`` when
     ``executor`` is not a local tool or the arguments do not bind."""
@@ -70,7 +70,7 @@ def try_bind(executor: Any, arguments: str | dict | None
         return None
 
 
-def explain(executor: Any, arguments: str | dict | None) -> Explanation | None:
+def explain(executor: Any, arguments: str | dict[str, Any] | None) -> Explanation | None:
     """Trace, per parameter, the raw value, the bound value and the rule used.
 
     Binding stops at the first parameter that fails, as a call does: that parameter's

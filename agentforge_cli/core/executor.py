@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import typing
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.arguments import (
@@ -28,6 +29,8 @@ from agentforge_cli.core.arguments import (
     scan_object,
 )
 from agentforge_cli.core.binder import (
+    Binder,
+    FastExecute,
     make_binder,
     make_execute,
     make_invoker,
@@ -45,6 +48,7 @@ from agentforge_cli.errors import (
 
 if TYPE_CHECKING:
     from agentforge_cli.core.diagnostics import Explanation
+    from agentforge_cli.core.spec import ToolSpecification
 
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
@@ -134,13 +138,13 @@ class LocalToolExecutor:
         if timeout is None:
             # The first call compiles the per-tool fast path (binder.make_execute) and
             # installs it as this instance's ``execute``; registration compiles nothing.
-            self.execute = self._compile_and_execute
+            self.execute = self._compile_and_execute  # type: ignore[method-assign]  # per instance
 
     def _compile_and_execute(self, request: ToolExecutionRequest, memory_id: object = None
                              ) -> ToolExecutionResult:
         return self._compile()(request, memory_id)
 
-    def _compile(self) -> Any:
+    def _compile(self) -> FastExecute:
         """Generate the fast path and install it as this instance's ``execute``."""
         fast = make_execute(
             self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
@@ -148,7 +152,7 @@ class LocalToolExecutor:
             max_result_chars=self.max_result_chars,
             on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
             finish=self._finish, result_type=ToolExecutionResult)
-        self.execute = fast
+        self.execute = fast  # type: ignore[method-assign]  # the fast path, per instance
         return fast
 
     def rebound(self, func: Any) -> LocalToolExecutor:
@@ -163,29 +167,30 @@ class LocalToolExecutor:
         other._generated = {"bind": self._bind}  # binding does not depend on the callable
         if self.timeout is not None:  # no fast path: the general one reads the definition
             return other
-        fast = self.__dict__.get("execute")
+        fast = self.__dict__["execute"]  # _compile_and_execute, or the fast path
         if getattr(fast, "__func__", None) is not None:  # not compiled yet: once, here
             fast = self._compile()
-        other.execute = fast.remade(func, other.parse, other._raise_argument_error,
-                                    other._execution_failure, other._finish)
+        other.execute = fast.remade(  # type: ignore[method-assign]  # the fast path, per instance
+            func, other.parse, other._raise_argument_error, other._execution_failure,
+            other._finish)
         return other
 
     @property
-    def _bind(self):
-        bind = self._generated.get("bind")
+    def _bind(self) -> Binder:
+        bind: Binder | None = self._generated.get("bind")
         if bind is None:
             bind = self._generated["bind"] = make_binder(self.definition, strict=self.strict)
         return bind
 
     @property
-    def _invoke(self):
-        invoke = self._generated.get("invoke")
+    def _invoke(self) -> Callable[[tuple[Any, ...]], Any]:
+        invoke: Callable[[tuple[Any, ...]], Any] | None = self._generated.get("invoke")
         if invoke is None:
             invoke = self._generated["invoke"] = make_invoker(self.definition)
         return invoke
 
     @property
-    def specification(self):
+    def specification(self) -> ToolSpecification:
         """The :class:`~agentforge_cli.core.spec.ToolSpecification` of this tool."""
         return self.definition.spec
 
@@ -247,14 +252,14 @@ class LocalToolExecutor:
             return self._execution_failure(exc)
         return self._finish(outcome)
 
-    def _bind_request(self, arguments: str | dict | None) -> tuple:
+    def _bind_request(self, arguments: str | dict[str, Any] | None) -> tuple[Any, ...]:
         parsed = self.parse(arguments)
         try:
             return self._bind(parsed)
         except ArgumentError as error:
             self._raise_argument_error(error)
 
-    def parse(self, arguments: str | dict | None) -> dict:
+    def parse(self, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
         """Parse an argument string under this executor's limits (strict JSON, then repair).
 
         Raises:
@@ -266,7 +271,7 @@ class LocalToolExecutor:
         except ArgumentError as error:
             self._raise_argument_error(error)
 
-    def bind_arguments(self, arguments: str | dict | None) -> dict[str, Any]:
+    def bind_arguments(self, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
         """Parse and bind ``arguments`` without calling the tool.
 
         Returns:
@@ -278,14 +283,16 @@ class LocalToolExecutor:
         values = self._bind_request(arguments)
         return {p.name: v for p, v in zip(self.definition.params, values, strict=True)}
 
-    def explain(self, arguments: str | dict | None) -> Explanation:
+    def explain(self, arguments: str | dict[str, Any] | None) -> Explanation:
         """How ``arguments`` bind, parameter by parameter, without calling the tool (see
         :func:`~agentforge_cli.core.diagnostics.explain`)."""
         from agentforge_cli.core.diagnostics import explain
 
-        return explain(self, arguments)
+        explanation = explain(self, arguments)
+        assert explanation is not None  # None only for an executor that is not local
+        return explanation
 
-    def call_bound(self, values: tuple) -> ToolExecutionResult:
+    def call_bound(self, values: tuple[Any, ...]) -> ToolExecutionResult:
         """Call the tool with bound values and normalise the outcome (no argument errors)."""
         try:
             if self.timeout is not None:
@@ -316,7 +323,7 @@ class LocalToolExecutor:
             return self._execution_failure(exc)
         return ToolExecutionResult(text, False)
 
-    def _invoke_with_timeout(self, values: tuple) -> Any:
+    def _invoke_with_timeout(self, values: tuple[Any, ...]) -> Any:
         box: list[Any] = []
         failure: list[BaseException] = []
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 __all__ = [
     "NUMBER_TEXT",
@@ -68,7 +69,7 @@ def json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value)) or type(value).__name__
 
 
-def plain(value: object) -> object:
+def plain(value: Any) -> object:
     """Turn a parsed JSON value into plain Python (``JsonFloat`` -> ``float``).
 
     Raises:
@@ -98,7 +99,7 @@ def to_json_text(value: object) -> str:
     return "".join(parts)
 
 
-def _write(value: object, out: list[str]) -> None:
+def _write(value: Any, out: list[str]) -> None:
     kind = type(value)
     if kind is str:
         out.append(_encode_string(value))
@@ -136,7 +137,7 @@ _LITERAL_LOOKING = re.compile(r"\s*(?:true|false|null|" + NUMBER_TEXT.pattern + 
                               re.ASCII)
 
 
-def describe(value: object) -> str:
+def describe(value: Any) -> str:
     """Show a received value for an error message: ``<5.5>``, ``<purple>``.
 
     A string that could be mistaken for another JSON type (``"5"``, ``"true"``, ``""``) is

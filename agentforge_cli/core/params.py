@@ -57,7 +57,7 @@ class P(Immutable):
         self._fill(description=description, name=name, required=required, minimum=minimum,
                    maximum=maximum, sensitive=bool(sensitive))
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self.description, self.name, self.required, self.minimum, self.maximum,
                 self.sensitive)
 

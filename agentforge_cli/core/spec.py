@@ -8,6 +8,7 @@ that turns the second into the third.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -73,9 +74,10 @@ class ToolExecutionRequest:
 # A request is built per model call: the generated __init__ of a frozen dataclass goes
 # through object.__setattr__ per field, so fill the slots directly (same signature and
 # behaviour; 570 -> 410 ns per request measured).
-_set_id = ToolExecutionRequest.id.__set__
-_set_name = ToolExecutionRequest.name.__set__
-_set_arguments = ToolExecutionRequest.arguments.__set__
+_slots = vars(ToolExecutionRequest)  # its fields' slot descriptors (a checker reads .id as a str)
+_set_id: Callable[[ToolExecutionRequest, str | None], None] = _slots["id"].__set__
+_set_name: Callable[[ToolExecutionRequest, str], None] = _slots["name"].__set__
+_set_arguments: Callable[[ToolExecutionRequest, str | None], None] = _slots["arguments"].__set__
 
 
 def _request_init(self: ToolExecutionRequest, *, id: str | None = None, name: str,
@@ -87,7 +89,7 @@ def _request_init(self: ToolExecutionRequest, *, id: str | None = None, name: st
 
 _request_init.__doc__ = ToolExecutionRequest.__init__.__doc__
 _request_init.__qualname__ = "ToolExecutionRequest.__init__"
-ToolExecutionRequest.__init__ = _request_init  # type: ignore[method-assign]
+ToolExecutionRequest.__init__ = _request_init  # type: ignore[method-assign]  # same signature
 
 
 # A tuple, not a dataclass: one is built per call (the generated fast path makes it with

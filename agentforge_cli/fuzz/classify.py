@@ -23,6 +23,10 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.spec import ToolExecutor
 
 __all__ = ["CRASH_CLASSES", "FAILING", "KINDS", "CrashRule", "Outcome", "classify_call"]
 
@@ -114,7 +118,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def classify_call(service: object, name: str, arguments: str, rule: CrashRule, *,
+def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashRule, *,
                   clean: bool) -> Outcome:
     """Call ``name`` with the argument string and classify what happened.
 
@@ -128,7 +132,7 @@ def classify_call(service: object, name: str, arguments: str, rule: CrashRule, *
 
     request = ToolExecutionRequest(id="fuzz", name=name, arguments=arguments)
     try:
-        result = service.execute(request)  # type: ignore[attr-defined]
+        result = service.execute(request)
     except ToolTimeoutError as exc:
         return Outcome(kind="hang", detail=str(exc))
     except ToolExecutionError as exc:

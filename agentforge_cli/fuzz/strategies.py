@@ -190,8 +190,9 @@ class _Translator:
 
         if isinstance(names, dict) and "enum" in names:
             return st.sampled_from([n for n in names["enum"] if isinstance(n, str)])
-        if isinstance(names, dict) and isinstance(names.get("pattern"), str):
-            return st.from_regex(names["pattern"], fullmatch=True)
+        pattern = names.get("pattern") if isinstance(names, dict) else None
+        if isinstance(pattern, str):
+            return st.from_regex(pattern, fullmatch=True)
         return st.text()
 
 

@@ -132,9 +132,9 @@ def _import_failure(spec: str, module: str, exc: BaseException) -> TargetError:
         if exc.text and exc.text.strip():
             message += f"\n  {exc.text.strip()}"
         return TargetError(message)
-    where = _failing_line(exc)
+    line = _failing_line(exc)
     return TargetError(f"cannot load target {spec!r}: importing {module} failed: {short(exc)}"
-                       + (f"\n  at {where}" if where else ""),
+                       + (f"\n  at {line}" if line else ""),
                        hint="run again with --debug to see the whole traceback")
 
 

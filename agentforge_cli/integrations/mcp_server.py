@@ -223,7 +223,7 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
             name=params.name,
             # The arguments object as received: parse_arguments takes a dict as parsed,
             # then binding and coercion run as for `agentforge tools call`.
-            arguments=params.arguments,  # type: ignore[arg-type]
+            arguments=params.arguments,  # type: ignore[arg-type]  # a dict: taken as parsed
         )
         return call_tool_result(await execute_tool(service, request, memory_id))
 
@@ -241,7 +241,7 @@ def _log_to_stderr() -> None:
             return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler._agentforge_mcp = True  # type: ignore[attr-defined]
+    handler._agentforge_mcp = True  # type: ignore[attr-defined]  # our mark, read by getattr
     call_logger.addHandler(handler)
 
 
@@ -282,8 +282,10 @@ async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
         print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) on stdio; "
               "waiting for a client on stdin (register this command with an MCP client; "
               "Ctrl-C stops)", file=sys.stderr, flush=True)
-    # Explicit streams: the SDK leaves the descriptors alone (claim_stdio moved them).
-    streams = stdio_server(LineReader(wire.reader), WireWriter(wire.writer))
+    # Explicit streams: the SDK leaves the descriptors alone (claim_stdio moved them). Both
+    # are duck-typed: the SDK iterates the reader and awaits the writer's write() and flush().
+    reader, writer = LineReader(wire.reader), WireWriter(wire.writer)
+    streams = stdio_server(reader, writer)  # type: ignore[arg-type]  # not anyio AsyncFiles
     async with streams as (read_stream, write_stream):
         read_stream, write_stream = draining(read_stream, write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -64,7 +64,7 @@ def claim_stdio() -> Iterator[Wire]:
     """Reserve stdin and stdout for the protocol until the block ends (see the module
     docstring); everything is put back on exit."""
     saved_stdout = sys.stdout
-    for stream in (saved_stdout, sys.__stdout__):
+    for stream in filter(None, (saved_stdout, sys.__stdout__)):  # __stdout__ may be None
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.flush()  # what was printed before serving goes where it was meant to
     wire_in, wire_out = _private_copy(0), _private_copy(1)
@@ -83,7 +83,7 @@ def claim_stdio() -> Iterator[Wire]:
     finally:
         with contextlib.suppress(OSError, ValueError):
             writer.close()  # flushed; a wrapper closed later writes nothing to a reused fd
-        for stream in (sys.stdout, saved_stdout, sys.__stdout__):
+        for stream in filter(None, (sys.stdout, saved_stdout, sys.__stdout__)):
             with contextlib.suppress(AttributeError, ValueError, OSError):
                 stream.flush()  # a print still buffered belongs to stderr
         sys.stdout = saved_stdout

@@ -235,7 +235,7 @@ class McpConnection:
             self._portal = self._stack.enter_context(start_blocking_portal())
             self._session = self._stack.enter_context(
                 self._portal.wrap_async_context_manager(self._connect()))
-            tools = self._portal.call(self._bounded, self._list_tools, self.timeout)
+            tools: list[Any] = self._portal.call(self._bounded, self._list_tools, self.timeout)
         except TargetError:
             self.close()
             raise

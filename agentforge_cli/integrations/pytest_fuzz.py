@@ -11,9 +11,12 @@ only when the option is given.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 __all__ = ["FUZZ_OPTION", "FuzzItem"]
 
@@ -65,7 +68,7 @@ class FuzzItem(pytest.Item):
             raise FuzzFailure("\n".join(lines))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+                     style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, FuzzFailure):
             return f"agentforge fuzz: {excinfo.value}"
         return super().repr_failure(excinfo, style=style)

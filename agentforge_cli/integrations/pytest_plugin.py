@@ -32,13 +32,17 @@ from __future__ import annotations
 
 import os
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from agentforge_cli.core.spec import ToolSpecification
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.service import ToolService
+    from agentforge_cli.integrations.targets import TargetSource
 
 __all__ = [
     "UPDATE_OPTION",
@@ -110,7 +114,7 @@ _HOW_TO_CONFIGURE = ("set agentforge_tools in the pytest configuration, pass "
                      "under [tool.agentforge] in pyproject.toml")
 
 
-def configured_targets(config: pytest.Config) -> Any:
+def configured_targets(config: pytest.Config) -> TargetSource:
     """The configured targets (a :class:`~agentforge_cli.integrations.targets.TargetSource`).
 
     Fails the test (``pytest.fail``) when no target is configured anywhere.
@@ -127,7 +131,8 @@ def configured_targets(config: pytest.Config) -> Any:
         _fail(exc.message, _HOW_TO_CONFIGURE)
 
 
-def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification, Any]:
+def _load_tools(source: TargetSource, objects: Sequence[Any] = ()
+                ) -> dict[ToolSpecification, Any]:
     """The tools of ``source``'s targets, plus those of ``objects`` (instances, modules,
     functions given directly)."""
     __tracebackhide__ = True
@@ -142,7 +147,7 @@ def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification,
 
 
 @pytest.fixture
-def agentforge_service(request: pytest.FixtureRequest) -> Any:
+def agentforge_service(request: pytest.FixtureRequest) -> ToolService:
     """A ``ToolService`` holding the tools of the configured targets."""
     from agentforge_cli.core.service import ToolService
 
@@ -152,7 +157,7 @@ def agentforge_service(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture
-def agentforge_specs(agentforge_service: Any) -> list[ToolSpecification]:
+def agentforge_specs(agentforge_service: ToolService) -> list[ToolSpecification]:
     """The specifications of the configured targets' tools, in registration order."""
     return agentforge_service.specifications
 

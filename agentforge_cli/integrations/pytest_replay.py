@@ -29,11 +29,16 @@ runs), the same in every process, so the items spread over ``pytest-xdist`` work
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pytest
 
 from agentforge_cli.replay.compare import MATCH_MODES
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+    from agentforge_cli.replay.report import CallReport
 
 __all__ = ["ALLOW_DRIFT_OPTION", "MATCH_OPTION", "REPLAY_OPTION", "ReplayItem",
            "transcript_scheduling", "transcript_scope"]
@@ -43,7 +48,16 @@ REPLAY_OPTION = "--agentforge-replay"
 MATCH_OPTION = "--agentforge-match"
 ALLOW_DRIFT_OPTION = "--agentforge-allow-drift"
 _MODES = MATCH_MODES
-_REPLAYS = pytest.StashKey[dict[str, Any]]()
+
+
+class _Replayed(TypedDict):
+    """A transcript replayed: its calls' reports by index, and why it stopped, if it did."""
+
+    calls: dict[int, CallReport]
+    error: str | None
+
+
+_REPLAYS = pytest.StashKey[dict[str, _Replayed]]()
 _SUPPLY = pytest.StashKey[Any]()  # the targets' ToolSupply, loaded once per process
 
 
@@ -84,7 +98,7 @@ class ReplayItem(pytest.Item):
         if self.error is not None:
             raise ReplayFailure(self.error)
         replayed = _replayed(self.config, self.transcript)
-        call = replayed["calls"].get(self.index)
+        call = replayed["calls"].get(self.index) if self.index is not None else None
         if call is None:
             raise ReplayFailure(replayed["error"] or "the call was not replayed")
         if call.status == "unrecorded":
@@ -99,7 +113,7 @@ class ReplayItem(pytest.Item):
             raise ReplayFailure(message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str:
+                     style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ReplayFailure):
             return f"agentforge replay: {excinfo.value}"
         return super().repr_failure(excinfo, style=style)
@@ -118,7 +132,7 @@ def _match(config: pytest.Config) -> str:
     return match.strip().lower()
 
 
-def _replayed(config: pytest.Config, transcript: str) -> dict[str, Any]:
+def _replayed(config: pytest.Config, transcript: str) -> _Replayed:
     """``{"calls": {index: CallReport}, "error": str | None}`` for ``transcript``,
     replayed once per process."""
     cache = config.stash.setdefault(_REPLAYS, {})
@@ -138,7 +152,7 @@ def _supply(config: pytest.Config) -> Any:
     return supply
 
 
-def _replay(config: pytest.Config, transcript: str) -> dict[str, Any]:
+def _replay(config: pytest.Config, transcript: str) -> _Replayed:
     from agentforge_cli.errors import AgentForgeError, TargetError
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
@@ -252,7 +266,7 @@ def transcript_scheduling(config: pytest.Config, log: Any = None) -> Any:
     """xdist's ``--dist loadscope`` scheduler, scoped by :func:`transcript_scope`."""
     from xdist.scheduler import LoadScopeScheduling
 
-    class TranscriptScheduling(LoadScopeScheduling):
+    class TranscriptScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist: no types
         """xdist's scope scheduling, by transcript, with bookkeeping linear in the number
         of items: xdist's own looks each item up in a list and, after each item, counts
         every item ever given to the worker (quadratic: seconds for 10 000 calls)."""

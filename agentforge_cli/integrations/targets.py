@@ -32,7 +32,7 @@ directory is on the import path. Standard library only.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,7 @@ def _unique(items: Sequence[str]) -> tuple[str, ...]:
 
 
 def find_targets(given: Sequence[str] | None, *, cwd: Path | None = None,
-                 environ: dict[str, str] | None = None) -> TargetSource:
+                 environ: Mapping[str, str] | None = None) -> TargetSource:
     """Decide which targets to load (see the module docstring for the order).
 
     Raises:
@@ -267,6 +267,8 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
     module = import_location(spec, location, base)
     value = read_attribute(spec, module, name) if name else module
     if factory:
+        assert name is not None  # a factory is named: ``target:name()``
+
         def remade(again: dict[type, Any]) -> list[Any]:
             return _made_by(spec, name, value, again)
 
@@ -275,10 +277,10 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
     if not _count_tools(spec, objects):
         hint = None
         if name is None and isinstance(module, types.ModuleType):
-            classes = _tool_classes(module)
-            if classes:
-                hint = (f"{module.__name__} defines {', '.join(classes)} with @tool methods "
-                        f"but no instance of it; target {location}:{classes[0]}")
+            defined = _tool_classes(module)
+            if defined:
+                hint = (f"{module.__name__} defines {', '.join(defined)} with @tool methods "
+                        f"but no instance of it; target {location}:{defined[0]}")
         raise TargetError(f"target {spec!r} yields no tool: no @tool function, and no "
                           "instance with @tool methods", hint=hint)
     classes = _classes(value)

@@ -83,7 +83,7 @@ class ArgumentFit:
 
         return drift
 
-    def _explain(self, args: dict) -> str | None:
+    def _explain(self, args: dict[str, Any]) -> str | None:
         unknown = [key for key in args if key not in self._keys] if self._closed else []
         if unknown:
             absent = [key for key in self._order if args.get(key) is None]
@@ -146,7 +146,7 @@ def _lenient_binding(definition: ToolDefinition) -> Callable[[str], Any]:
     """Parse and bind as a lenient executor of the tool does: a value it refuses is
     refused whatever the executor's mode (strict binding refuses all that and more). The
     binder is made at the first check (most replays never need one)."""
-    made: list[Callable[[dict], Any]] = []
+    made: list[Callable[[dict[str, Any]], Any]] = []
 
     def parse_and_bind(arguments: str) -> Any:
         if not made:

@@ -136,7 +136,7 @@ class ReplayReport:
         """Call index -> today's ``(text, is_error)`` for every call whose recording is
         missing or differs (what ``--update`` writes)."""
         return {call.index: (call.actual, call.is_error) for call in self.calls
-                if call.needs_update}
+                if call.needs_update and call.actual is not None and call.is_error is not None}
 
     def to_dict(self) -> dict[str, Any]:
         """The ``replay --json`` object: ``summary``, ``calls`` and ``match``."""

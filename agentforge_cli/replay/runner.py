@@ -63,9 +63,10 @@ _SHOWN_VALUE_CHARS = 60
 
 _encode_string = json.encoder.encode_basestring  # how json.dumps writes a str, UTF-8 kept
 _new_request = object.__new__
-_set_id = ToolExecutionRequest.id.__set__  # type: ignore[attr-defined]
-_set_name = ToolExecutionRequest.name.__set__  # type: ignore[attr-defined]
-_set_arguments = ToolExecutionRequest.arguments.__set__  # type: ignore[attr-defined]
+_slots = vars(ToolExecutionRequest)  # its fields' slot descriptors (a checker reads .id as a str)
+_set_id: Callable[[ToolExecutionRequest, str | None], None] = _slots["id"].__set__
+_set_name: Callable[[ToolExecutionRequest, str], None] = _slots["name"].__set__
+_set_arguments: Callable[[ToolExecutionRequest, str | None], None] = _slots["arguments"].__set__
 _MAY_NAME_A_SECRET = re.compile(r"[\\ckwzCKWZ\u212a]").search
 """A necessary condition of :func:`may_hold_secret` without sensitive keys, in one scan:
 every secret-name ending holds a c, k, w or z (the Kelvin sign lower-cases to k), and an
@@ -255,14 +256,13 @@ class Replayer:
         held: tuple[ToolCall, _Ran] | None = None  # the call read last, run, not queued
         try:
             for event in events:
-                kind = type(event)
                 if held is not None:
                     call, ran = held
                     held = None
-                    if kind is ToolResult and event.call_index == call.index:
+                    if type(event) is ToolResult and event.call_index == call.index:
                         actual, is_error, content = ran[0], ran[1], event.content
                         flag = event.is_error
-                        if exact_text and content == actual and (
+                        if exact_text and content == actual and is_error is not None and (
                                 flag is None or flag is is_error) and ran[5] is None:
                             summary[MATCHED] += 1  # what _judge decides
                             yield matched_entry(call.id, call.name, actual, flag, is_error,
@@ -276,7 +276,7 @@ class Replayer:
                         continue
                     report = still_open[call.index] = _report(call, ran)
                     waiting.append(report)
-                if kind is ToolCall and not waiting:
+                if type(event) is ToolCall and not waiting:
                     held = (event, run_call(event))
                     continue
                 feed(event)
@@ -298,18 +298,17 @@ class Replayer:
 
     def feed(self, event: Event) -> None:
         """Handle one event (a call is executed at once, unless it drifted)."""
-        kind = type(event)  # hot path: the exact event classes (subclasses go the long way)
-        if kind is ToolCall or (kind is not ToolResult and isinstance(event, ToolCall)):
+        if isinstance(event, ToolCall):  # hot path: as fast as comparing type(event)
             call = _report(event, self._run(event))
             self._open[event.index] = call
             self._waiting.append(call)
-        elif kind is ToolResult or isinstance(event, ToolResult):
-            call = self._open.pop(event.call_index, None)
-            if call is not None:
-                call.expected = event.content
-                call.expected_is_error = event.is_error
-                call.result_where = event.where
-                self._settle(call)
+        elif isinstance(event, ToolResult):
+            report = self._open.pop(event.call_index, None)
+            if report is not None:
+                report.expected = event.content
+                report.expected_is_error = event.is_error
+                report.result_where = event.where
+                self._settle(report)
         else:
             if isinstance(event, ConversationStart) and not event.alongside:
                 self._conversations.clear()  # every earlier conversation is over
@@ -337,7 +336,8 @@ class Replayer:
         held = self._conversations
         tools = held.pop(conversation, None)
         if tools is None:
-            tools = _Tools(self._fresh(), self._read)  # type: ignore[misc]
+            assert self._fresh is not None  # only a fresh replay keeps tools per conversation
+            tools = _Tools(self._fresh(), self._read)
             if len(held) >= ALONGSIDE_SERVICES:
                 del held[next(iter(held))]  # the least recently used gives its tools up
         held[conversation] = tools
@@ -358,7 +358,7 @@ class Replayer:
         if (keys or _MAY_NAME_A_SECRET(arguments)) and may_hold_secret(arguments, keys):
             shown = mask_arguments(arguments, keys, as_recorded=True)
         drift = None if fit is None else fit.drift(arguments)
-        if drift is not None and fit.refused(arguments) is None:
+        if drift is not None and fit is not None and fit.refused(arguments) is None:
             # not run: its arguments no longer mean what they meant (a refused value
             # would have stopped it before the tool: that one runs, and is judged below)
             return None, None, 0.0, shown, None, drift
@@ -427,23 +427,25 @@ def _judge(call: CallReport, match: str) -> None:
     if call.expected is None:
         call.status = UNRECORDED
         return
+    actual, is_error = call.actual, call.is_error
+    assert actual is not None and is_error is not None  # only a drifted call did not run
     if match == "status":
-        same = same_status(call.expected_is_error, call.is_error)
+        same = same_status(call.expected_is_error, is_error)
     else:
-        same = same_result(call.expected, call.actual, match) and (
-            call.expected_is_error is None or call.expected_is_error == call.is_error)
+        same = same_result(call.expected, actual, match) and (
+            call.expected_is_error is None or call.expected_is_error == is_error)
     if same:
         call.status = MATCHED
     else:
         call.status = MISMATCHED
-        call.diff = result_diff(call.expected, call.actual, call.expected_is_error,
-                                call.is_error, match)
+        call.diff = result_diff(call.expected, actual, call.expected_is_error,
+                                is_error, match)
 
 
 def _recorded_error(call: CallReport, match: str) -> bool:
     """The recording shows the call failing: its error flag, or (with none recorded)
     today's error text itself."""
-    if call.expected is None or call.expected_is_error is False:
+    if call.expected is None or call.actual is None or call.expected_is_error is False:
         return False
     return call.expected_is_error is True or (
         match != "status" and same_result(call.expected, call.actual, match))

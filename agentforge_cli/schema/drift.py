@@ -289,8 +289,8 @@ class _SchemaDiff:
         if same:
             return same[0]
         if kinds is not None:
-            near = [c for c in candidates if _types(c) is not None and (
-                kinds <= _widened(_types(c)) or _types(c) <= _widened(kinds))]
+            near = [c for c in candidates if (other := _types(c)) is not None and (
+                kinds <= _widened(other) or other <= _widened(kinds))]
             if near:
                 return near[0]
         return None
@@ -324,11 +324,10 @@ class _SchemaDiff:
 
     def _enum(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
         before, after = _choices(old), _choices(new)
-        if before is None and after is None:
-            return
         if before is None:
-            self.add(BREAKING, "enum-added", path,
-                     f"now restricted to {_values(after)} (type narrowed)")
+            if after is not None:
+                self.add(BREAKING, "enum-added", path,
+                         f"now restricted to {_values(after)} (type narrowed)")
             return
         if after is None:
             self.add(INFO, "enum-removed", path, "no longer restricted to a list of values")
@@ -413,8 +412,8 @@ class _SchemaDiff:
         if "additionalProperties" in old or "additionalProperties" in new:
             self._extra(old, new, path)
 
-    def _properties(self, old: dict[str, Any], new: dict[str, Any], old_props: dict,
-                    new_props: dict, path: str) -> None:
+    def _properties(self, old: dict[str, Any], new: dict[str, Any], old_props: dict[str, Any],
+                    new_props: dict[str, Any], path: str) -> None:
         old_required = set(old.get("required") or ())
         new_required = set(new.get("required") or ())
         for key, schema in old_props.items():
@@ -454,8 +453,8 @@ class _SchemaDiff:
             self.compare(before, after, child_path(path, 0, "any"))
 
     def _array(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
-        old_prefix = old.get("prefixItems") if isinstance(old.get("prefixItems"), list) else []
-        new_prefix = new.get("prefixItems") if isinstance(new.get("prefixItems"), list) else []
+        old_prefix = old["prefixItems"] if isinstance(old.get("prefixItems"), list) else []
+        new_prefix = new["prefixItems"] if isinstance(new.get("prefixItems"), list) else []
         old_items, new_items = old.get("items"), new.get("items")
         for index in range(max(len(old_prefix), len(new_prefix))):
             before = old_prefix[index] if index < len(old_prefix) else _rest(old_items)
@@ -481,8 +480,8 @@ def _rest(items: Any) -> Any:
 
 
 def _choices(schema: dict[str, Any]) -> list[Any] | None:
-    if isinstance(schema.get("enum"), list):
-        return schema["enum"]
+    if isinstance(enum := schema.get("enum"), list):
+        return enum
     if "const" in schema:
         return [schema["const"]]
     return None

@@ -58,7 +58,7 @@ def _tag(value: Any) -> str:
     return kind.__name__
 
 
-def literal_handler(values: tuple) -> TypeHandler:
+def literal_handler(values: tuple[Any, ...]) -> TypeHandler:
     """``Literal[...]``: one of the values, matched with its JSON type (``True`` is not 1)."""
     allowed = {}  # (JSON tag, JSON value) -> the Python value the tool receives
     for literal in values:

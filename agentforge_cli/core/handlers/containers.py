@@ -18,18 +18,18 @@ __all__ = ["array_handler", "fixed_tuple_handler", "mapping_handler"]
 _ARRAY = frozenset({"array"})
 
 
-def _as_list(value: Any, label: str) -> list:
+def _as_list(value: Any, label: str) -> list[Any]:
     kind = type(value)
-    if kind is list:
+    if type(value) is list:
         return value
     if kind is str:
-        decoded = decode_nested(value, list)
+        decoded: list[Any] | None = decode_nested(value, list)
         if decoded is not None:
             return decoded
     raise mismatch("array", label, value)
 
 
-def _coerce_items(items: list, item: TypeHandler) -> list:
+def _coerce_items(items: list[Any], item: TypeHandler) -> list[Any]:
     fast = item.fast_type
     if fast is not None:
         for element in items:
@@ -62,7 +62,7 @@ def array_handler(item: TypeHandler, build: type, label: str) -> TypeHandler:
     if build is set or build is frozenset:
         schema["uniqueItems"] = True
 
-    def coerce(value: Any):
+    def coerce(value: Any) -> Any:  # a list, set, frozenset or tuple: what ``build`` makes
         items = _coerce_items(_as_list(value, label), item)
         if build is list:
             return items
@@ -86,7 +86,7 @@ def fixed_tuple_handler(items: list[TypeHandler], label: str) -> TypeHandler:
     }
     coercers = [h.coerce for h in items]
 
-    def coerce(value: Any) -> tuple:
+    def coerce(value: Any) -> tuple[Any, ...]:
         values = _as_list(value, label)
         if len(values) != len(coercers):
             raise ArgumentError(
@@ -115,7 +115,7 @@ def mapping_handler(key: TypeHandler, value_handler: TypeHandler, label: str) ->
     convert_value = value_handler.coerce
     plain_keys = key.fast_type is str
 
-    def coerce(value: Any) -> dict:
+    def coerce(value: Any) -> dict[str, Any]:
         if type(value) is str:
             decoded = decode_nested(value, dict)
             value = decoded if decoded is not None else value

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable
-from typing import Any, NotRequired, Required, get_origin, get_type_hints
+from typing import Any, NotRequired, Protocol, Required, get_origin, get_type_hints
 
 from agentforge_cli.core.handlers.base import (
     TypeHandler,
@@ -67,7 +67,7 @@ def object_fields(cls: type) -> list[tuple[str, Any, bool, Any]]:
     NamedTuple, in declaration order."""
     hints = get_type_hints(cls, include_extras=True)
     if dataclasses.is_dataclass(cls):
-        out = []
+        out: list[tuple[str, Any, bool, Any]] = []
         for f in dataclasses.fields(cls):
             if not f.init:
                 continue
@@ -78,7 +78,7 @@ def object_fields(cls: type) -> list[tuple[str, Any, bool, Any]]:
     if is_named_tuple(cls):
         defaults = getattr(cls, "_field_defaults", {})
         return [(name, hints.get(name, Any), name in defaults, defaults.get(name, _NO_DEFAULT))
-                for name in cls._fields]
+                for name in cls._fields]  # type: ignore[attr-defined]  # a named tuple's
     required = getattr(cls, "__required_keys__", frozenset(hints))
     out = []
     for name, hint in hints.items():
@@ -91,7 +91,7 @@ def object_fields(cls: type) -> list[tuple[str, Any, bool, Any]]:
     return out
 
 
-def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dict], Any]
+def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dict[str, Any]], Any]
                    ) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     """Build the schema and the coercer of an object type from its fields.
 
@@ -123,7 +123,7 @@ def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dic
             unknown = ", ".join(f'"{k}"' for k in value if k not in known)
             raise ArgumentError(f"has unknown fields for {label}: {unknown} (known: {shown})",
                                 expected=label, received=value)
-        out = {}
+        out: dict[str, Any] = {}
         for key, attr, convert, has_default, optional in plan:
             item = value.get(key)
             if item is None:
@@ -148,8 +148,18 @@ def object_handler(label: str, fields: list[FieldSpec], construct: Callable[[dic
     return schema, coerce
 
 
-def pydantic_handler_parts(cls: type) -> tuple[dict[str, Any], dict[str, Any],
-                                                Callable[[Any], Any]]:
+class ModelClass(Protocol):
+    """What is used of a pydantic model class (the core never imports pydantic)."""
+
+    __name__: str
+
+    def model_json_schema(self, *, ref_template: str) -> dict[str, Any]: ...
+
+    def model_validate(self, obj: Any) -> Any: ...
+
+
+def pydantic_handler_parts(cls: ModelClass) -> tuple[dict[str, Any], dict[str, Any],
+                                                     Callable[[Any], Any]]:
     """Schema, nested ``$defs`` and coercer of a pydantic model (validated by pydantic)."""
     schema = cls.model_json_schema(ref_template="#/$defs/{model}")
     nested = schema.pop("$defs", {})

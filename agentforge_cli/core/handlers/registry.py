@@ -124,13 +124,13 @@ _ARRAY_BUILDS: dict[Any, type] = {
 _MAPPINGS = {dict, cabc.Mapping, cabc.MutableMapping}
 
 
-def _array(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _array(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     item = ctx.resolve(args[0] if args else Any)
     build = _ARRAY_BUILDS[origin]
     return containers.array_handler(item, build, f"{build.__name__}[{item.label}]")
 
 
-def _tuple(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _tuple(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     if not args or (len(args) == 2 and args[1] is Ellipsis):
         item = ctx.resolve(args[0] if args else Any)
         return containers.array_handler(item, tuple, f"tuple[{item.label}, ...]")
@@ -140,7 +140,7 @@ def _tuple(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
     return containers.fixed_tuple_handler(items, f"tuple[{', '.join(h.label for h in items)}]")
 
 
-def _mapping(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _mapping(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     key = ctx.resolve(args[0] if args else str)
     value = ctx.resolve(args[1] if len(args) > 1 else Any)
     if "string" not in key.json_types and key.schema.get("type") not in ("integer", "number"):
@@ -148,7 +148,7 @@ def _mapping(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
     return containers.mapping_handler(key, value, f"dict[{key.label}, {value.label}]")
 
 
-def _union(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _union(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     members = [a for a in args if a is not type(None)]
     if len(members) < len(args):  # X | None
         inner = members[0] if len(members) == 1 else typing.Union[tuple(members)]  # noqa: UP007
@@ -156,11 +156,11 @@ def _union(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
     return choices.union_handler([ctx.resolve(a) for a in members])
 
 
-def _literal(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _literal(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     return choices.literal_handler(args)
 
 
-def _annotated(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _annotated(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     base, metadata = args[0], args[1:]
     if typing.get_origin(base) in (typing.Union, types.UnionType) and type(None) in (
             typing.get_args(base)):
@@ -170,8 +170,8 @@ def _annotated(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
     handler = ctx.resolve(base)
     info = param_metadata(metadata)
     fixed = next((m for m in metadata if isinstance(m, FixedWidth)), None)
-    minimum = info.minimum if info.minimum is not None else (fixed and fixed.minimum)
-    maximum = info.maximum if info.maximum is not None else (fixed and fixed.maximum)
+    minimum = info.minimum if info.minimum is not None else (fixed.minimum if fixed else None)
+    maximum = info.maximum if info.maximum is not None else (fixed.maximum if fixed else None)
     if minimum is not None or maximum is not None:
         handler = _bounded(base, handler, fixed, minimum, maximum)
     if info.description:
@@ -179,8 +179,8 @@ def _annotated(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
     return handler
 
 
-def _bounded(base: Any, handler: TypeHandler, fixed: FixedWidth | None, minimum, maximum
-             ) -> TypeHandler:
+def _bounded(base: Any, handler: TypeHandler, fixed: FixedWidth | None,
+             minimum: scalars.Bound, maximum: scalars.Bound) -> TypeHandler:
     label = fixed.label if fixed else handler.label
     exact = fixed is not None and minimum == fixed.minimum and maximum == fixed.maximum
     if base is int:
@@ -199,11 +199,11 @@ def _described(handler: TypeHandler, description: str) -> TypeHandler:
                        optional_of=handler.optional_of)
 
 
-def _required_wrapper(origin: Any, args: tuple, ctx: BuildContext) -> TypeHandler:
+def _required_wrapper(origin: Any, args: tuple[Any, ...], ctx: BuildContext) -> TypeHandler:
     return ctx.resolve(args[0])
 
 
-GENERIC: dict[Any, Callable[[Any, tuple, BuildContext], TypeHandler]] = {
+GENERIC: dict[Any, Callable[[Any, tuple[Any, ...], BuildContext], TypeHandler]] = {
     **dict.fromkeys(_ARRAY_BUILDS, _array),
     tuple: _tuple,
     **dict.fromkeys(_MAPPINGS, _mapping),
@@ -225,7 +225,7 @@ def _enum(cls: type, ctx: BuildContext) -> TypeHandler:
 def _fields_object(cls: type, ctx: BuildContext) -> TypeHandler:
     from agentforge_cli.core.docstrings import parse_docstring
 
-    def build():
+    def build() -> tuple[dict[str, Any], Callable[[Any], Any]]:
         # the class's own docstring: inspect.getdoc would inherit dict's or a base's
         doc = parse_docstring(cls.__dict__.get("__doc__") or "")
         fields = []
@@ -237,7 +237,7 @@ def _fields_object(cls: type, ctx: BuildContext) -> TypeHandler:
                 has_default=has_default, default=default,
                 description=info.description or doc.params.get(name)))
         if objects.is_named_tuple(cls) or not is_typeddict(cls):
-            construct: Callable[[dict], Any] = lambda kw: cls(**kw)  # noqa: E731
+            construct: Callable[[dict[str, Any]], Any] = lambda kw: cls(**kw)  # noqa: E731
         else:
             construct = dict
         schema, coerce = objects.object_handler(cls.__name__, fields, construct)
@@ -250,8 +250,10 @@ def _fields_object(cls: type, ctx: BuildContext) -> TypeHandler:
 
 
 def _pydantic(cls: type, ctx: BuildContext) -> TypeHandler:
-    def build():
-        schema, nested, coerce = objects.pydantic_handler_parts(cls)
+    def build() -> tuple[dict[str, Any], Callable[[Any], Any]]:
+        # is_pydantic_model chose the class (by duck typing: the core never imports pydantic)
+        model = typing.cast("objects.ModelClass", cls)
+        schema, nested, coerce = objects.pydantic_handler_parts(model)
         for name, sub in nested.items():
             ctx.defs.setdefault(name, sub)
         return schema, coerce
@@ -344,7 +346,7 @@ class ParamInfo:
 _NO_INFO = ParamInfo()
 
 
-def param_metadata(metadata: tuple) -> ParamInfo:
+def param_metadata(metadata: tuple[Any, ...]) -> ParamInfo:
     """Merge every ``P(...)`` found in ``Annotated`` metadata (later ones win per field)."""
     merged: dict[str, Any] = {}
     for item in metadata:
@@ -404,7 +406,7 @@ def finalize_schema(root: dict[str, Any], defs: dict[str, dict[str, Any]]) -> di
             return [substitute(v) for v in node]
         return node
 
-    result = substitute(root)
+    result: dict[str, Any] = substitute(root)  # root is an object: so is its substitute
     kept = {name: substitute(schema) for name, schema in defs.items() if name not in inline}
     if kept:
         result["$defs"] = kept

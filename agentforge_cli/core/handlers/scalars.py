@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import uuid
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -32,19 +33,22 @@ __all__ = [
 _MAX_INT_DIGITS = 4300
 _STRING = frozenset({"string"})
 
+Bound = int | float | None
+"""A ``minimum``/``maximum`` (``P(minimum=...)``, a fixed-width alias); ``None``: none."""
+
 
 def str_handler() -> TypeHandler:
     """``str``: strings as is; numbers/booleans as JSON text; containers as compact JSON."""
 
     def coerce(value: Any) -> str:
         kind = type(value)
-        if kind is str:
+        if type(value) is str:
             return value
         if kind is bool:
             return "true" if value else "false"
         if kind is int:
             return int.__repr__(value)
-        if kind is JsonFloat:
+        if type(value) is JsonFloat:
             return value.text
         if kind is float:
             return repr(value)
@@ -73,7 +77,8 @@ def _numeric_string(value: str) -> str | None:
     return text if NUMBER_TEXT.fullmatch(text) else None
 
 
-def _bounds_check(label: str, minimum, maximum, fixed: bool):
+def _bounds_check(label: str, minimum: Bound, maximum: Bound, fixed: bool
+                  ) -> Callable[[float | Decimal, Any], None] | None:
     """Return ``check(number, received)`` raising when the number is out of bounds."""
     if minimum is None and maximum is None:
         return None
@@ -86,7 +91,7 @@ def _bounds_check(label: str, minimum, maximum, fixed: bool):
         )
         problem = f"is out of range for {label} ({limits})"
 
-    def check(number, received) -> None:
+    def check(number: float | Decimal, received: Any) -> None:
         if (minimum is not None and number < minimum) or (
             maximum is not None and number > maximum
         ):
@@ -96,7 +101,7 @@ def _bounds_check(label: str, minimum, maximum, fixed: bool):
     return check
 
 
-def _bounded_schema(base: dict, minimum, maximum) -> dict:
+def _bounded_schema(base: dict[str, Any], minimum: Bound, maximum: Bound) -> dict[str, Any]:
     schema = dict(base)
     if minimum is not None:
         schema["minimum"] = minimum
@@ -120,14 +125,14 @@ def _exact_integer(text: str, label: str, received: Any) -> int:
     return int(number)
 
 
-def int_handler(label: str = "int", minimum=None, maximum=None, fixed: bool = False
-                ) -> TypeHandler:
+def int_handler(label: str = "int", minimum: Bound = None, maximum: Bound = None,
+                fixed: bool = False) -> TypeHandler:
     """``int`` and fixed-width aliases: exact, never through ``float``; bounds enforced."""
     check = _bounds_check(label, minimum, maximum, fixed)
 
     def to_int(value: Any) -> int:
         kind = type(value)
-        if kind is int:
+        if type(value) is int:
             return value
         if kind is JsonFloat or kind is float:
             if kind is float and not math.isfinite(value):
@@ -162,8 +167,8 @@ def int_handler(label: str = "int", minimum=None, maximum=None, fixed: bool = Fa
     )
 
 
-def float_handler(label: str = "float", minimum=None, maximum=None, fixed: bool = False
-                  ) -> TypeHandler:
+def float_handler(label: str = "float", minimum: Bound = None, maximum: Bound = None,
+                  fixed: bool = False) -> TypeHandler:
     """``float`` and ``Float32``: JSON numbers or numeric strings, finite only."""
     check = _bounds_check(label, minimum, maximum, fixed)
 
@@ -195,7 +200,7 @@ def float_handler(label: str = "float", minimum=None, maximum=None, fixed: bool 
     )
 
 
-def decimal_handler(minimum=None, maximum=None) -> TypeHandler:
+def decimal_handler(minimum: Bound = None, maximum: Bound = None) -> TypeHandler:
     """``Decimal``: exact to the digits the model wrote; no ``NaN``/``Infinity``."""
     check = _bounds_check("Decimal", minimum, maximum, False)
 
@@ -239,12 +244,12 @@ def uuid_handler() -> TypeHandler:
 _ISO_KINDS = {_dt.datetime: "date-time", _dt.date: "date", _dt.time: "time"}
 
 
-def iso_handler(target: type) -> TypeHandler:
+def iso_handler(target: type[_dt.date | _dt.time]) -> TypeHandler:
     """``datetime``/``date``/``time``: ISO 8601 strings."""
     label = target.__name__
     parse = target.fromisoformat
 
-    def coerce(value: Any):
+    def coerce(value: Any) -> _dt.date | _dt.time:
         if type(value) is str:
             try:
                 return parse(value.strip())

@@ -71,7 +71,7 @@ def claims(data: Any) -> Claim:
     return Claim.OWN if fits else Claim.NO
 
 
-def _text(data: dict, path: Path, where: str) -> str:
+def _text(data: dict[str, Any], path: Path, where: str) -> str:
     content = data.get("content")
     if content is None:
         # never an empty turn: the text is somewhere this format does not read it

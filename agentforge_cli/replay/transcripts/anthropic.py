@@ -112,13 +112,14 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             events.append(_call(block, book, at))
         elif kind == "tool_result":
             flush()
-            events.append(_result(block, book, at))
-            events[-1].part = i
+            result = _result(block, book, at)
+            result.part = i
+            events.append(result)
     flush()
     return events
 
 
-def _call(block: dict, book: CallBook, where: str) -> ToolCall:
+def _call(block: dict[str, Any], book: CallBook, where: str) -> ToolCall:
     name = block.get("name")
     if not isinstance(name, str) or not name:
         raise TranscriptError(book.path, where, 'a tool_use block needs a "name" string')
@@ -134,7 +135,7 @@ def _call(block: dict, book: CallBook, where: str) -> ToolCall:
                     where=where)
 
 
-def _result(block: dict, book: CallBook, where: str) -> ToolResult:
+def _result(block: dict[str, Any], book: CallBook, where: str) -> ToolResult:
     call_id = optional_id(block.get("tool_use_id"), book.path, where, "tool_use_id")
     is_error = optional_bool(block.get("is_error"), book.path, where, "is_error")
     index = book.result(call_id, where)
@@ -142,7 +143,7 @@ def _result(block: dict, book: CallBook, where: str) -> ToolResult:
                       is_error=bool(is_error), where=where)
 
 
-def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
+def _result_block(call: ToolCall, text: str, is_error: bool) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result"}
     if call.id is not None:
         block["tool_use_id"] = call.id
@@ -157,7 +158,7 @@ def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
     return update_parts(record, events, updates, "content", _updated_block)
 
 
-def _updated_block(block: dict, text: str, is_error: bool) -> dict:
+def _updated_block(block: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
     block = dict(block)
     block["content"] = replace_content(block.get("content"), text)
     if is_error or "is_error" in block:
@@ -165,7 +166,7 @@ def _updated_block(block: dict, text: str, is_error: bool) -> dict:
     return block
 
 
-def _merge(record: Record, waiting: list[dict]) -> Record:
+def _merge(record: Record, waiting: list[dict[str, Any]]) -> Record:
     """Add new ``tool_result`` blocks to a user message, after any it already has."""
     data = dict(record.data)
     content = data.get("content")
@@ -192,7 +193,7 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
                                                             "content": blocks}))
 
 
-def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
+def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
     if isinstance(record.data, dict) and record.data.get("role") == "user":
         return _merge(record, waiting)
     return None
@@ -222,7 +223,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     return Exchange(asked=asked, unread=unread(response, "Anthropic content blocks"))
 
 
-def _messages_shaped(messages: list, response: Any) -> bool:
+def _messages_shaped(messages: list[Any], response: Any) -> bool:
     """Messages sent to an unknown path are Anthropic's when one holds an Anthropic block
     or the response is a ``content`` list."""
     if isinstance(response, dict) and isinstance(response.get("content"), list):
@@ -230,9 +231,9 @@ def _messages_shaped(messages: list, response: Any) -> bool:
     return any(claims(message) == Claim.OWN for message in messages)
 
 
-def _joined_blocks(chunks: list[Any]) -> list[dict]:
+def _joined_blocks(chunks: list[Any]) -> list[dict[str, Any]]:
     """The content blocks a stream of Messages API events spells out."""
-    blocks: dict[int, dict] = {}
+    blocks: dict[int, dict[str, Any]] = {}
     partial: dict[int, list[str]] = {}
     for chunk in chunks:
         if not isinstance(chunk, dict) or not isinstance(chunk.get("index"), int):

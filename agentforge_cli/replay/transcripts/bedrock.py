@@ -88,8 +88,9 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         if "toolUse" in block:
             events.append(_call(block["toolUse"], book, at))
         elif "toolResult" in block:
-            events.append(_result(block["toolResult"], book, at))
-            events[-1].part = i
+            result = _result(block["toolResult"], book, at)
+            result.part = i
+            events.append(result)
         elif isinstance(block.get("text"), str) and block["text"]:
             events.append(said(content=block["text"], where=at))
         elif isinstance(block.get("reasoningContent"), dict):
@@ -143,7 +144,7 @@ def _result_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
+def _result_block(call: ToolCall, text: str, is_error: bool) -> dict[str, Any]:
     answer: dict[str, Any] = {}
     if call.id is not None:
         answer["toolUseId"] = call.id
@@ -152,14 +153,14 @@ def _result_block(call: ToolCall, text: str, is_error: bool) -> dict:
     return {"toolResult": answer}
 
 
-def _updated_block(block: dict, text: str, is_error: bool) -> dict:
+def _updated_block(block: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
     answer = {**block["toolResult"], "content": [{"text": text}]}
     if is_error or "status" in answer:
         answer["status"] = "error" if is_error else "success"
     return {**block, "toolResult": answer}
 
 
-def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
+def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
     """New ``toolResult`` blocks after the user message's own."""
     if not isinstance(record.data, dict) or record.data.get("role") != "user":
         return None

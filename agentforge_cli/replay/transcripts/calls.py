@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.events import Event, ToolCall, ToolResult, TranscriptError
 from agentforge_cli.replay.transcripts.fields import arguments_text
+from agentforge_cli.replay.transcripts.records import Record
 
 __all__ = [
     "CallBook",
@@ -97,7 +98,9 @@ class CallBook:
             index = next(iter(self._anonymous))
         elif self._waiting:
             index = next(iter(self._waiting))
-            self._by_id.pop(self._waiting[index], None)
+            waiting_id = self._waiting[index]  # not None: no call without an id waits
+            if waiting_id is not None:
+                self._by_id.pop(waiting_id, None)
         else:
             raise TranscriptError(self.path, where,
                                   "tool result without an id, and no call is waiting for a "
@@ -109,7 +112,23 @@ class CallBook:
         return index
 
 
-def named_call(function: dict, call_id: str | None, raw: Any, book: CallBook,
+Part = dict[str, Any]
+"""One part of a record's list (an Anthropic content block, a Gemini part)."""
+ReadEvents = Callable[[Record, "CallBook"], list[Event]]
+"""``read(record, book)``: the events of one record."""
+ApplyUpdates = Callable[[Record, list[Event], Updates], Record]
+"""``apply(record, events, updates)``: the record with its recorded results updated."""
+AnswerPart = Callable[[ToolCall, str, bool], Part]
+"""``answer(call, text, is_error)``: the part answering a call no result answered."""
+MergeParts = Callable[[Record, list[Part]], "Record | None"]
+"""``merge(record, parts)``: the user turn with ``parts`` added; ``None`` when it is not one."""
+NewTurn = Callable[[list[Part]], Record]
+"""``new_turn(parts)``: a user turn of ``parts``."""
+UpdatePart = Callable[[Part, str, bool], Part]
+"""``update(part, text, is_error)``: a recorded result part holding today's result."""
+
+
+def named_call(function: dict[str, Any], call_id: str | None, raw: Any, book: CallBook,
                where: str) -> ToolCall:
     """The call of a ``{"name", "arguments"}`` object (``arguments`` a JSON string or
     object), registered with ``book``; ``raw`` is what the event keeps as recorded."""
@@ -132,9 +151,10 @@ def calls_to_answer(events: Iterable[Event], updates: Updates,
             yield event
 
 
-def rewrite_in_turns(records: Iterable[Any], updates: Updates, answered: set[int],
-                     book: CallBook, *, read: Any, apply: Any, answer: Any, merge: Any,
-                     new_turn: Any) -> Iterator[Any]:
+def rewrite_in_turns(records: Iterable[Record], updates: Updates, answered: set[int],
+                     book: CallBook, *, read: ReadEvents, apply: ApplyUpdates,
+                     answer: AnswerPart, merge: MergeParts, new_turn: NewTurn
+                     ) -> Iterator[Record]:
     """The ``rewrite`` of formats whose results are parts of the next user turn
     (Anthropic ``tool_result`` blocks, Gemini ``functionResponse`` parts).
 
@@ -144,7 +164,7 @@ def rewrite_in_turns(records: Iterable[Any], updates: Updates, answered: set[int
     a user turn (``merge(record, parts)`` -> the record, or ``None`` when it is not),
     else a new user turn (``new_turn(parts)``) placed before it.
     """
-    waiting: list[Any] = []
+    waiting: list[Part] = []
     for record in records:
         if record.blank:
             yield record
@@ -166,9 +186,10 @@ def rewrite_in_turns(records: Iterable[Any], updates: Updates, answered: set[int
         yield new_turn(waiting)
 
 
-def rewrite_as_items(records: Iterable[Any], updates: Updates, answered: set[int],
-                     book: CallBook, *, read: Any, follows_call: Any, replace: Any,
-                     new_item: Any) -> Iterator[Any]:
+def rewrite_as_items(records: Iterable[Record], updates: Updates, answered: set[int],
+                     book: CallBook, *, read: ReadEvents, follows_call: Callable[[Any], bool],
+                     replace: Callable[[Record, str], Record],
+                     new_item: Callable[[ToolCall, str], Record]) -> Iterator[Record]:
     """The ``rewrite`` of formats whose results are records of their own (OpenAI chat
     ``tool`` messages, Responses ``function_call_output`` items).
 
@@ -178,7 +199,7 @@ def rewrite_as_items(records: Iterable[Any], updates: Updates, answered: set[int
     may follow a call (``follows_call(data)``: its results, the next calls), before the
     first record that may not.
     """
-    waiting: list[Any] = []
+    waiting: list[Record] = []
     for record in records:
         if record.blank:
             yield record
@@ -197,8 +218,8 @@ def rewrite_as_items(records: Iterable[Any], updates: Updates, answered: set[int
     yield from waiting
 
 
-def update_parts(record: Any, events: list[Event], updates: Updates, key: str,
-                 update: Any) -> Any:
+def update_parts(record: Record, events: list[Event], updates: Updates, key: str,
+                 update: UpdatePart) -> Record:
     """``record`` with each recorded result among its ``key`` list (Anthropic message
     ``content`` blocks, Gemini ``parts``) replaced by ``update(part, text, is_error)``."""
     targets = {e.part: e.call_index for e in events

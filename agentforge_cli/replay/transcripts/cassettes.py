@@ -111,7 +111,7 @@ def _loader(stream: Any) -> Any:
 
     base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
-    class _Loader(base, Composer):  # type: ignore[misc, valid-type]
+    class _Loader(base, Composer):  # type: ignore[misc, valid-type]  # a base chosen at run time
         def __init__(self, source: Any) -> None:
             base.__init__(self, source)
             Composer.__init__(self)
@@ -183,7 +183,7 @@ def _header(headers: Any, name: str) -> str:
     return ""
 
 
-def body_value(side: dict) -> Any:
+def body_value(side: dict[str, Any]) -> Any:
     """What an HTTP body holds: a JSON value, the events of a streamed body
     (:class:`~agentforge_cli.replay.transcripts.exchanges.ServerEvents`), ``None`` for no
     body, or :class:`~agentforge_cli.replay.transcripts.exchanges.Unreadable`.

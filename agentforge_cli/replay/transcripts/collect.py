@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 __all__ = ["STDIN", "SUFFIXES", "StdinCopy", "collect_transcripts"]
 
@@ -18,7 +19,13 @@ STDIN = "-"
 """The path that means standard input."""
 
 
-class StdinCopy(type(Path())):  # type: ignore[misc]
+if TYPE_CHECKING:
+    _PlatformPath = Path
+else:
+    _PlatformPath = type(Path())  # PosixPath or WindowsPath: Path itself cannot be subclassed
+
+
+class StdinCopy(_PlatformPath):
     """The temporary file holding standard input's transcript, shown as ``-`` in every
     message and report while the file system sees the real path."""
 

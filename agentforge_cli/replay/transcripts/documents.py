@@ -32,7 +32,7 @@ from agentforge_cli.replay.transcripts.records import (
 __all__ = ["iter_document"]
 
 _BLOCK_CHARS = 1 << 20
-_WHITESPACE = json.decoder.WHITESPACE.match
+_WHITESPACE = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # not in typeshed
 _NEAR_END = 8
 """An error this close to the buffer's end may only mean the value goes on in the next
 block (``tru`` of ``true``, a ``\\u`` escape cut short)."""

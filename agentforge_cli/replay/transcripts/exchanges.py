@@ -26,7 +26,7 @@ __all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "stream_chu
            "unread", "uri_path"]
 
 
-class ServerEvents(list):
+class ServerEvents(list[tuple[str | None, Any]]):
     """A streamed body: its events in order, each ``(event name or None, data)`` with the
     data parsed as JSON where it is JSON (else the text)."""
 

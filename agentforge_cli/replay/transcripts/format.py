@@ -97,7 +97,7 @@ class TranscriptFormat(Protocol):
 
 
 @runtime_checkable
-class ApiFormat(Protocol):
+class ApiFormat(TranscriptFormat, Protocol):
     """A transcript format that also reads its API's HTTP calls, as cassettes record
     them (:mod:`~agentforge_cli.replay.transcripts.exchanges`)."""
 
@@ -116,7 +116,7 @@ class ApiFormat(Protocol):
 
 
 @runtime_checkable
-class FileFormat(Protocol):
+class FileFormat(TranscriptFormat, Protocol):
     """A transcript format that reads its files itself, not as JSONL or one JSON document
     (VCR cassettes: YAML, often gzipped). It is asked about a file before any other."""
 

@@ -111,7 +111,7 @@ def result_value(response: Any) -> tuple[str, bool | None]:
     return dumps(response), None
 
 
-def _response_object(old: Any, text: str, is_error: bool) -> dict:
+def _response_object(old: Any, text: str, is_error: bool) -> dict[str, Any]:
     """The ``response`` object written back for today's result."""
     if is_error:
         return {"error": text}
@@ -150,8 +150,9 @@ def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
         if call is not None:
             events.append(_call(call, book, at))
         elif answer is not None:
-            events.append(_result(answer, book, at))
-            events[-1].part = i
+            result = _result(answer, book, at)
+            result.part = i
+            events.append(result)
         elif isinstance(part.get("text"), str) and part["text"]:
             if role == "model":
                 events.append(AssistantMessage(content=part["text"], where=at,
@@ -161,7 +162,7 @@ def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
     return events
 
 
-def _named(value: Any, kind: str, book: CallBook, where: str) -> tuple[dict, str]:
+def _named(value: Any, kind: str, book: CallBook, where: str) -> tuple[dict[str, Any], str]:
     if not isinstance(value, dict):
         raise TranscriptError(book.path, where, f'"{kind}" must be an object')
     name = value.get("name")
@@ -208,7 +209,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return content_events(record.data, record.where, book)
 
 
-def _response_part(call: ToolCall, text: str, is_error: bool) -> dict:
+def _response_part(call: ToolCall, text: str, is_error: bool) -> dict[str, Any]:
     answer: dict[str, Any] = {"name": call.name}
     if call.id is not None:
         answer["id"] = call.id
@@ -221,7 +222,7 @@ def _apply(record: Record, events: list[Event], updates: Updates) -> Record:
     return update_parts(record, events, updates, "parts", _updated_response)
 
 
-def _updated_response(part: dict, text: str, is_error: bool) -> dict:
+def _updated_response(part: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
     key = next(key for key in _RESPONSE_KEYS if key in part)
     answer = dict(part[key])
     answer["response"] = _response_object(answer["response"], text, bool(is_error))
@@ -237,7 +238,7 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
                             new_turn=lambda parts: Record({"role": "user", "parts": parts}))
 
 
-def _merge_user(record: Record, waiting: list[dict]) -> Record | None:
+def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
     """New responses after the user content's own ``functionResponse`` parts."""
     if record.data.get("role", "user") != "user":
         return None
@@ -274,7 +275,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
                                                 place)])
 
 
-def _candidate_content(chunk: Any) -> list | None:
+def _candidate_content(chunk: Any) -> list[Any] | None:
     candidates = chunk.get("candidates") if isinstance(chunk, dict) else None
     if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0],
                                                                            dict):

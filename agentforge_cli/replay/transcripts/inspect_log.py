@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.replay.transcripts.calls import CallBook, Updates, named_call
 from agentforge_cli.replay.transcripts.events import (
@@ -41,6 +41,9 @@ from agentforge_cli.replay.transcripts.records import (
     read_whole_text,
     record_shape,
 )
+
+if TYPE_CHECKING:
+    import zipfile
 
 __all__ = ["NAME", "TITLE", "SampleBook", "book", "claims", "file_records", "opens",
            "record_events", "rewrite"]
@@ -133,7 +136,7 @@ def _archive_samples(path: Path) -> Iterator[Record]:
         raise TranscriptError(path, "", f"not a readable .eval archive ({exc})") from None
 
 
-def _member(path: Path, archive: Any, info: Any) -> bytes:
+def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     """One member's bytes: zstd (Inspect's) through ``zstandard``, the rest by zipfile."""
     if info.compress_type != _ZSTD:
         return archive.read(info)

@@ -80,7 +80,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return []  # system
 
 
-def _calls(data: dict, book: CallBook, where: str) -> list[Event]:
+def _calls(data: dict[str, Any], book: CallBook, where: str) -> list[Event]:
     calls = data.get("tool_calls")
     if calls:
         shape = [({"name": c.get("name"), "arguments": c.get("args")}, c.get("id"), c)

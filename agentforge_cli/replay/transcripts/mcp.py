@@ -130,14 +130,15 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return message_events(record.data, record.where, book)
 
 
-def _response(message_id: Any, text: str, is_error: bool, old: dict | None) -> dict:
+def _response(message_id: Any, text: str, is_error: bool, old: dict[str, Any] | None
+              ) -> dict[str, Any]:
     result = {k: v for k, v in (old or {}).items() if k != "structuredContent"}
     result["content"] = [{"type": "text", "text": text}]
     result["isError"] = is_error
     return {"jsonrpc": "2.0", "id": message_id, "result": result}
 
 
-def _wrapped(record: Record, message: dict, key: str | None) -> Record:
+def _wrapped(record: Record, message: dict[str, Any], key: str | None) -> Record:
     data = message if key is None else {**record.data, key: message}
     return Record(data, record.where, record.position)
 

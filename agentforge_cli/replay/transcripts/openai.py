@@ -71,7 +71,7 @@ def claims(data: Any) -> Claim:
     return Claim.NO
 
 
-def _message(record: Record, path: Path) -> dict:
+def _message(record: Record, path: Path) -> dict[str, Any]:
     data = record.data
     if not isinstance(data, dict):
         raise TranscriptError(path, record.where,
@@ -193,7 +193,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     return Exchange(asked=asked, unread=unread(response, "chat completion choices"))
 
 
-def _chat_shaped(messages: list, response: Any) -> bool:
+def _chat_shaped(messages: list[Any], response: Any) -> bool:
     """Chat messages sent to an unknown path are OpenAI's when every content part is typed
     and none is an Anthropic block, and the response is not another API's (Anthropic's
     ``content`` list, Bedrock's ``output``)."""
@@ -207,10 +207,10 @@ def _chat_shaped(messages: list, response: Any) -> bool:
         for message in messages)
 
 
-def _joined_deltas(chunks: list[Any]) -> dict:
+def _joined_deltas(chunks: list[Any]) -> dict[str, Any]:
     """The assistant message a stream of chat completion chunks spells out."""
     text: list[str] = []
-    calls: dict[int, dict] = {}
+    calls: dict[int, dict[str, Any]] = {}
     for chunk in chunks:
         choices = chunk.get("choices") if isinstance(chunk, dict) else None
         for choice in choices if isinstance(choices, list) else ():

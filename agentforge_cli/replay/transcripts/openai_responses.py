@@ -45,7 +45,7 @@ from agentforge_cli.replay.transcripts.records import (
     record_shape,
 )
 
-__all__ = ["API_PATHS", "NAME", "TITLE", "claims", "http_exchange", "item_events",
+__all__ = ["API_PATHS", "NAME", "TITLE", "book", "claims", "http_exchange", "item_events",
            "record_events", "rewrite"]
 
 NAME = "openai-responses"
@@ -98,7 +98,7 @@ def parts_text(value: Any, path: Path, where: str) -> str:
     return "\n".join(texts)
 
 
-def _refuse_chat(data: dict, path: Path, where: str) -> None:
+def _refuse_chat(data: dict[str, Any], path: Path, where: str) -> None:
     """A chat message is refused by name rather than read without its calls."""
     if "tool_calls" in data or "function_call" in data or data.get("role") in ("tool",
                                                                                "function"):
@@ -220,7 +220,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
                     previous_response_id=previous)
 
 
-def _completed(chunks: list[Any]) -> dict | None:
+def _completed(chunks: list[Any]) -> dict[str, Any] | None:
     """The response a stream of Responses events ends with."""
     done: list[Any] = []
     for chunk in chunks:
@@ -228,7 +228,8 @@ def _completed(chunks: list[Any]) -> dict | None:
             continue
         if chunk.get("type") == "response.completed" and isinstance(chunk.get("response"),
                                                                      dict):
-            return chunk["response"]
+            response: dict[str, Any] = chunk["response"]
+            return response
         if chunk.get("type") == "response.output_item.done" and isinstance(
                 chunk.get("item"), dict):
             done.append(chunk["item"])

@@ -120,7 +120,7 @@ def _exports(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         position = end
 
 
-def _spans(path: Path, where: str, export: dict) -> Iterator[tuple[str, dict]]:
+def _spans(path: Path, where: str, export: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for r, resource in enumerate(export["resourceSpans"]):
         scopes = resource.get("scopeSpans", resource.get("instrumentationLibrarySpans"))
         for s, scope in enumerate(scopes if isinstance(scopes, list) else ()):
@@ -139,7 +139,7 @@ def _number(value: Any) -> int:
         return 0
 
 
-def _attributes(span: dict) -> dict[str, Any]:
+def _attributes(span: dict[str, Any]) -> dict[str, Any]:
     """A span's attributes as ``{key: value}`` (OTLP writes ``[{"key", "value": {...}}]``)."""
     found: dict[str, Any] = {}
     attributes = span.get("attributes")

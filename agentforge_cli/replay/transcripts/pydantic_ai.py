@@ -81,7 +81,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return events
 
 
-def _part_event(part: dict, kind: str, book: CallBook, where: str) -> Event | None:
+def _part_event(part: dict[str, Any], kind: str, book: CallBook, where: str) -> Event | None:
     part_kind = part.get("part_kind")
     if kind == "response" and part_kind == "tool-call":
         call_id = optional_id(part.get("tool_call_id"), book.path, where, "tool_call_id")
@@ -110,7 +110,7 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else dumps(content)
 
 
-def _return_part(call: ToolCall, text: str, is_error: bool) -> dict:
+def _return_part(call: ToolCall, text: str, is_error: bool) -> dict[str, Any]:
     part: dict[str, Any] = {"tool_name": call.name, "content": text}
     if call.id is not None:
         part["tool_call_id"] = call.id
@@ -118,13 +118,13 @@ def _return_part(call: ToolCall, text: str, is_error: bool) -> dict:
     return part
 
 
-def _updated_part(part: dict, text: str, is_error: bool) -> dict:
+def _updated_part(part: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
     if "outcome" in part:  # pydantic-ai 2.6x: a retried call is a tool-return too
         return {**part, "content": text, "outcome": "failed" if is_error else "success"}
     return {**part, "content": text, "part_kind": "retry-prompt" if is_error else "tool-return"}
 
 
-def _merge_request(record: Record, waiting: list[dict]) -> Record | None:
+def _merge_request(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
     """New ``tool-return`` parts first in the next request."""
     if record.data.get("kind") != "request":
         return None

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.layout import Layout, detect_layout
+
+if TYPE_CHECKING:
+    from io import BufferedIOBase
 
 __all__ = [
     "ENVELOPE_KEYS",
@@ -190,7 +193,8 @@ def _refuse_constant(name: str) -> Any:
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _loads = _DECODER.decode
-_scan = _DECODER.scan_once
+_scan: Callable[[str, int], tuple[Any, int]]
+_scan = _DECODER.scan_once  # type: ignore[attr-defined]  # set by __init__, not in typeshed
 scan_json = _scan
 """``scan_json(text, 0)``: ``(value, end)`` of the JSON value at the start of ``text`` (no
 whitespace before it; the non-standard constants refused), as a JSONL line is read on its
@@ -218,7 +222,7 @@ def is_compressed(path: Path) -> bool:
     return path.name.lower().endswith(".gz")
 
 
-def open_bytes(path: Path) -> Any:
+def open_bytes(path: Path) -> BufferedIOBase:
     """The file opened for binary reading, decompressed when it is ``.gz``.
 
     Raises:
@@ -492,7 +496,7 @@ def jsonl_record(path: Path, line: str, number: int) -> Record:
     return Record(data, f"line {number}", number, line)
 
 
-def iter_jsonl(path: Path, content: bytes | None = None) -> Iterator[Record]:
+def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, None, None]:
     """Yield each line of a JSONL file as a record, parsed, lazily. ``content``: the file's
     bytes, when they were read already (:func:`read_small`)."""
     try:

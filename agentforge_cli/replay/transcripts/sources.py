@@ -49,9 +49,11 @@ Rewrite = Callable[[Iterable[Record]], Iterator[Record]]
 class RecordSource(Protocol):
     """A container of records: read them, count them, write rewritten ones back."""
 
-    checked_first: bool
-    """The records are read through once, keeping nothing, before the first event is
-    yielded (so that a file that does not read runs nothing)."""
+    @property
+    def checked_first(self) -> bool:
+        """The records are read through once, keeping nothing, before the first event is
+        yielded (so that a file that does not read runs nothing)."""
+        ...
 
     def records(self) -> Iterator[Record]:
         """The records, in order, streamed."""

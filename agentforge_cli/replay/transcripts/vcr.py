@@ -221,7 +221,7 @@ def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] 
     return None
 
 
-def _failed(side: dict) -> bool:
+def _failed(side: dict[str, Any]) -> bool:
     status = side.get("status")
     code = status.get("code") if isinstance(status, dict) else status
     return isinstance(code, int) and code >= 400
@@ -256,7 +256,7 @@ def _sent_key(size: int, digest: int) -> int:
     return hash((size, digest))
 
 
-def _remember_bounded(table: dict, key: Any, value: Any) -> None:
+def _remember_bounded(table: dict[Any, Any], key: Any, value: Any) -> None:
     table.pop(key, None)
     table[key] = value
     if len(table) > REMEMBERED:

@@ -183,19 +183,23 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
 def to_openai(specs: Iterable[ToolSpecification], *, strict: bool = False
               ) -> list[dict[str, Any]]:
     """OpenAI function tools (strict-mode form with ``strict=True``)."""
-    return export_tools(specs, "openai", strict=strict).data
+    exported: list[dict[str, Any]] = export_tools(specs, "openai", strict=strict).data
+    return exported
 
 
 def to_anthropic(specs: Iterable[ToolSpecification]) -> list[dict[str, Any]]:
     """Anthropic tool definitions."""
-    return export_tools(specs, "anthropic").data
+    exported: list[dict[str, Any]] = export_tools(specs, "anthropic").data
+    return exported
 
 
 def to_gemini(specs: Iterable[ToolSpecification]) -> list[dict[str, Any]]:
     """Gemini function declarations."""
-    return export_tools(specs, "gemini").data
+    exported: list[dict[str, Any]] = export_tools(specs, "gemini").data
+    return exported
 
 
 def to_mcp(specs: Iterable[ToolSpecification]) -> dict[str, Any]:
     """The MCP ``tools/list`` result."""
-    return export_tools(specs, "mcp").data
+    exported: dict[str, Any] = export_tools(specs, "mcp").data
+    return exported

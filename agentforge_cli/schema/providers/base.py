@@ -15,7 +15,7 @@ import copy
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import ProviderExportError
@@ -145,6 +145,9 @@ class ProviderWalker(SchemaWalker):
         self.tool = spec.name
         self.warnings: list[SchemaIssue] = []
         self.errors: list[SchemaIssue] = []
+
+    if TYPE_CHECKING:  # each hook of a provider's walk returns its form of the schema
+        def walk(self, schema: Any, path: str) -> dict[str, Any]: ...
 
     def warn(self, path: str, rule: str, message: str) -> None:
         """Record a part exported in the closest accepted form."""

@@ -252,7 +252,7 @@ class _Gemini(ProviderWalker):
         lower = key == "exclusiveMinimum"
         bound = "minimum" if lower else "maximum"
         if kind == "integer" and isinstance(value, int):
-            inclusive = value + 1 if lower else value - 1
+            inclusive: float = value + 1 if lower else value - 1
         else:
             inclusive = value
             self.warn(path, "exclusive-bound",
