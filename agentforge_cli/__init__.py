@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names __getattr__ imports
     from agentforge_cli.core.definition import tool_specification_from
     from agentforge_cli.core.discovery import build_local_tools
     from agentforge_cli.core.executor import LocalToolExecutor
+    from agentforge_cli.core.recording import CallRecorder
     from agentforge_cli.core.service import ToolService
     from agentforge_cli.core.spec import (
         ToolExecutionRequest,

@@ -175,15 +175,15 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         queue.append(token)
         index = book.call(token, where)
         return [ToolCall(index, call_id, data["name"], arguments, data, where)]
-    queue = book.waiting.get(key)
-    if not queue:
+    waiting = book.waiting.get(key)
+    if not waiting:
         return []  # the result of a call logged before the file begins
-    token = queue.popleft()
-    if not queue:
+    answered = waiting.popleft()
+    if not waiting:
         del book.waiting[key]
-    if token is None:
+    if answered is None:
         return []
-    index = book.result(token, where)
+    index = book.result(answered, where)
     return [ToolResult(index, call_id, data["text"], data["is_error"], where)]
 
 
