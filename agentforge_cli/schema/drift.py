@@ -117,7 +117,6 @@ _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties
           "minContains")
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties",
           "maxContains")
-_NUMERIC_WIDENING = {"integer": {"integer", "number"}}
 _NULL = {"type": "null"}
 
 

@@ -16,7 +16,6 @@ __all__ = [
     "BREAKING",
     "ERROR",
     "INFO",
-    "LEVELS",
     "WARNING",
     "Finding",
     "exit_code",
@@ -33,9 +32,6 @@ ERROR = "error"
 BREAKING = "breaking"
 WARNING = "warning"
 INFO = "info"
-
-LEVELS = (INFO, WARNING, ERROR, BREAKING)
-"""Every level a finding can have."""
 
 _SEVERITY = {INFO: 0, WARNING: 1, ERROR: 2, BREAKING: 2}
 

@@ -19,10 +19,6 @@ from agentforge_cli.schema.providers import (
     convert_tool,
     export_tools,
     provider_name,
-    to_anthropic,
-    to_gemini,
-    to_mcp,
-    to_openai,
 )
 from agentforge_cli.schema.providers.gemini import GEMINI_FORMATS, GEMINI_KEYWORDS
 from agentforge_cli.schema.providers.openai import STRICT_FORMATS, STRICT_KEYWORDS
@@ -34,7 +30,7 @@ def strict_exportable(specs):
 
 
 def test_openai_plain_is_the_documented_shape_and_a_copy(sample_specs):
-    exported = to_openai(sample_specs)
+    exported = export_tools(sample_specs, "openai").data
     assert [e["function"]["name"] for e in exported] == [s.name for s in sample_specs]
     for entry, source in zip(exported, sample_specs, strict=True):
         assert entry == {"type": "function", "function": {
@@ -46,14 +42,14 @@ def test_openai_plain_is_the_documented_shape_and_a_copy(sample_specs):
 
 
 def test_anthropic_shape(sample_specs):
-    exported = to_anthropic(sample_specs)
+    exported = export_tools(sample_specs, "anthropic").data
     for entry, source in zip(exported, sample_specs, strict=True):
         assert entry == {"name": source.name, "description": source.description,
                          "input_schema": source.parameters}
 
 
 def test_mcp_shape_is_a_tools_list_result(sample_specs):
-    exported = to_mcp(sample_specs)
+    exported = export_tools(sample_specs, "mcp").data
     assert list(exported) == ["tools"]
     for entry, source in zip(exported["tools"], sample_specs, strict=True):
         assert entry == {"name": source.name, "description": source.description,
@@ -63,12 +59,12 @@ def test_mcp_shape_is_a_tools_list_result(sample_specs):
 
 def test_mcp_export_validates_against_the_mcp_sdk_types(sample_specs):
     from mcp import types
-    result = types.ListToolsResult.model_validate(to_mcp(sample_specs))
+    result = types.ListToolsResult.model_validate(export_tools(sample_specs, "mcp").data)
     assert [t.name for t in result.tools] == [s.name for s in sample_specs]
 
 
 def test_openai_strict_sample_tools_use_only_strict_keywords(sample_specs):
-    exported = to_openai(strict_exportable(sample_specs), strict=True)
+    exported = export_tools(strict_exportable(sample_specs), "openai", strict=True).data
     for entry in exported:
         function = entry["function"]
         assert entry["type"] == "function" and function["strict"] is True
@@ -85,7 +81,7 @@ def test_openai_strict_sample_tools_use_only_strict_keywords(sample_specs):
 
 
 def test_gemini_sample_tools_use_only_the_openapi_subset(sample_specs):
-    exported = to_gemini(sample_specs)
+    exported = export_tools(sample_specs, "gemini").data
     assert [d["name"] for d in exported] == [s.name for s in sample_specs]
     for declaration in exported:
         assert set(declaration) <= {"name", "description", "parameters"}
@@ -105,7 +101,8 @@ def test_gemini_sample_tools_use_only_the_openapi_subset(sample_specs):
 def test_every_export_is_json(sample_specs):
     for provider in ("openai", "anthropic", "gemini", "mcp"):
         json.dumps(export_tools(sample_specs, provider).data, allow_nan=False)
-    json.dumps(to_openai(strict_exportable(sample_specs), strict=True), allow_nan=False)
+    strict = export_tools(strict_exportable(sample_specs), "openai", strict=True).data
+    json.dumps(strict, allow_nan=False)
 
 
 def test_plain_formats_report_no_warnings(sample_specs):
@@ -150,7 +147,7 @@ def order(customer: Annotated[str, P("who")], lines: Annotated[list[Line], P("wh
 
 
 def strict_parameters(func) -> dict[str, Any]:
-    return to_openai([spec(func)], strict=True)[0]["function"]["parameters"]
+    return export_tools([spec(func)], "openai", strict=True).data[0]["function"]["parameters"]
 
 
 def test_strict_makes_every_property_required_and_optional_ones_nullable():
@@ -189,7 +186,8 @@ def test_strict_inlines_a_ref_with_sibling_keywords():
     parameters = obj({"a": {"$ref": "#/$defs/Pair", "description": "first"},
                       "b": {"$ref": "#/$defs/Pair"}})
     parameters["$defs"] = {"Pair": obj({"x": {"type": "integer"}})}
-    out = to_openai([raw("pairs", parameters)], strict=True)[0]["function"]["parameters"]
+    exported = export_tools([raw("pairs", parameters)], "openai", strict=True).data
+    out = exported[0]["function"]["parameters"]
     assert out["properties"]["a"]["description"] == "first"
     assert out["properties"]["a"]["properties"] == {"x": {"type": "integer"}}
     assert "$ref" not in out["properties"]["a"]
@@ -209,7 +207,7 @@ def test_strict_refuses_types_without_a_strict_form(annotation, rule, path):
 
     probe.__annotations__ = {"x": annotation}
     with pytest.raises(ProviderExportError) as info:
-        to_openai([spec(probe)], strict=True)
+        export_tools([spec(probe)], "openai", strict=True)
     error = info.value
     assert isinstance(error, AgentForgeError)
     assert [(i.tool, i.path, i.rule) for i in error.issues] == [("probe", path, rule)]
@@ -224,7 +222,7 @@ def test_strict_error_lists_every_problem_of_every_tool():
         """Second."""
 
     with pytest.raises(ProviderExportError) as info:
-        to_openai([spec(first), spec(second)], strict=True)
+        export_tools([spec(first), spec(second)], "openai", strict=True)
     found = [(i.tool, i.path) for i in info.value.issues]
     assert found == [("first", "$.levels"), ("first", "$.anything"), ("second", "$.prices")]
     assert str(info.value).count("\n") == 3
@@ -234,7 +232,7 @@ def test_strict_refuses_a_definition_that_only_refers_to_itself():
     parameters = obj({"x": {"$ref": "#/$defs/A"}})
     parameters["$defs"] = {"A": {"$ref": "#/$defs/A"}}
     with pytest.raises(ProviderExportError) as info:
-        to_openai([raw("loop", parameters)], strict=True)
+        export_tools([raw("loop", parameters)], "openai", strict=True)
     assert [(i.path, i.rule) for i in info.value.issues] == [("$defs.A", "ref-cycle")]
 
 
@@ -283,14 +281,14 @@ def test_strict_refuses_schemas_nested_too_deep():
     for _ in range(11):
         schema = obj({"inner": schema})
     with pytest.raises(ProviderExportError) as info:
-        to_openai([raw("deep", schema)], strict=True)
+        export_tools([raw("deep", schema)], "openai", strict=True)
     assert [i.rule for i in info.value.issues] == ["too-deep"]
 
 
 # --- Gemini ----------------------------------------------------------------------------------
 
 def gemini_parameters(func) -> dict[str, Any]:
-    return to_gemini([spec(func)])[0]["parameters"]
+    return export_tools([spec(func)], "gemini").data[0]["parameters"]
 
 
 def test_gemini_optional_members_become_nullable_and_unions_any_of():
@@ -324,7 +322,7 @@ def test_gemini_refuses_a_recursive_type():
         """Tree."""
 
     with pytest.raises(ProviderExportError) as info:
-        to_gemini([spec(tree)])
+        export_tools([spec(tree)], "gemini")
     assert [(i.path, i.rule) for i in info.value.issues] == [
         ("$.root.children[*]", "recursive-type")]
     assert "Node" in str(info.value)
@@ -361,12 +359,12 @@ def test_gemini_formats_outside_its_list_move_to_the_description(shop_specs):
     assert props["day"] == {"type": "string",
                             "description": "送货日期，YYYY-MM-DD (format: date)"}
     assert [w.path for w in result.warnings] == ["$.order_id", "$.day", "$.earliest"]
-    placed = to_gemini([shop_specs["placeOrder"]])[0]["parameters"]["properties"]
+    placed = export_tools([shop_specs["placeOrder"]], "gemini").data[0]["parameters"]["properties"]
     assert placed["placed_at"]["format"] == "date-time"
 
 
 def test_gemini_drops_null_defaults_and_keeps_others(shop_specs):
-    props = to_gemini([shop_specs["getPrice"]])[0]["parameters"]["properties"]
+    props = export_tools([shop_specs["getPrice"]], "gemini").data[0]["parameters"]["properties"]
     assert "default" not in props["discount"]
     assert props["quantity"]["default"] == 1
 
@@ -376,7 +374,7 @@ def test_gemini_tool_without_parameters_has_no_parameters_key():
         """Ping."""
         return "pong"
 
-    assert to_gemini([spec(ping)]) == [{"name": "ping", "description": "Ping."}]
+    assert export_tools([spec(ping)], "gemini").data == [{"name": "ping", "description": "Ping."}]
 
 
 def test_gemini_hand_written_keywords():
@@ -407,7 +405,7 @@ def test_gemini_refuses_untyped_values(annotation):
 
     probe.__annotations__ = {"x": annotation}
     with pytest.raises(ProviderExportError) as info:
-        to_gemini([spec(probe)])
+        export_tools([spec(probe)], "gemini")
     assert [i.rule for i in info.value.issues] in (["untyped-value"], ["untyped-items"])
 
 
@@ -436,7 +434,7 @@ def test_the_build_local_tools_table_exports_directly():
     from sample_tools import weather
 
     table = dict.fromkeys(specs_of(weather))
-    assert to_anthropic(table)[0]["name"] == "getWeather"
+    assert export_tools(table, "anthropic").data[0]["name"] == "getWeather"
 
 
 def test_int32_bounds_survive_every_export():
@@ -451,7 +449,7 @@ def test_int32_bounds_survive_every_export():
 def test_exported_schemas_stay_valid_json_schema(sample_specs):
     import jsonschema
     validator = jsonschema.Draft202012Validator
-    for entry in to_openai(strict_exportable(sample_specs), strict=True):
+    for entry in export_tools(strict_exportable(sample_specs), "openai", strict=True).data:
         validator.check_schema(entry["function"]["parameters"])
 
 

@@ -53,10 +53,6 @@ __all__ = [
     "get_provider",
     "name_problem",
     "provider_name",
-    "to_anthropic",
-    "to_gemini",
-    "to_mcp",
-    "to_openai",
 ]
 
 REGISTRY: tuple[Provider, ...] = (
@@ -179,27 +175,3 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
         raise ProviderExportError(chosen.name, errors)
     return ProviderExport(provider=chosen.name, data=chosen.wrap(entries), warnings=warnings)
 
-
-def to_openai(specs: Iterable[ToolSpecification], *, strict: bool = False
-              ) -> list[dict[str, Any]]:
-    """OpenAI function tools (strict-mode form with ``strict=True``)."""
-    exported: list[dict[str, Any]] = export_tools(specs, "openai", strict=strict).data
-    return exported
-
-
-def to_anthropic(specs: Iterable[ToolSpecification]) -> list[dict[str, Any]]:
-    """Anthropic tool definitions."""
-    exported: list[dict[str, Any]] = export_tools(specs, "anthropic").data
-    return exported
-
-
-def to_gemini(specs: Iterable[ToolSpecification]) -> list[dict[str, Any]]:
-    """Gemini function declarations."""
-    exported: list[dict[str, Any]] = export_tools(specs, "gemini").data
-    return exported
-
-
-def to_mcp(specs: Iterable[ToolSpecification]) -> dict[str, Any]:
-    """The MCP ``tools/list`` result."""
-    exported: dict[str, Any] = export_tools(specs, "mcp").data
-    return exported
