@@ -203,8 +203,6 @@ def make_execute(definition: ToolDefinition, *, strict: bool, parse: Callable[[A
         "        on_argument_error(error)",
         "    try:",
         f"        r = {call}",
-        "    except (KeyboardInterrupt, SystemExit):",
-        "        raise",
         "    except BaseException as exc:",
         "        return on_failure(exc)",
         "    if r.__class__ is str and len(r) <= MAX_RESULT:",
