@@ -53,8 +53,11 @@ BAD_PIN = json.dumps({"pin": PIN + "x", "api_token": TOKEN})  # pin must be an i
 NESTED = json.dumps({"pin": 1, "door": {"password": TOKEN}})  # an object for a string
 BROKEN = GOOD[:-1]  # not JSON: the text is shown as it came, with secret pairs masked
 TWICE = json.dumps(GOOD)  # encoded twice: repaired before binding
+PYTHON_DICT = str({"door": "front", "pin": PIN, "api_token": TOKEN})  # {'door': ...}
+NEW_NAMES = json.dumps({"pin": 1, "door": {"client_secret": TOKEN, "passphrase": PIN}})
 CALLS = [("unlock", GOOD), ("rotate", BAD_PIN), ("rotate", NESTED), ("rotate", BROKEN),
-         ("unlock", TWICE), ("open_door", GOOD)]  # the last: a tool that does not exist
+         ("unlock", TWICE), ("open_door", GOOD),  # the last: a tool that does not exist
+         ("unlock", PYTHON_DICT), ("rotate", NEW_NAMES)]
 
 AGENTFORGE = str(Path(sys.executable).parent / "agentforge")
 
@@ -191,7 +194,9 @@ def test_serve_log_and_answers_never_show_a_secret(vault, tmp_path):
     from mcp.shared.exceptions import MCPError
 
     params = StdioServerParameters(command=AGENTFORGE, args=["serve", "vault.py", "--log"],
-                                   cwd=str(vault), env={"NO_COLOR": "1", "TERM": "dumb"})
+                                   cwd=str(vault), env={"NO_COLOR": "1", "TERM": "dumb", **{
+                                       k: v for k, v in os.environ.items()
+                                       if k == "PYTHONPATH"}})
     answers: list[str] = []
 
     async def session(errlog) -> None:
@@ -202,6 +207,8 @@ def test_serve_log_and_answers_never_show_a_secret(vault, tmp_path):
                 listed = await client.list_tools()
                 answers.append(json.dumps([t.model_dump(mode="json") for t in listed.tools]))
                 for name, arguments in CALLS:
+                    if arguments == PYTHON_DICT:
+                        continue  # MCP arguments arrive as an object, never as text
                     value = json.loads(arguments) if arguments != BROKEN else {"pin": PIN}
                     if isinstance(value, str):
                         value = json.loads(value)

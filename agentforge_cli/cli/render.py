@@ -74,13 +74,30 @@ def stderr_console() -> Console:
     return _console(True)
 
 
-def safe_text(text: str) -> str:
-    """``text`` with lone surrogates (unencodable anywhere) written as ``\\udcxx``."""
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_TERMINAL_CONTROL = re.compile(f"[{_CONTROLS}]")  # a tab and a newline are text
+_LINE_CONTROL = re.compile(f"[\t\n{_CONTROLS}]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str, *, one_line: bool = False) -> str:
+    """``text`` as it may reach a terminal: lone surrogates (unencodable anywhere) written
+    as ``\\udcxx``, and what a terminal would act on written as an escape (``\\x1b``):
+    control characters (C0 but tab and newline, DEL, C1 — so no escape sequence, OSC
+    hyperlink or title) and bidirectional overrides. ``one_line``: tabs and newlines too,
+    for a name that must not start a line of its own."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    pattern = _LINE_CONTROL if one_line else _TERMINAL_CONTROL
+    if (text.isascii() and text.isprintable()) or pattern.search(text) is None:
+        return text
+    return pattern.sub(_escaped, text)
 
 
 def error(message: str, hint: str | None = None) -> None:
@@ -210,14 +227,14 @@ def tool_list(specs: Sequence[ToolSpecification]) -> None:
     width = max(console.width, 40)
     for spec in specs:
         head = Text()
-        head.append(f"[{safe_text(spec.name)}]", style="bold cyan")
+        head.append(f"[{safe_text(spec.name, one_line=True)}]", style="bold cyan")
         if spec.description:
             head.append(" " + safe_text(" ".join(spec.description.split())))
         console.print(head, overflow="fold")
         parameters = spec.parameters if isinstance(spec.parameters, dict) else {}
         properties = parameters.get("properties") or {}
         required = set(parameters.get("required") or ())
-        items = [_param_item(safe_text(name), schema, name in required)
+        items = [_param_item(safe_text(name, one_line=True), schema, name in required)
                  for name, schema in properties.items()]
         prefix = Text("  parameters: {" + (" " if items else ""))
         for line in _flow(prefix, items, " }", width):
@@ -257,7 +274,8 @@ def findings(rows: Sequence[dict[str, str]], verdict: str, *, failed: bool,
             if not wide:
                 message.append(f" [{safe_text(row['rule'])}]", style="dim")
             cells = [Text(row["level"], style=_LEVEL_STYLES.get(row["level"], "")),
-                     Text(safe_text(row["tool"])), Text(safe_text(row["parameter"]))]
+                     Text(safe_text(row["tool"], one_line=True)),
+                     Text(safe_text(row["parameter"], one_line=True))]
             if wide:
                 cells.append(Text(safe_text(row["rule"])))
             table.add_row(*cells, message)
@@ -399,7 +417,7 @@ and the badge's ``(text, style)``."""
 
 def _call_rows(call: CallReport) -> list[_Row]:
     badge = _STATUS[call.status]
-    act: _Row = ("act", "magenta", [(safe_text(call.name), "bold"),
+    act: _Row = ("act", "magenta", [(safe_text(call.name, one_line=True), "bold"),
                                     (" " + _one_line(call.masked_arguments()), None)], None)
     if call.actual is None:  # drifted: not run, the drift says why
         return [act, ("reflect", "blue", [(safe_text(call.name), ""), (" not run", "dim")],
@@ -453,7 +471,7 @@ class TracePrinter:
             return
         self._flush(final=False)
         if not self._previous_is("assistant", "call"):
-            self._row("think", "yellow", [(f"call {safe_text(entry.name)}", "")])
+            self._row("think", "yellow", [(f"call {safe_text(entry.name, one_line=True)}", "")])
         for tag, style, body, badge in _call_rows(entry):
             self._row(tag, style, body, badge)
         self._previous = entry

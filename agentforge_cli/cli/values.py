@@ -37,7 +37,7 @@ def json_safe(value: Any) -> Any:
         return text
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to parse
         return text
 
 

@@ -147,11 +147,30 @@ def parse_arguments(
     if arguments is None:
         return {}
     if isinstance(arguments, dict):
+        _refuse_non_finite(arguments)  # parsed elsewhere (MCP): the rule of the text path
         return arguments
     raise ArgumentError(
         f"Arguments must be a JSON string, received a Python {type(arguments).__name__}",
         received=arguments,
     )
+
+
+def _refuse_non_finite(value: dict[str, Any]) -> None:
+    """Refuse ``NaN``/``Infinity`` anywhere in arguments parsed by someone else (an MCP
+    client's JSON parser accepts them), as :func:`loads_exact` refuses them in text."""
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:  # type: ignore[attr-defined]  # a dict or a list, pushed below
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append(child)
+            elif kind is float and child - child != 0.0:  # NaN and the infinities
+                name = "NaN" if child != child else ("Infinity" if child > 0 else "-Infinity")
+                raise ArgumentError(
+                    f"Arguments contain the non-standard JSON constant {name}, which is"
+                    " refused", received=None)
 
 
 def _check_depth(value: dict[str, Any], max_depth: int) -> None:

@@ -73,16 +73,21 @@ def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
     ready = loop._ready  # CPython's BaseEventLoop: the deque call_soon appends to
     before = len(ready)
     task = Task(coro, loop=loop)
-    if len(ready) == before + 1:
-        handle = ready.pop()  # the task's first step, scheduled by its constructor
-        _set_running_loop(loop)
-        try:
-            handle._context.run(handle._callback)
-        finally:
-            _set_running_loop(None)
-        if task.done():
-            return task.result()
-    return loop.run_until_complete(task)
+    try:
+        if len(ready) == before + 1:
+            handle = ready.pop()  # the task's first step, scheduled by its constructor
+            _set_running_loop(loop)
+            try:
+                handle._context.run(handle._callback)
+            finally:
+                _set_running_loop(None)
+            if task.done():
+                return task.result()
+        return loop.run_until_complete(task)
+    except BaseException:  # SystemExit, KeyboardInterrupt: a task re-raises them
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: handed to the caller, not logged at exit
+        raise
 
 
 async def execute_async(executor: ToolExecutor, request: ToolExecutionRequest,

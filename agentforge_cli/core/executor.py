@@ -9,8 +9,10 @@ the return value, and apply the error policy:
   when ``wrap_argument_errors`` is on;
 * an exception from the tool becomes an error result (its message, or its class name when
   the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
-  chained to it when ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and
-  ``SystemExit`` always propagate.
+  chained to it when ``propagate_execution_errors`` is on. ``SystemExit`` and
+  ``KeyboardInterrupt`` from the tool are failures like any other
+  (``Tool "cli" raised SystemExit(2)``); only a real Ctrl-C propagates (see
+  :mod:`~agentforge_cli.core.interrupts`).
 
 How arguments bind without a call (``--explain``) is :mod:`~agentforge_cli.core.diagnostics`.
 """
@@ -37,6 +39,7 @@ from agentforge_cli.core.binder import (
     tool_argument_error,
 )
 from agentforge_cli.core.definition import ToolDefinition, define_tool
+from agentforge_cli.core.interrupts import raised_by_tool, watch_sigint
 from agentforge_cli.core.returns import UnserializableResult, result_text
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.errors import (
@@ -78,6 +81,13 @@ def error_message(exc: BaseException) -> str:
     except Exception:
         text = ""
     return text if text.strip() else type(exc).__name__
+
+
+def exit_name(exc: SystemExit | KeyboardInterrupt) -> str:
+    """``SystemExit(2)``, ``SystemExit('usage: ...')``, ``KeyboardInterrupt``."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r})" if exc.code is not None else "SystemExit"
+    return type(exc).__name__
 
 
 class LocalToolExecutor:
@@ -135,6 +145,7 @@ class LocalToolExecutor:
         self.max_result_chars = max_result_chars
         self.sensitive_keys = definition.sensitive_keys
         self._generated: dict[str, Any] = {}
+        watch_sigint()  # a Ctrl-C inside a tool stops the process; the tool's own exit does not
         if timeout is None:
             # The first call compiles the per-tool fast path (binder.make_execute) and
             # installs it as this instance's ``execute``; registration compiles nothing.
@@ -239,8 +250,6 @@ class LocalToolExecutor:
             else:
                 async with asyncio.timeout(self.timeout) as scope:
                     outcome = await coro
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -303,8 +312,6 @@ class LocalToolExecutor:
                     from agentforge_cli.core.coroutines import run_coroutine
 
                     outcome = run_coroutine(outcome)
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except BaseException as exc:  # the tool's failure is the result
             return self._execution_failure(exc)
         return self._finish(outcome)
@@ -317,8 +324,6 @@ class LocalToolExecutor:
                 raise ResultTooLarge(
                     f'Tool "{self.name}" returned {len(text)} characters, more than the limit'
                     f" of {self.max_result_chars}")
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except BaseException as exc:  # an unserialisable or oversized result
             return self._execution_failure(exc)
         return ToolExecutionResult(text, False)
@@ -357,7 +362,11 @@ class LocalToolExecutor:
         raise error
 
     def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
-        if isinstance(exc, UnserializableResult):
+        if not raised_by_tool(exc):
+            raise exc  # a Ctrl-C of the process, not the tool's failure
+        if isinstance(exc, SystemExit | KeyboardInterrupt):
+            message = f'Tool "{self.name}" raised {exit_name(exc)}'
+        elif isinstance(exc, UnserializableResult):
             message = f'Tool "{self.name}" returned {exc}'
         elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
             message = str(exc)

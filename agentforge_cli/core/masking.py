@@ -2,10 +2,15 @@
 
 The one place masking is decided. A value is secret when its key is one of the tool's
 sensitive keys (parameters marked ``P(sensitive=True)``, see :func:`sensitive_keys`) or is
-named like a secret: ``password``, ``passwd``, ``secret``, ``token``, ``api_key``/``apikey``,
-``authorization``, ``private_key``, ``credential`` — any case, ``_``/``-`` ignored, as the
-whole key or its ending (``access_token``, ``db_password``; not ``max_tokens``). Secrets are
-shown as ``***``.
+named like a secret — any case, ``_``/``-`` ignored — as the whole key or its ending
+(``access_token``, ``db_password``, ``client_secret``, ``set-cookie``; not ``max_tokens``,
+``tokens_used``, ``author``): ``password``, ``passwd``, ``passphrase``, ``secret``,
+``token``, ``api_key``, ``authorization``, ``auth``, ``bearer``, ``jwt``, ``otp``,
+``private_key`` and the other ``..._key``s of cryptography (``secret_key``, ``access_key``,
+``signing_key``, ``encryption_key``, ``session_key``), ``credential(s)``, ``cookie(s)``; or
+exactly ``pass``, ``pwd``. Not masked by name: ``session_id`` (it names a session, as a
+``user_id`` names a user) and ``pin`` (as often "pin a message" as a PIN) — mark such a
+parameter ``P(sensitive=True)``. Secrets are shown as ``***``.
 
 Every output goes through :func:`mask_value` (parsed values, bound arguments keyed by JSON
 key) or :func:`mask_arguments` (a model's argument string); :func:`mask_text` is their
@@ -24,19 +29,26 @@ MASK = "***"
 
 _NONE: frozenset[str] = frozenset()
 
-_SENSITIVE_ENDINGS = ("password", "passwd", "secret", "token", "apikey", "authorization",
-                      "privatekey", "credential", "credentials")
-_FIND_ENDING = re.compile("|".join(_SENSITIVE_ENDINGS)).search  # one scan, not one per ending
+_SENSITIVE_ENDINGS = ("password", "passwd", "passphrase", "secret", "token", "apikey",
+                      "authorization", "auth", "bearer", "jwt", "otp", "privatekey",
+                      "secretkey", "accesskey", "signingkey", "encryptionkey", "sessionkey",
+                      "credential", "credentials", "cookie", "cookies")
+_SENSITIVE_NAMES = frozenset({"pass", "pwd"})  # too short to match as an ending
+_FIND_ENDING = re.compile("|".join((*_SENSITIVE_ENDINGS, *_SENSITIVE_NAMES))).search
 
-_KEY_VALUE = re.compile(
-    r'("(?P<key>(?:[^"\\]|\\.)*)"\s*:\s*)'
-    r'(?P<value>"(?:[^"\\]|\\.)*"?|[^,}\]\s]+)')
+_STRING = {quote: re.compile(rf"{quote}(?:[^{quote}\\]|\\.)*{quote}?", re.DOTALL)
+           for quote in "\"'"}  # from a quote to its closing quote (or the end)
+_QUOTE = re.compile("[\"']")
+_SPACE = re.compile(r"\s*")
+_BARE_VALUE = re.compile(r"[^,}\]\s]*")
+_WORD_KEY = re.compile(r"""['"]([\w.-]+)['"]\s*:\s*""")
 
 
 def is_sensitive_name(name: str) -> bool:
-    """True for keys named like a secret (``password``, ``api_key``, ``access_token``...)."""
+    """True for keys named like a secret (``password``, ``api_key``, ``access_token``,
+    ``client_secret``, ``set-cookie``...); not ``max_tokens``, ``author``."""
     key = name.lower().replace("_", "").replace("-", "")
-    return key.endswith(_SENSITIVE_ENDINGS)
+    return key.endswith(_SENSITIVE_ENDINGS) or key in _SENSITIVE_NAMES
 
 
 def sensitive_keys(executor: Any) -> frozenset[str]:
@@ -73,20 +85,74 @@ def mask_value(value: Any, sensitive_keys: frozenset[str] = _NONE) -> Any:
                 for key, item in value.items()}
     if isinstance(value, list):
         return [mask_value(item) for item in value]
-    if isinstance(value, str) and '"' in value:
+    if isinstance(value, str) and ('"' in value or "'" in value):
         return mask_text(value)  # JSON text in a string (an object bound to a str)
     return value
 
 
 def mask_text(text: str, sensitive_keys: frozenset[str] = _NONE) -> str:
-    """Mask ``"key": value`` pairs of secret keys in text that may not parse as JSON."""
+    """Mask ``"key": value`` pairs of secret keys in text that may not parse as JSON;
+    single quotes (Python's ``{'password': 'x'}``) count as quotes too.
 
-    def replace(match: re.Match[str]) -> str:
-        if _secret(match.group("key"), sensitive_keys):
-            return f'{match.group(1)}"{MASK}"'
-        return match.group(0)
+    Two passes, each from left to right and linear in the text whatever it holds (a
+    double-encoded string's run of ``\\"``, say): the first reads each quoted string once,
+    as JSON or Python would; the second finds every quoted key that is a plain word, even
+    where a stray apostrophe (``here's {'pin': 1}``) threw the quote pairing off.
+    """
+    return _mask_word_keys(_mask_pairs(text, sensitive_keys), sensitive_keys)
 
-    return _KEY_VALUE.sub(replace, text)
+
+def _end(pattern: re.Pattern[str], text: str, start: int) -> int:
+    """Where ``pattern`` (one that may match nothing, so always matches) ends from
+    ``start``."""
+    found = pattern.match(text, start)
+    assert found is not None  # each matches here: nothing at all, or the quote at start
+    return found.end()
+
+
+def _value_end(text: str, start: int) -> int:
+    """Where the value starting at ``start`` ends (a quoted string, or bare text)."""
+    if start < len(text) and text[start] in "\"'":
+        return _end(_STRING[text[start]], text, start)
+    return _end(_BARE_VALUE, text, start)
+
+
+def _mask_pairs(text: str, sensitive_keys: frozenset[str]) -> str:
+    out: list[str] = []
+    position, end = 0, len(text)
+    while (quote := _QUOTE.search(text, position)) is not None:
+        start = quote.start()
+        closed = _end(_STRING[text[start]], text, start)
+        colon = _end(_SPACE, text, closed)
+        if (closed - start < 2 or text[closed - 1] != text[start] or colon >= end
+                or text[colon] != ":"):
+            out.append(text[position:closed])
+            position = closed
+            continue
+        value = _end(_SPACE, text, colon + 1)
+        out.append(text[position:value])
+        position = value
+        if _secret(text[start + 1:closed - 1], sensitive_keys):
+            position = _value_end(text, value)
+            out.append(f'"{MASK}"')
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _mask_word_keys(text: str, sensitive_keys: frozenset[str]) -> str:
+    out: list[str] = []
+    position = 0
+    for match in _WORD_KEY.finditer(text):
+        if match.start() < position or not _secret(match.group(1), sensitive_keys):
+            continue  # inside a value just masked, or not a secret
+        value = match.end()
+        if text.startswith(f'"{MASK}"', value):
+            continue
+        out.append(text[position:value])
+        out.append(f'"{MASK}"')
+        position = _value_end(text, value)
+    out.append(text[position:])
+    return "".join(out)
 
 
 def may_hold_secret(text: str, sensitive_keys: frozenset[str] = _NONE) -> bool:

@@ -48,6 +48,7 @@ from agentforge_cli import __version__
 from agentforge_cli.core.calllog import LOGGER_NAME
 from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.core.surrogates import encodable
 from agentforge_cli.errors import ToolExecutionError
 
 if TYPE_CHECKING:
@@ -134,12 +135,15 @@ async def execute_tool(service: ToolService, request: ToolExecutionRequest,
 
     :meth:`ToolService.aexecute`: ``async def`` tools are awaited on the running loop, sync
     tools run in a worker thread; argument errors and unknown tools are error results. An
-    executor set to propagate execution errors still yields an error result here.
+    executor set to propagate execution errors still yields an error result here. Lone
+    surrogates in the text are escaped (``\\udcff``), so the answer can be encoded.
     """
     try:
-        return await service.aexecute(request, memory_id)
+        result = await service.aexecute(request, memory_id)
     except ToolExecutionError as error:
-        return ToolExecutionResult(str(error), True)
+        result = ToolExecutionResult(str(error), True)
+    text = encodable(result.text)  # what any executor answers must reach the wire
+    return result if text is result.text else ToolExecutionResult(text, result.is_error)
 
 
 # ---------------------------------------------------------------- protocol shapes

@@ -241,6 +241,24 @@ class _Ledger:
             # The SDK never answers a cancelled request: stop waiting for it.
             self._settle(self._cancelled_id(message.params))
 
+    def refusal(self, item: Any) -> Any:
+        """The error message answering ``item`` instead of the server, or ``None``."""
+        if isinstance(item, Exception):
+            if _is_blank(item):
+                return None  # an empty line: nothing was asked
+            code, text, request_id = _unreadable(item)
+        else:
+            message = getattr(item, "message", None)
+            if not isinstance(message, self._request) or message.id not in self.open:
+                return None
+            code, request_id = _INVALID_REQUEST, message.id
+            text = f"Invalid request: a request with id {message.id!r} is already in flight"
+        from mcp.shared.message import SessionMessage
+        from mcp.types import ErrorData, JSONRPCError
+
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id,
+                                           error=ErrorData(code=code, message=text)))
+
     def written(self, item: Any) -> None:
         message = getattr(item, "message", None)
         if isinstance(message, self._answers):
@@ -258,16 +276,56 @@ class _Ledger:
             await self._idle.wait()
 
 
+_PARSE_ERROR = -32700
+_INVALID_REQUEST = -32600
+
+
+def _errors(exc: Exception) -> list[dict[str, Any]]:
+    try:
+        return list(exc.errors())  # type: ignore[attr-defined]  # pydantic's
+    except Exception:
+        return []
+
+
+def _is_blank(exc: Exception) -> bool:
+    errors = _errors(exc)
+    return bool(errors) and errors[0].get("type") == "json_invalid" and str(
+        errors[0].get("input", "x")).strip() == ""
+
+
+def _unreadable(exc: Exception) -> tuple[int, str, Any]:
+    """Code, message and id of the error answering a line the SDK could not read."""
+    errors = _errors(exc)
+    if not errors or any(error.get("type") == "json_invalid" for error in errors):
+        return _PARSE_ERROR, "Parse error: the line is not JSON (or nested too deep)", None
+    value = errors[0].get("input")
+    if type(value) is list:
+        return _INVALID_REQUEST, "Invalid request: batches are not supported", None
+    request_id = value.get("id") if type(value) is dict else None
+    if type(request_id) not in (int, str):
+        request_id = None
+    return _INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message", request_id
+
+
 class _DrainingReader:
-    """The transport's read stream; its end comes only once every request is answered."""
+    """The transport's read stream; its end comes only once every request is answered.
 
-    __slots__ = ("_end", "_inner", "_ledger")
+    A line the SDK could not read as a message (it hands the server an exception, which
+    the server only logs) is answered here, as JSON-RPC requires: ``-32700`` for text that
+    is not JSON or is nested too deep for the parser, ``-32600`` for JSON that is not one
+    request (a batch, a number, an object without ``method``), with the request's id when
+    it has one. A request reusing the id of one still in flight is refused (``-32600``)
+    rather than let one of the two answers be lost.
+    """
 
-    def __init__(self, inner: Any, ledger: _Ledger) -> None:
+    __slots__ = ("_end", "_inner", "_ledger", "_reply")
+
+    def __init__(self, inner: Any, ledger: _Ledger, reply: Any = None) -> None:
         import anyio
 
         self._inner = inner
         self._ledger = ledger
+        self._reply = reply  # where a refused line's error goes (the write stream)
         self._end = anyio.EndOfStream
 
     @property
@@ -275,13 +333,18 @@ class _DrainingReader:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        try:
-            item = await self._inner.receive()
-        except self._end:
-            await self._ledger.answered()
-            raise
-        self._ledger.read(item)
-        return item
+        while True:
+            try:
+                item = await self._inner.receive()
+            except self._end:
+                await self._ledger.answered()
+                raise
+            refusal = self._ledger.refusal(item)
+            if refusal is None:
+                self._ledger.read(item)
+                return item
+            if self._reply is not None:
+                await self._reply.send(refusal)
 
     def __aiter__(self) -> _DrainingReader:
         return self
@@ -335,6 +398,8 @@ class _AnsweringWriter:
 
 def draining(read_stream: Any, write_stream: Any) -> tuple[Any, Any]:
     """The transport's ``(read_stream, write_stream)`` made to answer every request read
-    before the server sees the end of input."""
+    before the server sees the end of input, and every line that is not a request."""
     ledger = _Ledger()
-    return _DrainingReader(read_stream, ledger), _AnsweringWriter(write_stream, ledger)
+    # a refusal goes straight out: it settles no request (its id may be one in flight)
+    return (_DrainingReader(read_stream, ledger, write_stream),
+            _AnsweringWriter(write_stream, ledger))

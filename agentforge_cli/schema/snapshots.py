@@ -93,6 +93,8 @@ def load_snapshot(path: str | os.PathLike[str]) -> list[ToolSpecification]:
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"{source}: not valid JSON at line {exc.lineno}, column "
                             f"{exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise SnapshotError(f"{source}: nested too deeply to read as JSON") from None
     return parse_snapshot(data, str(source))
 
 

@@ -83,8 +83,10 @@ async def connect(params: StdioServerParameters, errlog: Any, problems: list[Exc
 def serve(args: list[str], tmp_path: Path, command: str = sys.executable,
            stderr_name: str = "server-stderr.txt"):
     """Start a server subprocess (``command args``) and yield a connected :class:`Remote`."""
-    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
-                                   env={"PYTHONWARNINGS": "error"})
+    env = {"PYTHONWARNINGS": "error"}
+    if "PYTHONPATH" in os.environ:  # the code under test, also in the server
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT), env=env)
     stderr_path = tmp_path / stderr_name
     problems: list[Exception] = []
     with stderr_path.open("w", encoding="utf-8") as errlog, \

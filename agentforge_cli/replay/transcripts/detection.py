@@ -43,7 +43,7 @@ def container_of(head: str, path: Path | None = None) -> str:
     """
     try:
         first = json.loads(head.strip())
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON on its own, or nested too deeply
         if head.lstrip().startswith("{") and not head.endswith("\n") and path is not None:
             # a first line longer than the head: one object, or the first of many lines
             return "jsonl" if _has_second_line(path) else "json"
