@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -115,6 +116,10 @@ def replay(
     allow_drift: Annotated[bool, typer.Option(
         "--allow-drift", help="Report calls whose recorded arguments no longer fit "
                               "today's tools (drifted: not run) without failing.")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", metavar="SECONDS",
+        help="Fail a call still running after this long (an MCP target's call, and its "
+             "start-up: exit 3).")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
@@ -122,6 +127,8 @@ def replay(
         from agentforge_cli.integrations.targets import load_supply
         from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
+        if timeout is not None and not 0 < timeout < math.inf:
+            raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         reach = mcp_options(header, env, cwd)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
@@ -138,11 +145,13 @@ def replay(
         if single:
             with _stdin_spooled(paths[0]) as path:
                 opened = _open(path, options)
-                supply = load_supply(tools, logging=log, strict=strict, mcp_options=reach)
+                supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
+                                     mcp_options=reach)
                 options.tools_header = supply.description
                 code = _replay_single(opened, supply, options, junit)
         else:
-            supply = load_supply(tools, logging=log, strict=strict, mcp_options=reach)
+            supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
+                                 mcp_options=reach)
             options.tools_header = supply.description
             code = _replay_many(paths, supply, options, junit)
         raise typer.Exit(code)

@@ -54,6 +54,10 @@ def serve(
         "--allow-origin", metavar="ORIGIN",
         help="With --transport http: also accept requests from this browser Origin, "
              "such as http://localhost:6274 (repeatable).")] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", metavar="NAME",
+        help="With --transport http: also accept this Host name (any port; NAME:PORT for "
+             "one port), e.g. the name a reverse proxy forwards (repeatable).")] = None,
     record: Annotated[Path | None, typer.Option(
         "--record", metavar="FILE", show_default=False,
         help="Append every call and its result to FILE, an agentforge JSONL transcript "
@@ -73,8 +77,13 @@ def serve(
     with guarded():
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        if transport == "stdio" and (host, port, allow_origin) != (None, None, None):
-            raise UsageError("--host, --port and --allow-origin need --transport http")
+        if transport == "stdio" and (host, port, allow_origin, allow_host) != (None,) * 4:
+            raise UsageError("--host, --port, --allow-origin and --allow-host need "
+                             "--transport http")
+        for name in allow_host or ():
+            if not name.strip() or any(char in name for char in " \t\r\n/"):
+                raise UsageError(f"--allow-host takes a host name, got {name!r}",
+                                 hint="e.g. --allow-host tools.example.com")
         if port is not None and not 0 <= port <= 65535:
             raise UsageError(f"--port must be between 0 and 65535, got {port}")
         reach = mcp_options(header, env, cwd)
@@ -96,7 +105,7 @@ def serve(
             _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
                         timeout=timeout, host=host or "127.0.0.1",
                         port=8000 if port is None else port, allow_origins=allow_origin or (),
-                        reach=reach, record=recorder)
+                        allow_hosts=allow_host or (), reach=reach, record=recorder)
             return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
@@ -122,8 +131,8 @@ def _recorder(record: Path | None) -> Any:
 
 
 def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
-                host: str, port: int, allow_origins: Sequence[str], reach: Any,
-                record: Any) -> None:
+                host: str, port: int, allow_origins: Sequence[str],
+                allow_hosts: Sequence[str], reach: Any, record: Any) -> None:
     from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
     from agentforge_cli.integrations.mcp_stdio import claim_stdio
     from agentforge_cli.integrations.targets import load_service
@@ -135,4 +144,5 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
     with sock, claim_stdio():  # nothing but the product's output may reach stdout
         service = load_service(targets, logging=log, strict=strict, timeout=timeout,
                                mcp_options=reach, record=record)
-        run_http(service, host=host, sock=sock, allow_origins=allow_origins, log=log)
+        run_http(service, host=host, sock=sock, allow_origins=allow_origins,
+                 allow_hosts=allow_hosts, log=log)

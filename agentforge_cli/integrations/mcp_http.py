@@ -3,9 +3,11 @@
 The server is :func:`~agentforge_cli.integrations.mcp_server.build_server`'s, mounted at
 ``/mcp`` with the SDK's streamable HTTP app and run by uvicorn (both come with the ``mcp``
 extra). Against DNS rebinding (as the MCP specification asks), every request passes
-:class:`HeaderGuard` first: a ``Host`` other than the bound name and port, or an
-``Origin`` not on the allowed list, is refused with ``403``. On a loopback address the
-names ``127.0.0.1``, ``localhost`` and ``[::1]`` are all accepted.
+:class:`HeaderGuard` first: a ``Host`` that does not name this server (with its port), or
+an ``Origin`` not on the allowed list, is refused with ``403``. On a loopback address the
+names ``127.0.0.1``, ``localhost`` and ``[::1]`` are accepted; on a wildcard address
+(``0.0.0.0``, ``::``) the machine's own names and addresses too; ``--allow-host`` adds
+names (behind a proxy). Allowed browser origins get CORS answers (preflight included).
 
 The socket is bound before serving, so a taken port is a :class:`ListenError` and port
 ``0`` picks a free one; the URL goes to standard error once the server listens. SIGINT
@@ -29,11 +31,17 @@ from agentforge_cli.core.service import ToolService
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["MCP_PATH", "HeaderGuard", "ListenError", "bind_socket", "run_http"]
+__all__ = ["MCP_PATH", "HeaderGuard", "ListenError", "bind_socket", "build_app", "host_names",
+           "machine_names", "run_http"]
 
 MCP_PATH = "/mcp"
 """Where the endpoint is served."""
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARDS = ("0.0.0.0", "::", "[::]", "")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_CORS_METHODS = "GET, POST, DELETE, OPTIONS"
+_CORS_HEADERS = ("content-type", "accept", "authorization", "mcp-session-id",
+                 "mcp-protocol-version", "last-event-id")
 _SHUTDOWN_GRACE = 3
 """Seconds open connections (an SSE stream, say) get to close on SIGINT/SIGTERM."""
 
@@ -43,7 +51,7 @@ class ListenError(OSError):
 
 
 def _is_loopback(host: str) -> bool:
-    if host == "localhost":
+    if host.lower() == "localhost":
         return True
     with contextlib.suppress(ValueError):
         return ipaddress.ip_address(host.strip("[]")).is_loopback
@@ -54,40 +62,133 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-class HeaderGuard:
-    """ASGI middleware refusing (``403``) a foreign ``Host`` or ``Origin`` header.
+def machine_names() -> set[str]:
+    """This machine's names and addresses, as far as the standard library can tell: the
+    loopback names, the host name and FQDN, the addresses they resolve to, and the
+    addresses outgoing IPv4 and IPv6 traffic leaves from (lower case, IPv6 in brackets)."""
+    names = set(_LOOPBACK_NAMES)
+    for name in {socket.gethostname(), socket.getfqdn()} - {""}:
+        names.add(name)
+        with contextlib.suppress(OSError, UnicodeError):
+            for *_, address in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM):
+                names.add(_url_host(str(address[0]).partition("%")[0]))
+    for family, documentation_address in ((socket.AF_INET, "192.0.2.1"),
+                                          (socket.AF_INET6, "2001:db8::1")):
+        # connecting a UDP socket sends nothing: it only picks the route and its address
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect((documentation_address, 9))
+            names.add(_url_host(str(probe.getsockname()[0]).partition("%")[0]))
+    return {name.lower() for name in names}
 
-    Allowed hosts are ``NAME:PORT`` for the bound host's names (the loopback names when
-    it is a loopback address) and the port the request came in on; allowed origins are
-    ``http://`` and those hosts, plus ``extra_origins``. A request without ``Origin``
-    (a non-browser client) passes the origin check.
+
+def host_names(host: str) -> frozenset[str]:
+    """The names a ``Host`` header may carry for a server bound to ``host``: the machine's
+    own (:func:`machine_names`) for a wildcard address, the loopback names for a loopback
+    one, else ``host`` itself (lower case)."""
+    if host in _WILDCARDS:
+        return frozenset(machine_names())
+    if _is_loopback(host):
+        return frozenset(_LOOPBACK_NAMES)
+    return frozenset({_url_host(host).lower()})
+
+
+def _split_host(value: str) -> tuple[str, str | None]:
+    """``("name", "port")`` of a ``Host`` value (``port`` ``None`` when left out)."""
+    if value.startswith("["):
+        name, _, rest = value.partition("]")
+        return name + "]", rest[1:] if rest.startswith(":") else None
+    name, found, port = value.rpartition(":")
+    return (name, port) if found else (value, None)
+
+
+class HeaderGuard:
+    """ASGI middleware refusing (``403``) a foreign ``Host`` or ``Origin`` header, and
+    answering CORS for the allowed origins.
+
+    A ``Host`` passes when it is one of :func:`host_names` with the port the request came
+    in on (without a port: port 80), or one of ``extra_hosts`` (any port; ``NAME:PORT``:
+    that port), compared case-insensitively. An ``Origin`` passes when its host passes
+    the same way (scheme ``http`` or ``https``), or when it is one of ``extra_origins``.
+    A request without ``Origin`` (a non-browser client) passes the origin check.
+
+    For an allowed ``Origin``, a preflight (``OPTIONS`` with
+    ``Access-Control-Request-Method``) is answered ``204`` here, and every other response
+    gets ``Access-Control-Allow-Origin`` (that origin) and exposes ``Mcp-Session-Id``.
     """
 
-    def __init__(self, app: ASGIApp, *, host: str, extra_origins: Iterable[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, *, host: str, extra_origins: Iterable[str] = (),
+                 extra_hosts: Iterable[str] = ()) -> None:
         self.app = app
-        self.names = _LOOPBACK_NAMES if _is_loopback(host) else (_url_host(host),)
-        self.extra_origins = frozenset(origin.rstrip("/") for origin in extra_origins)
+        self.names = host_names(host)
+        self.extra_hosts = frozenset(name.lower() for name in extra_hosts)
+        self.extra_origins = frozenset(origin.rstrip("/").lower() for origin in extra_origins)
+
+    def host_allowed(self, value: str, port: object, default_port: int = 80) -> bool:
+        """Whether ``value`` (``NAME[:PORT]``) names this server reached on ``port``."""
+        value = value.lower()
+        name, given = _split_host(value)
+        if value in self.extra_hosts or name in self.extra_hosts:
+            return True
+        return name in self.names and (given or str(default_port)) == str(port)
+
+    def origin_allowed(self, origin: str, port: object) -> bool:
+        origin = origin.rstrip("/").lower()
+        scheme, found, rest = origin.partition("://")
+        if origin in self.extra_origins:
+            return True
+        return (bool(found) and scheme in _DEFAULT_PORTS and "/" not in rest
+                and self.host_allowed(rest, port, _DEFAULT_PORTS[scheme]))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            port = (scope.get("server") or (None, None))[1]
-            hosts = {f"{name}:{port}" for name in self.names}
-            if port == 80:
-                hosts |= set(self.names)  # a client leaves the default port out
-            headers = {key.lower(): value.decode("latin-1") for key, value in scope["headers"]}
-            origin = headers.get(b"origin")
-            refusal = None
-            if headers.get(b"host") not in hosts:
-                refusal = "Invalid Host header"
-            elif origin is not None and origin.rstrip("/") not in (
-                    {f"http://{host}" for host in hosts} | self.extra_origins):
-                refusal = "Invalid Origin header"
-            if refusal:
-                from starlette.responses import PlainTextResponse
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        port = (scope.get("server") or (None, None))[1]
+        headers = {key.lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        origin = headers.get(b"origin")
+        refusal = None
+        if not self.host_allowed(headers.get(b"host", ""), port):
+            refusal = "Invalid Host header"
+        elif origin is not None and not self.origin_allowed(origin, port):
+            refusal = "Invalid Origin header"
+        if refusal:
+            from starlette.responses import PlainTextResponse
 
-                await PlainTextResponse(refusal, status_code=403)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+            await PlainTextResponse(refusal, status_code=403)(scope, receive, send)
+            return
+        if origin is None:
+            await self.app(scope, receive, send)
+        elif scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
+            requested = headers.get(b"access-control-request-headers", "")
+            await _preflight(origin, requested)(scope, receive, send)
+        else:
+            await self.app(scope, receive, _with_cors(send, origin))
+
+
+def _preflight(origin: str, requested: str) -> Any:
+    """Answer a CORS preflight of an allowed origin: ``204`` and what it may send (the
+    MCP headers, and any header it asks for)."""
+    from starlette.responses import Response
+
+    allowed = dict.fromkeys([*_CORS_HEADERS, *(name.strip().lower()
+                                              for name in requested.split(",") if name.strip())])
+    return Response(status_code=204, headers={
+        "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": _CORS_METHODS,
+        "Access-Control-Allow-Headers": ", ".join(allowed),
+        "Access-Control-Max-Age": "600", "Vary": "Origin"})
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    """``send``, adding the CORS headers of an allowed ``origin`` to the response."""
+    extra = [(b"access-control-allow-origin", origin.encode("latin-1")),
+             (b"access-control-expose-headers", b"Mcp-Session-Id"), (b"vary", b"Origin")]
+
+    async def send_with_cors(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *extra]}
+        await send(message)
+
+    return send_with_cors
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -114,7 +215,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = ()) -> Any:
+def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
+              allow_hosts: Iterable[str] = ()) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
@@ -124,13 +226,15 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
     app = build_server(service).streamable_http_app(
         streamable_http_path=MCP_PATH, host=host,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HeaderGuard(app, host=host, extra_origins=allow_origins)
+    return HeaderGuard(app, host=host, extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 
 def run_http(service: ToolService, *, host: str, sock: socket.socket,
-             allow_origins: Iterable[str] = (), log: bool = False) -> None:
+             allow_origins: Iterable[str] = (), allow_hosts: Iterable[str] = (),
+             log: bool = False) -> None:
     """Serve ``service`` on the bound ``sock`` until SIGINT or SIGTERM (``log``: the
-    call log to stderr, as for stdio)."""
+    call log to stderr, as for stdio). A host other than loopback gets a warning on
+    stderr: nothing authenticates the callers."""
     import uvicorn
 
     from agentforge_cli.integrations.mcp_server import _log_to_stderr
@@ -138,6 +242,12 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
     if log:
         _log_to_stderr()
     url = f"http://{_url_host(host)}:{sock.getsockname()[1]}{MCP_PATH}"
+    if not _is_loopback(host):
+        where = "every interface of this machine" if host in _WILDCARDS else "that interface"
+        print(f"agentforge: warning: {_url_host(host)} exposes the tools without "
+              f"authentication to every client that can reach {where}; put a reverse "
+              "proxy that checks a token in front of it (see docs/mcp.md)",
+              file=sys.stderr, flush=True)
     count = len(service.names)
 
     class _Server(uvicorn.Server):
@@ -147,7 +257,8 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
                 print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) "
                       f"listening on {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
-    config = uvicorn.Config(build_app(service, host=host, allow_origins=allow_origins),
+    app = build_app(service, host=host, allow_origins=allow_origins, allow_hosts=allow_hosts)
+    config = uvicorn.Config(app,
                             log_config=None, log_level=logging.WARNING, access_log=False,
                             lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the old handler:

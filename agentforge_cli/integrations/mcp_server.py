@@ -14,7 +14,12 @@ message says how to install the extra, when the SDK is missing or too old.
   not validate arguments against ``inputSchema``, so a model's ``"3"`` for an int reaches
   the coercion table). Argument and execution errors are a result with ``isError: true``
   and the message the CLI prints; an unknown tool is a JSON-RPC error (``-32602``); a
-  successful result whose text is a JSON object is also sent as ``structuredContent``;
+  successful result whose text is a JSON object is also sent as ``structuredContent``,
+  checked against the tool's ``outputSchema`` when its return type has one
+  (:mod:`~agentforge_cli.integrations.mcp_output`); an MCP target's tool keeps its
+  ``outputSchema`` and its results go on as its server sent them;
+* ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are empty lists;
+  ``tools/list`` has one page, so a ``cursor`` is ``-32602``;
 * ``async def`` tools are awaited on the server's event loop; every other tool runs in a
   worker thread, so a slow tool never blocks other requests. A call's time limit and
   strictness are the executor's (``build_local_tools(..., timeout=..., strict=...)``);
@@ -50,6 +55,7 @@ from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
 from agentforge_cli.errors import ToolExecutionError
+from agentforge_cli.integrations.mcp_output import OutputSchemas
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -75,6 +81,8 @@ SERVER_NAME = "agentforge"
 """The name ``initialize`` reports by default."""
 MCP_MIN_VERSION = (2, 3)
 """Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
+_RESOURCE_NOT_FOUND = -32002
+"""The JSON-RPC error code MCP gives an unknown resource."""
 INSTALL_HINT = "pip install '.[mcp]'"
 """How to install the optional MCP extra, run in a clone of agentforge (it is installed
 from source)."""
@@ -166,9 +174,16 @@ def _structured(text: str) -> dict[str, Any] | None:
 
 def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
     """The ``tools/call`` result for a :class:`ToolExecutionResult`: its text as text
-    content, ``isError``, and ``structuredContent`` for a successful JSON object."""
+    content, ``isError``, and ``structuredContent`` for a successful JSON object. The
+    result of an MCP target's tool (it keeps ``content``) goes on as its server sent it:
+    every block, and its ``structuredContent``."""
     from mcp import types
 
+    content = getattr(result, "content", None)
+    if content is not None:
+        structured = getattr(result, "structured_content", None)
+        return types.CallToolResult.model_validate(
+            {"content": content, "structuredContent": structured, "isError": result.is_error})
     structured = None if result.is_error else _structured(result.text)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=result.text)],
@@ -177,13 +192,32 @@ def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
     )
 
 
-def list_tools_result(service: ToolService) -> ListToolsResult:
-    """The ``tools/list`` result: one tool per registered specification."""
+def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
+             ) -> ToolExecutionResult:
+    """``result``, or an error result when it does not match the tool's ``outputSchema``
+    (a client would refuse it)."""
+    if result.is_error or schemas.schema(name) is None:
+        return result
+    value = _structured(result.text)
+    problem = ("the result is not a JSON object" if value is None
+               else schemas.problem(name, value))
+    if problem is None:
+        return result
+    return ToolExecutionResult(f'Tool "{name}" returned a result that does not match its '
+                               f"outputSchema: {problem}", True)
+
+
+def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None = None
+                      ) -> ListToolsResult:
+    """The ``tools/list`` result: one tool per registered specification (``outputSchema``:
+    an MCP target's, or that of a Python tool's return type, from ``output_schemas``)."""
     from mcp import types
 
+    schemas = output_schemas or OutputSchemas(service)
     return types.ListToolsResult(tools=[
         types.Tool(name=spec.name, title=spec.title, description=spec.description,
                    input_schema=spec.parameters,
+                   output_schema=spec.output_schema or schemas.schema(spec.name),
                    annotations=types.ToolAnnotations.model_validate(spec.annotations)
                    if spec.annotations else None)
         for spec in service.specifications
@@ -209,13 +243,41 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
     require_mcp()
+    from mcp import types
     from mcp.server import Server, ServerRequestContext
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
 
+    schemas = OutputSchemas(service)
+
     async def on_list_tools(ctx: ServerRequestContext,
                             params: PaginatedRequestParams | None) -> Any:
-        return list_tools_result(service)
+        if params is not None and params.cursor is not None:
+            # one page, so no cursor was ever handed out
+            raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor {params.cursor!r}: "
+                                                        "tools/list has one page")
+        return list_tools_result(service, schemas)
+
+    # No resources or prompts: empty lists (clients list them without asking first).
+    async def on_list_resources(ctx: ServerRequestContext,
+                                params: PaginatedRequestParams | None) -> Any:
+        return types.ListResourcesResult(resources=[])
+
+    async def on_list_resource_templates(ctx: ServerRequestContext,
+                                         params: PaginatedRequestParams | None) -> Any:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def on_read_resource(ctx: ServerRequestContext,
+                               params: types.ReadResourceRequestParams) -> Any:
+        raise MCPError(code=_RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}")
+
+    async def on_list_prompts(ctx: ServerRequestContext,
+                              params: PaginatedRequestParams | None) -> Any:
+        return types.ListPromptsResult(prompts=[])
+
+    async def on_get_prompt(ctx: ServerRequestContext,
+                            params: types.GetPromptRequestParams) -> Any:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {params.name!r}")
 
     async def on_call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> Any:
         if service.executor(params.name) is None:
@@ -229,10 +291,15 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
             # then binding and coercion run as for `agentforge tools call`.
             arguments=params.arguments,  # type: ignore[arg-type]  # a dict: taken as parsed
         )
-        return call_tool_result(await execute_tool(service, request, memory_id))
+        result = await execute_tool(service, request, memory_id)
+        return call_tool_result(_checked(result, params.name, schemas))
 
     return Server(name, version=version or __version__, instructions=instructions,
-                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+                  on_list_resources=on_list_resources,
+                  on_list_resource_templates=on_list_resource_templates,
+                  on_read_resource=on_read_resource, on_list_prompts=on_list_prompts,
+                  on_get_prompt=on_get_prompt)
 
 
 def _log_to_stderr() -> None:

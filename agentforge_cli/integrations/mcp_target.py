@@ -18,7 +18,8 @@ exits (``atexit`` closes it: the SDK ends the server, escalating to a kill) or u
 :func:`close_all`. The server's standard error goes to a temporary file; its last lines are
 quoted when the server fails. Start-up waits at most ``timeout`` seconds (default
 :data:`DEFAULT_TIMEOUT`, or ``AGENTFORGE_MCP_TIMEOUT``); calls wait at most the caller's
-``timeout`` when one is given.
+``timeout`` when one is given, else :attr:`McpOptions.call_timeout`
+(:data:`DEFAULT_CALL_TIMEOUT`).
 
 Failures raise :class:`~agentforge_cli.errors.TargetError` (exit 3 on the command line): a
 command that does not start, a server that exits, writes something other than MCP or does
@@ -38,9 +39,9 @@ from typing import Any
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import TargetConfigError, TargetError, ToolExecutionError
 
-__all__ = ["DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR", "McpConnection",
-           "McpOptions", "McpToolExecutor", "McpToolResult", "close_all", "is_mcp_target",
-           "load_mcp_tools"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR",
+           "McpConnection", "McpOptions", "McpToolExecutor", "McpToolResult", "close_all",
+           "is_mcp_target", "load_mcp_tools"]
 
 PREFIX = "mcp:"
 _URL_PREFIXES = ("http://", "https://")
@@ -48,6 +49,8 @@ TIMEOUT_VAR = "AGENTFORGE_MCP_TIMEOUT"
 HEADERS_VAR = "AGENTFORGE_MCP_HEADERS"
 DEFAULT_TIMEOUT = 10.0
 """Seconds a server may take to start and answer ``initialize`` and ``tools/list``."""
+DEFAULT_CALL_TIMEOUT = 60.0
+"""Seconds a ``tools/call`` may take unless the command says otherwise (``--timeout``)."""
 _STDERR_LINES = 10
 _INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
                  "`pip install '.[mcp]'` (or `pip install mcp`)")
@@ -69,6 +72,9 @@ class McpOptions:
     """Variables added to the environment of ``mcp:`` servers."""
     cwd: Path | None = None
     """The working directory of ``mcp:`` servers (default: the target's base directory)."""
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT
+    """Seconds each ``tools/call`` may take (``None``: no limit); a command's ``timeout``
+    wins."""
 
 
 def is_mcp_target(spec: str) -> bool:
@@ -426,8 +432,8 @@ class McpToolExecutor:
     """Runs one tool of an MCP server: ``tools/call`` with the request's arguments.
 
     The arguments are parsed leniently (as for local tools) and sent as given; the result's
-    text blocks are joined with newlines and its ``isError`` kept (an
-    :class:`McpToolResult`).
+    blocks are rendered one per line (:mod:`~agentforge_cli.integrations.mcp_content`) and
+    its ``isError`` kept (an :class:`McpToolResult`).
     """
 
     __slots__ = ("connection", "name", "propagate_execution_errors", "specification")
@@ -447,14 +453,15 @@ class McpToolExecutor:
         from mcp.shared.exceptions import MCPError
 
         from agentforge_cli.core.arguments import parse_arguments
+        from agentforge_cli.integrations.mcp_content import content_text
 
         arguments = parse_arguments(request.arguments)
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed
             return self._failed(f"Error executing tool {self.name}: {exc.message}")
-        text = "\n".join(block.text for block in result.content
-                         if getattr(block, "type", None) == "text")
+        text = content_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
+                            for block in result.content)
         if result.is_error:
             if self.propagate_execution_errors:
                 raise ToolExecutionError(text)
@@ -481,9 +488,9 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                    options: McpOptions | None = None) -> dict[ToolSpecification, Any]:
     """Start the server ``spec`` names and return its tools and their executors.
 
-    ``timeout`` bounds start-up and each call (default: start-up only, see the module
-    docstring). ``options`` adds headers (``http(s)://``), or environment variables and a
-    working directory (``mcp:``).
+    ``timeout`` bounds start-up and each call (default: see the module docstring, and
+    :attr:`McpOptions.call_timeout` for the calls). ``options`` adds headers
+    (``http(s)://``), or environment variables and a working directory (``mcp:``).
 
     Raises:
         TargetConfigError: An empty or malformed command, or the SDK is not installed.
@@ -498,7 +505,8 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     options = options or McpOptions()
     url = _is_url(spec)
     connection = McpConnection(spec, argv, cwd=options.cwd or base,
-                               timeout=_startup_timeout(timeout), call_timeout=timeout,
+                               timeout=_startup_timeout(timeout),
+                               call_timeout=options.call_timeout if timeout is None else timeout,
                                headers=_headers(options.headers) if url else None,
                                env=None if url else options.env)
     table: dict[ToolSpecification, Any] = {}

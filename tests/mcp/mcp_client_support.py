@@ -80,13 +80,20 @@ async def connect(params: StdioServerParameters, errlog: Any, problems: list[Exc
         yield session, init
 
 
+def client_env() -> dict[str, str]:
+    """What an SDK client adds to a server's (minimal) environment: warnings are errors,
+    and the ``PYTHONPATH`` of the tests, so a server imports the code under test."""
+    environment = {"PYTHONWARNINGS": "error"}
+    if os.environ.get("PYTHONPATH"):
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return environment
+
+
 def serve(args: list[str], tmp_path: Path, command: str = sys.executable,
            stderr_name: str = "server-stderr.txt"):
     """Start a server subprocess (``command args``) and yield a connected :class:`Remote`."""
-    env = {"PYTHONWARNINGS": "error"}
-    if "PYTHONPATH" in os.environ:  # the code under test, also in the server
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT), env=env)
+    params = StdioServerParameters(command=command, args=args, cwd=str(ROOT),
+                                   env=client_env())
     stderr_path = tmp_path / stderr_name
     problems: list[Exception] = []
     with stderr_path.open("w", encoding="utf-8") as errlog, \

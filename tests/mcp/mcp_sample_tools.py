@@ -1,16 +1,23 @@
 """Tools the MCP server tests serve next to ``sample_tools.shop``.
 
 An int tool, async tools (one that reports which thread it runs on, one that raises), a
-tool that raises, a tool returning an object, a tool that writes to stdout, and a pair
-(one sync, one async) showing that a blocked sync tool leaves the event loop free.
+tool that raises, a tool returning an object, a tool that writes to stdout, a pair (one
+sync, one async) showing that a blocked sync tool leaves the event loop free, and tools
+whose return annotation is an object type (a dataclass, a TypedDict: an ``outputSchema``)
+or not quite one (a NamedTuple, written as an array).
 
 Kept in ``tests/mcp`` without an ``__init__.py`` on purpose: the directory is named like the
 SDK, and a package here could shadow ``import mcp``.
 """
 
 import asyncio
+import datetime
+import enum
 import sys
 import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import NamedTuple, TypedDict
 
 from agentforge_cli import tool
 
@@ -92,3 +99,59 @@ def noisy(message: str) -> str:
     print(message)
     sys.stdout.flush()
     return "printed"
+
+
+class Unit(enum.Enum):
+    CELSIUS = "C"
+    FAHRENHEIT = "F"
+
+
+@dataclass
+class Reading:
+    """A temperature reading."""
+
+    city: str
+    degrees: Decimal
+    unit: Unit
+    taken: datetime.date
+    history: list["Reading"] = field(default_factory=list)
+
+
+class Stock(TypedDict):
+    sku: str
+    count: int
+
+
+class Point(NamedTuple):
+    x: int
+    y: int
+
+
+@tool
+def reading(city: str, broken: bool = False) -> Reading:
+    """Today's reading for a city (``broken``: return something else).
+
+    Args:
+        city: The city.
+        broken: Return a string instead of a reading.
+    """
+    if broken:
+        return "no reading"  # type: ignore[return-value]
+    earlier = Reading(city, Decimal("19.5"), Unit.CELSIUS, datetime.date(2026, 1, 1))
+    return Reading(city, Decimal("21.25"), Unit.CELSIUS, datetime.date(2026, 1, 2), [earlier])
+
+
+@tool
+async def stock(sku: str) -> Stock:
+    """The stock of a product (an async tool).
+
+    Args:
+        sku: The product.
+    """
+    return {"sku": sku, "count": 7}
+
+
+@tool
+def point() -> Point:
+    """A point, sent as a JSON array: no outputSchema."""
+    return Point(1, 2)

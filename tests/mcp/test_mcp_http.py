@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -92,10 +93,12 @@ def session_run(url: str, body: Any) -> Any:
     return anyio.run(main)
 
 
-def raw(url: str, headers: dict[str, str]) -> int:
-    """POST an initialize request with ``headers``; the status code."""
+def raw(url: str, headers: dict[str, str], connect: str | None = None) -> int:
+    """POST an initialize request with ``headers`` (to the address ``connect``, by
+    default the URL's); the status code."""
     parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=BOUND)
+    connection = http.client.HTTPConnection(connect or parts.hostname, parts.port,
+                                            timeout=BOUND)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}})
@@ -199,3 +202,125 @@ def test_bad_http_options_are_usage_errors(args: list[str]) -> None:
                           timeout=BOUND)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- which Host names pass
+
+
+def _outbound_address() -> str | None:
+    """The address this machine sends from (no packet leaves: UDP only picks a route)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            return probe.getsockname()[0]
+        except OSError:
+            return None
+
+
+def test_loopback_names_compare_case_insensitively(served: Served) -> None:
+    port = urlsplit(served.url).port
+    assert raw(served.url, {"Host": f"LocalHost:{port}"}) == 200
+    assert raw(served.url, {"Host": f"127.0.0.1:{port}", "Origin": f"http://LOCALHOST:{port}"}
+               ) == 200
+
+
+def test_a_wildcard_bind_admits_the_machines_names_and_warns() -> None:
+    server = Served("--host", "0.0.0.0")
+    try:
+        port = urlsplit(server.url).port
+        assert urlsplit(server.url).hostname == "0.0.0.0"
+        names = ["127.0.0.1", "localhost", socket.gethostname(), socket.getfqdn(),
+                 socket.gethostname().upper()]
+        if (address := _outbound_address()) is not None:
+            names.append(address)
+        for name in names:
+            assert raw(server.url, {"Host": f"{name}:{port}"}, connect="127.0.0.1") == 200, name
+        assert raw(server.url, {"Host": f"{socket.gethostname()}:{port}",
+                                "Origin": f"http://{socket.gethostname()}:{port}"},
+                   connect="127.0.0.1") == 200
+        assert raw(server.url, {"Host": f"evil.example:{port}"}, connect="127.0.0.1") == 403
+        assert raw(server.url, {"Host": f"{socket.gethostname()}:{port + 1}"},
+                   connect="127.0.0.1") == 403
+        # the SDK's client, through the machine's name
+        _, listed = session_run(f"http://{socket.gethostname()}:{port}/mcp",
+                                lambda session: session.list_tools())
+        assert "getPrice" in [tool.name for tool in listed.tools]
+    finally:
+        code, out, err = server.stop()
+    assert (code, out) == (0, ""), err
+    assert "warning: 0.0.0.0 exposes the tools without authentication" in err
+
+
+def test_allow_host_admits_a_name_behind_a_proxy() -> None:
+    server = Served("--allow-host", "Tools.Example.com")
+    try:
+        assert raw(server.url, {"Host": "tools.example.com"}) == 200
+        assert raw(server.url, {"Host": "TOOLS.example.com:443",
+                                "Origin": "https://tools.example.com"}) == 200
+        assert raw(server.url, {"Host": "other.example.com"}) == 403
+    finally:
+        code, out, err = server.stop()
+    assert (code, out) == (0, ""), err
+    assert "warning" not in err  # loopback: nothing is exposed
+
+
+def test_allow_host_needs_the_http_transport() -> None:
+    done = subprocess.run([str(AGENTFORGE), "serve", "sample_tools.shop", "--allow-host", "x"],
+                          cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=BOUND)
+    assert done.returncode == 2, done.stderr
+    assert "--allow-host" in done.stderr
+
+
+# ---------------------------------------------------------------- CORS, as a browser sends it
+
+INSPECTOR = "http://localhost:6274"
+INITIALIZE_BODY = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "browser", "version": "0"}}}
+
+
+@pytest.fixture(scope="module")
+def inspected() -> Iterator[Served]:
+    server = Served("--allow-origin", INSPECTOR)
+    try:
+        yield server
+    finally:
+        code, out, err = server.stop()
+    assert (code, out) == (0, ""), err
+
+
+def _preflight(url: str, origin: str) -> httpx.Response:
+    return httpx.options(url, timeout=BOUND, headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,mcp-protocol-version"})
+
+
+def test_preflight_from_an_allowed_origin_is_answered(inspected: Served) -> None:
+    response = _preflight(inspected.url, INSPECTOR)
+    assert response.status_code == 204
+    assert response.headers["access-control-allow-origin"] == INSPECTOR
+    assert "POST" in response.headers["access-control-allow-methods"]
+    allowed = {name.strip() for name in
+               response.headers["access-control-allow-headers"].lower().split(",")}
+    assert {"content-type", "mcp-session-id", "mcp-protocol-version", "authorization",
+            "last-event-id"} <= allowed
+    assert "origin" in response.headers["vary"].lower()
+
+
+def test_responses_to_an_allowed_origin_carry_cors_headers(inspected: Served) -> None:
+    response = httpx.post(inspected.url, json=INITIALIZE_BODY, timeout=BOUND, headers={
+        "Origin": INSPECTOR, "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == INSPECTOR
+    assert "mcp-session-id" in response.headers["access-control-expose-headers"].lower()
+    assert response.headers.get("mcp-session-id")
+
+
+def test_a_foreign_origin_gets_403_and_no_cors_headers(inspected: Served) -> None:
+    for response in (_preflight(inspected.url, "http://evil.example"),
+                     httpx.post(inspected.url, json=INITIALIZE_BODY, timeout=BOUND, headers={
+                         "Origin": "http://evil.example",
+                         "Accept": "application/json, text/event-stream"})):
+        assert response.status_code == 403
+        assert not [name for name in response.headers if name.lower().startswith("access-")]

@@ -8,6 +8,7 @@ cancellation are in ``test_mcp_stdio.py``.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -63,6 +64,28 @@ def test_tools_list_is_the_specification_table(remote: Remote) -> None:
     assert add.title == "Add two numbers"  # declared with @tool(title=..., annotations=...)
     assert add.annotations.read_only_hint is True and add.annotations.idempotent_hint is True
     assert next(t for t in listed if t.name == "explode").annotations is None
+
+
+def test_a_cursor_never_handed_out_is_invalid_params(remote: Remote) -> None:
+    with pytest.raises(MCPError) as info:
+        remote.run(functools.partial(remote.session.list_tools,
+                                     params=types.PaginatedRequestParams(cursor="bogus")))
+    assert info.value.code == types.INVALID_PARAMS
+    assert "cursor" in info.value.message
+
+
+def test_resources_and_prompts_are_empty_lists(remote: Remote) -> None:
+    assert remote.run(remote.session.list_resources).resources == []
+    assert remote.run(remote.session.list_resource_templates).resource_templates == []
+    assert remote.run(remote.session.list_prompts).prompts == []
+    assert remote.init.capabilities.resources is not None
+    assert remote.init.capabilities.prompts is not None
+    with pytest.raises(MCPError) as info:
+        remote.run(remote.session.read_resource, "file:///nothing.txt")
+    assert "file:///nothing.txt" in info.value.message
+    with pytest.raises(MCPError) as info:
+        remote.run(remote.session.get_prompt, "nothing")
+    assert info.value.code == types.INVALID_PARAMS
 
 
 # ---------------------------------------------------------------- tools/call
@@ -144,6 +167,32 @@ def test_object_result_is_also_structured_content(remote: Remote) -> None:
     assert listing.is_error is False
     assert json.loads(remote.text(listing))[0]["sku"] == "GFT-001"
     assert listing.structured_content is None
+
+
+def test_an_object_return_type_is_an_output_schema_and_structured_content(remote: Remote
+                                                                         ) -> None:
+    listed = {tool.name: tool for tool in remote.run(remote.session.list_tools).tools}
+    schema = listed["reading"].output_schema
+    assert schema["type"] == "object" and schema["title"] == "Reading"
+    assert set(schema["required"]) == {"city", "degrees", "unit", "taken"}
+    assert listed["stock"].output_schema["properties"]["count"] == {"type": "integer"}
+    for untyped in ("point", "add", "where", "check_stock"):  # no object return type
+        assert listed[untyped].output_schema is None, untyped
+
+    # the SDK client validates structuredContent against the outputSchema
+    result = remote.call("reading", {"city": "Oslo"})
+    assert result.is_error is False
+    assert result.structured_content == json.loads(remote.text(result))
+    assert result.structured_content["history"][0]["degrees"] == 19.5
+    assert result.structured_content["unit"] == "CELSIUS"
+    stocked = remote.call("stock", {"sku": "TEA-001"})
+    assert stocked.structured_content == {"sku": "TEA-001", "count": 7}
+    assert remote.text(stocked) == '{"sku":"TEA-001","count":7}'
+
+    broken = remote.call("reading", {"city": "Oslo", "broken": True})
+    assert broken.is_error is True
+    assert remote.text(broken).startswith('Tool "reading" returned a result that does not '
+                                          "match its outputSchema:")
 
 
 def test_a_blocked_sync_tool_does_not_block_the_loop(remote: Remote) -> None:

@@ -66,7 +66,10 @@ def test_shop_tools_keep_titles_and_annotations_through_the_server() -> None:
     served = _json(agentforge("tools", "list", "--format", "json",
                               f"mcp:{AGENTFORGE} serve sample_tools.shop"))
     local = _json(agentforge("tools", "list", "--format", "json", "sample_tools.shop"))
+    # serve adds the outputSchema of a dataclass return type
+    typed = [row["name"] for row in served if row.pop("output_schema", None) is not None]
     assert served == local
+    assert typed == ["placeOrder", "getOrder", "quote_shipping"]
 
 
 def test_call_prints_the_servers_text_and_an_error_exits_1() -> None:

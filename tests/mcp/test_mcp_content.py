@@ -1,0 +1,88 @@
+"""Results that are more than text, from an MCP server written with the SDK
+(``rich_server.py``): how ``tools call`` prints each content block, and what a client of
+``agentforge serve mcp:...`` receives (the server's blocks, ``structuredContent``,
+``outputSchema`` and annotations, unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_client_support import AGENTFORGE, HERE, ROOT, Remote, serve
+
+PYTHON = sys.executable
+RICH = HERE / "rich_server.py"
+TARGET = f"mcp:{PYTHON} {RICH}"
+TOOLS = ["picture", "sound", "document", "link", "mixed", "forecast"]
+ARGUMENTS = {"forecast": {"city": "Oslo"}}
+
+
+def agentforge(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG")}
+    return subprocess.run([str(AGENTFORGE), *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------- tools call
+
+
+@pytest.mark.parametrize(("name", "printed"), [
+    ("picture", "[image/png, 4 035 bytes]"),
+    ("sound", "[audio/wav, 100 bytes]"),
+    ("document", "[resource file:///x.txt, text/plain]\nhello from x\nsecond line"),
+    ("link", "[link file:///x, x]"),
+    ("mixed", "caption\n[image/png, 4 035 bytes]\n"
+              "[resource file:///x.bin, application/octet-stream, 3 bytes]\n[link file:///x, x]"),
+])
+def test_call_prints_every_block(name: str, printed: str) -> None:
+    done = agentforge("tools", "call", name, "-t", TARGET)
+    assert (done.returncode, done.stdout) == (0, printed + "\n"), done.stderr
+
+
+def test_call_json_keeps_every_block_and_the_structured_content() -> None:
+    done = agentforge("tools", "call", "mixed", "--json", "-t", TARGET)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert [block["type"] for block in document["content"]] == [
+        "text", "image", "resource", "resource_link"]
+    assert document["content"][1]["mimeType"] == "image/png"
+    assert document["result"].startswith("caption\n[image/png")
+    forecast = json.loads(agentforge("tools", "call", "forecast", '{"city": "Oslo"}',
+                                     "--json", "-t", TARGET).stdout)
+    assert forecast["structuredContent"] == {"city": "Oslo", "celsius": 21}
+
+
+# ---------------------------------------------------------------- serve mcp:... again
+
+
+def _seen(remote: Remote) -> dict[str, Any]:
+    """Every tool as listed, and the result of calling it, as plain JSON."""
+    tools = remote.run(remote.session.list_tools).tools
+    return {
+        "tools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+                  for tool in tools],
+        "calls": {name: remote.call(name, ARGUMENTS.get(name, {})).model_dump(
+            mode="json", by_alias=True, exclude_none=True) for name in TOOLS},
+    }
+
+
+def test_serving_an_mcp_server_again_passes_its_results_through(tmp_path: Path) -> None:
+    for remote in serve([str(RICH)], tmp_path, stderr_name="direct.txt"):
+        direct = _seen(remote)
+    for remote in serve(["serve", TARGET], tmp_path, command=str(AGENTFORGE),
+                        stderr_name="again.txt"):
+        again = _seen(remote)
+        assert remote.problems == []
+    assert again["calls"] == direct["calls"]
+    assert again["tools"] == direct["tools"]
+    mixed = next(tool for tool in again["tools"] if tool["name"] == "mixed")
+    assert mixed["annotations"] == {"readOnlyHint": True} and mixed["title"] == "Everything"
+    forecast = next(tool for tool in again["tools"] if tool["name"] == "forecast")
+    assert forecast["outputSchema"]["title"] == "Forecast"
