@@ -8,9 +8,11 @@ the return value, and apply the error policy:
   ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
   when ``wrap_argument_errors`` is on;
 * an exception from the tool becomes an error result (its message, or its class name when
-  the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
-  chained to it when ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and
-  ``SystemExit`` always propagate.
+  the message is empty; first, outside strict mode, the required arguments that were
+  missing and what they were passed as), or is raised as
+  :class:`~agentforge_cli.errors.ToolExecutionError` chained to it when
+  ``propagate_execution_errors`` is on. ``KeyboardInterrupt`` and ``SystemExit`` always
+  propagate.
 
 How arguments bind without a call (``--explain``) is :mod:`~agentforge_cli.core.diagnostics`.
 """
@@ -31,6 +33,7 @@ from agentforge_cli.core.binder import (
     make_binder,
     make_execute,
     make_invoker,
+    missing_note,
     tool_argument_error,
 )
 from agentforge_cli.core.definition import ToolDefinition, define_tool
@@ -210,7 +213,8 @@ class LocalToolExecutor:
             ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
             ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
         """
-        return self.call_bound(self._bind_request(request.arguments))
+        arguments = self.parse(request.arguments)
+        return self.call_bound(self._bind_parsed(arguments), arguments)
 
     async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
                        ) -> ToolExecutionResult:
@@ -226,7 +230,8 @@ class LocalToolExecutor:
             from agentforge_cli.core.coroutines import execute_in_thread
 
             return await execute_in_thread(self, request, memory_id)
-        values = self._bind_request(request.arguments)
+        arguments = self.parse(request.arguments)
+        values = self._bind_parsed(arguments)
         try:
             coro = self._invoke(values)
             if self.timeout is None:
@@ -240,15 +245,18 @@ class LocalToolExecutor:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise  # our caller is being cancelled: not the tool's failure
-            return self._execution_failure(asyncio.CancelledError("CancelledError"))
+            return self._execution_failure(asyncio.CancelledError("CancelledError"),
+                                           arguments)
         except BaseException as exc:  # the tool's failure is the result
             if self.timeout is not None and isinstance(exc, TimeoutError) and scope.expired():
                 exc = ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
-            return self._execution_failure(exc)
+            return self._execution_failure(exc, arguments)
         return self._finish(outcome)
 
     def _bind_request(self, arguments: str | dict | None) -> tuple:
-        parsed = self.parse(arguments)
+        return self._bind_parsed(self.parse(arguments))
+
+    def _bind_parsed(self, parsed: dict) -> tuple:
         try:
             return self._bind(parsed)
         except ArgumentError as error:
@@ -285,8 +293,9 @@ class LocalToolExecutor:
 
         return explain(self, arguments)
 
-    def call_bound(self, values: tuple) -> ToolExecutionResult:
-        """Call the tool with bound values and normalise the outcome (no argument errors)."""
+    def call_bound(self, values: tuple, arguments: dict | None = None) -> ToolExecutionResult:
+        """Call the tool with bound values and normalise the outcome (no argument errors);
+        a failure names what was filled in for the missing required ``arguments``."""
         try:
             if self.timeout is not None:
                 outcome = self._invoke_with_timeout(values)
@@ -299,7 +308,7 @@ class LocalToolExecutor:
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # the tool's failure is the result
-            return self._execution_failure(exc)
+            return self._execution_failure(exc, arguments)
         return self._finish(outcome)
 
     def _finish(self, outcome: Any) -> ToolExecutionResult:
@@ -349,13 +358,18 @@ class LocalToolExecutor:
             raise ToolArgumentsError(str(error)) from error
         raise error
 
-    def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
+    def _execution_failure(self, exc: BaseException, arguments: dict | None = None
+                           ) -> ToolExecutionResult:
         if isinstance(exc, UnserializableResult):
             message = f'Tool "{self.name}" returned {exc}'
         elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
             message = str(exc)
         else:
             message = error_message(exc)
+        if arguments is not None:  # a required argument filled in may be why it failed
+            note = missing_note(self.definition, self.strict, arguments)
+            if note:
+                message = f"{note}; then: {message}"
         if self.propagate_execution_errors:
             if isinstance(exc, ToolExecutionError):
                 raise exc

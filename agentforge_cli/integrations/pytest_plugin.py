@@ -9,7 +9,10 @@ loads it by hand). It gives:
 * :func:`assert_tools_match_snapshot` (also the fixture ``agentforge_snapshot``), which
   compares the current specifications with a snapshot file and fails the test with the
   classified report (:mod:`agentforge_cli.schema.drift`) when a change is breaking;
-* ``pytest --agentforge-update-snapshots``, which (re)writes the snapshot files instead.
+* ``pytest --agentforge-update-snapshots``, which (re)writes the snapshot files instead;
+* ``--agentforge-strict`` / ``--agentforge-lenient``, the binding of every tool the plugin
+  loads; without them, ``strict`` under ``[tool.agentforge]`` decides (else lenient), and
+  ``timeout`` there bounds each call.
 
 Targets (``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``) come
 from, first match wins: ``--agentforge-tools TARGET`` (repeatable), the ini option
@@ -38,6 +41,7 @@ import pytest
 from agentforge_cli.core.spec import ToolSpecification
 
 __all__ = [
+    "STRICT_OPTION",
     "UPDATE_OPTION",
     "agentforge_service",
     "agentforge_snapshot",
@@ -47,6 +51,9 @@ __all__ = [
 
 UPDATE_OPTION = "--agentforge-update-snapshots"
 """The command-line flag that rewrites snapshot files instead of comparing."""
+STRICT_OPTION = "--agentforge-strict"
+"""The command-line flag that binds the plugin's tools strictly (``--agentforge-lenient``:
+leniently), whatever ``[tool.agentforge]`` says."""
 
 pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz",  # pytest --agentforge-fuzz
                   "agentforge_cli.integrations.pytest_replay"]  # --agentforge-replay
@@ -61,6 +68,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "package.module[:Name] or path/to/file.py[:Name]")
     group.addoption(UPDATE_OPTION, action="store_true", default=False,
                     help="write agentforge tool snapshots instead of comparing with them")
+    group.addoption(STRICT_OPTION, action="store_const", const=True, default=None,
+                    dest="agentforge_strict",
+                    help="bind the agentforge tools strictly: a missing required parameter "
+                         "or an unknown key is an argument error (default: strict under "
+                         "[tool.agentforge], else lenient)")
+    group.addoption("--agentforge-lenient", action="store_const", const=False,
+                    dest="agentforge_strict",
+                    help="bind the agentforge tools leniently, whatever [tool.agentforge] "
+                         "says")
     parser.addini("agentforge_tools", type="linelist", default=[],
                   help="tool targets for the agentforge fixtures, one a line")
 
@@ -104,14 +120,30 @@ def configured_targets(config: pytest.Config) -> Any:
     """
     __tracebackhide__ = True
     from agentforge_cli.errors import TargetError
-    from agentforge_cli.integrations.targets import find_targets
+    from agentforge_cli.integrations.targets import NO_TARGET, find_targets
 
     given = list(config.getoption("--agentforge-tools") or ()) or [
         line.strip() for line in config.getini("agentforge_tools") if line.strip()]
     try:
         return find_targets(given, cwd=Path(config.rootpath))
-    except TargetError as exc:
-        _fail(exc.message, _HOW_TO_CONFIGURE)
+    except TargetError as exc:  # none anywhere, or a malformed [tool.agentforge]
+        _fail(exc.message, _HOW_TO_CONFIGURE if exc.message == NO_TARGET else exc.hint)
+
+
+def project_options(config: pytest.Config | None) -> dict[str, Any]:
+    """``strict`` and ``timeout`` for the tools the plugin loads: the command line's
+    ``--agentforge-strict``/``--agentforge-lenient``, else ``[tool.agentforge]``.
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` is malformed.
+    """
+    from agentforge_cli.integrations.targets import find_settings
+
+    rootpath = Path(config.rootpath) if config is not None else Path.cwd()
+    settings = find_settings(cwd=rootpath)
+    given = config.getoption("agentforge_strict") if config is not None else None
+    strict = given if given is not None else bool(settings.strict)
+    return {"strict": strict, "timeout": settings.timeout}
 
 
 def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification, Any]:
@@ -122,7 +154,7 @@ def _load_tools(source: Any, objects: list[Any] = ()) -> dict[ToolSpecification,
     from agentforge_cli.integrations.targets import load_tools
 
     try:  # the one loader: Python targets, MCP servers (mcp:...) and objects
-        return load_tools(source, objects)
+        return load_tools(source, objects, **project_options(_current_config()))
     except TargetError as exc:
         _fail(exc.message, exc.hint)
     return {}  # not reached
