@@ -194,3 +194,99 @@ def test_non_strict_missing_crm_limit_is_zero():
     result = executor.execute(ToolExecutionRequest(name="queryCustomer",
                                                    arguments='{"name":"长路"}'))
     assert result.text == "customer:长路,limit:0"
+
+
+# --- a failing call says what was filled in -----------------------------------------------
+
+class Tickets:
+    @tool
+    def create_ticket(self, subject: str, customer: Box, priority: int) -> str:
+        return f"{subject} for {customer.label} at {10 // priority}"
+
+    @tool
+    async def create_later(self, subject: str, customer: Box) -> str:
+        return f"{subject} for {customer.label}"
+
+    @tool
+    def paged(self, page: int = 1, size: int | None = None) -> str:
+        raise RuntimeError(f"page {page} of {size} is gone")
+
+
+NO_LABEL = "'NoneType' object has no attribute 'label'"
+
+
+@pytest.mark.parametrize("options", [{}, {"timeout": 5.0}], ids=["fast path", "general"])
+def test_a_failure_after_a_missing_required_argument_names_it_first(options):
+    executor = LocalToolExecutor(Tickets().create_ticket, **options)
+    result = executor.execute(ToolExecutionRequest(
+        name="create_ticket", arguments='{"subject":"Refund","priority":2}'))
+    assert result == (f'"customer" was missing and was passed as None; then: {NO_LABEL}',
+                      True)
+
+
+def test_several_missing_arguments_are_named_with_their_values():
+    executor = LocalToolExecutor(Tickets().create_ticket)
+    result = executor.execute(ToolExecutionRequest(
+        name="create_ticket", arguments='{"subject":"Refund","customer":{"label":"a"},'
+                                        '"priority":null}'))
+    assert result == ('"priority" was missing and was passed as 0; then: '
+                      "integer division or modulo by zero", True)
+    result = executor.execute(ToolExecutionRequest(name="create_ticket", arguments="{}"))
+    assert result.text == ('"subject", "customer" and "priority" were missing and were '
+                           f"passed as None, None and 0; then: {NO_LABEL}")
+
+
+def test_a_failure_with_every_required_argument_given_is_the_tools_own_message():
+    executor = LocalToolExecutor(Tickets().create_ticket)
+    result = executor.execute(ToolExecutionRequest(
+        name="create_ticket", arguments='{"subject":"x","customer":{"label":"a"},'
+                                        '"priority":0}'))
+    assert result == ("integer division or modulo by zero", True)
+    paged = LocalToolExecutor(Tickets().paged)  # defaults are not "missing required"
+    assert paged.execute(ToolExecutionRequest(name="paged", arguments="{}")) == (
+        "page 1 of None is gone", True)
+
+
+def test_a_success_after_a_missing_argument_is_unchanged():
+    executor = LocalToolExecutor(Tickets().create_ticket)
+    result = executor.execute(ToolExecutionRequest(
+        name="create_ticket", arguments='{"customer":{"label":"a"},"priority":1}'))
+    assert result == ("None for a at 10", False)
+
+
+def test_the_note_reaches_async_calls_and_propagated_errors():
+    import asyncio
+
+    from agentforge_cli.errors import ToolExecutionError
+
+    executor = LocalToolExecutor(Tickets().create_later)
+    request = ToolExecutionRequest(name="create_later", arguments='{"subject":"Refund"}')
+    expected = f'"customer" was missing and was passed as None; then: {NO_LABEL}'
+    assert executor.execute(request) == (expected, True)
+    assert asyncio.run(executor.aexecute(request)) == (expected, True)
+    propagating = LocalToolExecutor(Tickets().create_ticket,
+                                    propagate_execution_errors=True)
+    with pytest.raises(ToolExecutionError) as info:
+        propagating.execute(ToolExecutionRequest(name="create_ticket",
+                                                 arguments='{"priority":1}'))
+    assert str(info.value).startswith('"subject" and "customer" were missing and were '
+                                      "passed as None and None; then: ")
+
+
+def test_a_rebound_executor_keeps_the_note():
+    executor = LocalToolExecutor(Tickets().create_ticket)
+    other = executor.rebound(Tickets().create_ticket)
+    result = other.execute(ToolExecutionRequest(name="create_ticket",
+                                                arguments='{"subject":"x","priority":1}'))
+    assert result.text.startswith('"customer" was missing and was passed as None; then: ')
+
+
+def test_a_missing_secret_default_is_not_shown():
+    class Vault:
+        @tool
+        def unlock(self, api_token: Annotated[str, P(required=True)] = "s3cr3t") -> str:
+            raise RuntimeError("locked")
+
+    result = LocalToolExecutor(Vault().unlock).execute(
+        ToolExecutionRequest(name="unlock", arguments="{}"))
+    assert result == ('"api_token" was missing and was passed as ***; then: locked', True)

@@ -17,6 +17,7 @@ import contextlib
 import json
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -132,7 +133,7 @@ def diff(
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.snapshots import diff_snapshots
 
-        with _snapshot_errors(None):
+        with _snapshot_errors(None, compared=(old, new)):
             findings = diff_snapshots(old, new)
         code = exit_code(findings)
         if json_output:
@@ -175,12 +176,22 @@ def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def _snapshot_errors(path: str | None) -> Iterator[None]:
-    """Snapshot failures as CLI errors: unreadable -> exit 3, unwritable -> exit 2."""
-    from agentforge_cli.schema.snapshots import SnapshotError
+def _snapshot_errors(path: str | None, compared: tuple[str, str] | None = None
+                     ) -> Iterator[None]:
+    """Snapshot failures as CLI errors: unreadable -> exit 3, unwritable -> exit 2. For
+    ``tools diff`` (the files ``compared``), a missing file says how to write one: diff
+    has no ``--update-snapshot``."""
+    from agentforge_cli.schema.snapshots import SnapshotError, SnapshotMissingError
 
     try:
         yield
+    except SnapshotMissingError as exc:
+        if compared is None:
+            raise LoadError(str(exc)) from None
+        missing = next((name for name in compared if not Path(name).exists()), compared[-1])
+        raise LoadError(f"snapshot file not found: {missing}",
+                        hint=f"write one with: agentforge tools list TARGET --format json > "
+                             f"{missing}") from None
     except SnapshotError as exc:
         raise LoadError(str(exc)) from None
     except OSError as exc:  # only writing raises it: reading reports a SnapshotError

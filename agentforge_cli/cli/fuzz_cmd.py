@@ -22,9 +22,12 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.settings import StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
+HANG_SECONDS = 5.0
+"""How long a fuzzed call may run before it is a hang, unless --timeout or the project says."""
 _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 
 
@@ -40,8 +43,11 @@ def fuzz(
         "--seed", metavar="S", show_default=False,
         help="Generate the same inputs as a run with this seed. Default: a random seed, "
              "printed so the run can be repeated.")] = None,
-    timeout: Annotated[float, typer.Option(
-        "--timeout", metavar="SECONDS", help="A call running longer is a hang.")] = 5.0,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", metavar="SECONDS", show_default=False,
+        help="A call running longer is a hang. Default: timeout in \\[tool.agentforge], "
+             "else 5.")] = None,
+    strict: StrictOption = None,
     json_output: Annotated[bool, typer.Option(
         "--json", help="Print per-tool counts and failures as one JSON document.")] = False,
     junit: Annotated[str | None, typer.Option(
@@ -68,6 +74,8 @@ def fuzz(
     Exit 1 when a crash, hang, bad result or schema-binding mismatch is found.
     """
     with guarded():
+        strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
+        timeout = HANG_SECONDS if limit is None else limit
         _check_options(examples, timeout, crash or [], allow or [])
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
@@ -83,7 +91,7 @@ def fuzz(
 
         source = find_targets([*(targets or ()), *(tools or ())])
         service = load_service(list(source.specs), propagate_execution_errors=True,
-                               timeout=timeout, mcp_options=reach)
+                               strict=strict, timeout=timeout, mcp_options=reach)
         unknown = [name for name in names or () if name not in service.names]
         if unknown:
             from agentforge_cli.core.service import unknown_tool_message

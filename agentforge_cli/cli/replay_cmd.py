@@ -34,6 +34,7 @@ from agentforge_cli.cli.errors import (
     UsageError,
 )
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.settings import StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
 from agentforge_cli.replay.compare import MATCH_MODES
@@ -108,8 +109,7 @@ def replay(
                          "differing results are replaced, missing ones added.")] = False,
     log: Annotated[bool, typer.Option(
         "--log", help="Show each execution's request/response on stderr.")] = False,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="Replay with strict argument binding.")] = False,
+    strict: StrictOption = None,
     allow_empty: Annotated[bool, typer.Option(
         "--allow-empty", help="Pass a transcript in which no tool call is found (by "
                               "default that fails: nothing was checked).")] = False,
@@ -130,6 +130,7 @@ def replay(
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         reach = mcp_options(header, env, cwd)
+        strict, timeout = project_choices(strict, None)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
                            log=log, allow_empty=allow_empty, allow_drift=allow_drift)
@@ -181,6 +182,7 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
                         match=options.match, allow_drift=options.allow_drift)
     trace = None if options.json_output else render.TracePrinter()
     updates: dict[int, tuple[str, bool]] = {}
+    broken: list[str] = []  # today's errors written over recorded successes
     # both are no-ops without a log or a bar: skipped then (a folder of short transcripts)
     log_shown = render.tool_logging(True) if options.log else contextlib.nullcontext()
     bar = render.progress(total, True, opened.progress) if total else contextlib.nullcontext()
@@ -204,17 +206,49 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
                 if options.update and entry.needs_update and (
                         entry.actual is not None and entry.is_error is not None):  # it ran
                     updates[entry.index] = (entry.actual, entry.is_error)
+                    if entry.is_error and entry.expected_is_error is False:
+                        broken.append(f"{entry.id or entry.where} {entry.name}: "
+                                      f"{_first_line(entry.actual or '')}")
     if trace is not None:
         trace.finish()
     outcome = _Outcome(summary=replayer.summary, failed=replayer.failed,
                        drift_failed=replayer.drift_failed)
     if options.update:
         outcome.updated = opened.write_results(updates)
+        _warn_errors_written(opened, broken)
     if not any(replayer.summary.values()) and not options.allow_empty:
         outcome.empty = f"no tool calls found in {opened.path} (read as {opened.format})"
         if junit_report is not None:
             junit_report.fail_suite("no tool calls", outcome.empty)
     return outcome
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def _warn_errors_written(opened: Transcript, broken: list[str]) -> None:
+    """Say when ``--update`` recorded a crash where a success was: it is now "expected"."""
+    if not broken:
+        return
+    from agentforge_cli.cli import render
+
+    count = len(broken)
+    render.warning(f"--update wrote {count} error result{'' if count == 1 else 's'} over a "
+                   f"recorded success in {opened.path}:\n  " + "\n  ".join(broken))
+
+
+_NEXT_STEP = ("next: read the diff above; if today's results are the right ones, accept "
+              "them with --update")
+
+
+def _say_next_step(mismatched: int, options: _Options) -> None:
+    """After a trace that failed on differing results: what to do about it (stderr)."""
+    if mismatched and not options.update and not options.json_output:
+        from agentforge_cli.cli.output import write
+
+        write(_NEXT_STEP, stderr=True)
 
 
 def _json_extra(opened: Transcript, options: _Options, outcome: _Outcome) -> dict[str, Any]:
@@ -262,6 +296,7 @@ def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
         render.replay_summary(outcome.summary, _title(opened, options),
                               failed=outcome.failed, updated=outcome.updated,
                               allow_drift=options.allow_drift)
+        _say_next_step(outcome.summary.get("mismatched", 0), options)
     return EXIT_FAILED if _fails(outcome, options) else EXIT_OK
 
 
@@ -357,6 +392,7 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
         render.replay_summary(total, title, allow_drift=options.allow_drift,
                               failed=(total["mismatched"] > 0 and not options.update)
                               or drift_fails)
+        _say_next_step(total.get("mismatched", 0), options)
     return code
 
 

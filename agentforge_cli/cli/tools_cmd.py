@@ -24,6 +24,7 @@ import typer
 from agentforge_cli.cli.completion import complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.settings import StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
 
@@ -301,9 +302,7 @@ def call_tool(
         help="The JSON argument string, '-' to read it from standard input, or @file.json.")
     ] = "{}",
     tools: ToolsOption = None,
-    strict: Annotated[bool, typer.Option(
-        "--strict", help="A missing required parameter or an unknown key is an error.")
-    ] = False,
+    strict: StrictOption = None,
     log: Annotated[bool, typer.Option(
         "--log", help="Show the logging decorator's request/response on stderr.")] = False,
     explain: Annotated[bool, typer.Option(
@@ -314,7 +313,8 @@ def call_tool(
     json_output: Annotated[bool, typer.Option(
         "--json", help="Print one JSON object: name, result, is_error, arguments.")] = False,
     timeout: Annotated[float | None, typer.Option(
-        "--timeout", metavar="SECONDS", help="Fail a call still running after this long.")
+        "--timeout", metavar="SECONDS", help="Fail a call still running after this long. "
+                                             "Default: timeout in \\[tool.agentforge].")
     ] = None,
     wrap_argument_errors: Annotated[bool, typer.Option(
         "--wrap-argument-errors", help="Raise argument errors as ToolArgumentsError "
@@ -333,21 +333,25 @@ def call_tool(
     with guarded():
         if timeout is not None and not timeout > 0:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
         text = _read_arguments(arguments)
 
         import uuid
 
+        from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.output import write
         from agentforge_cli.core.service import unknown_tool_message
         from agentforge_cli.core.spec import ToolExecutionRequest
         from agentforge_cli.errors import ToolExecutionError
         from agentforge_cli.integrations.targets import load_service
 
+        # --debug: the tool's exception is raised, to show its traceback, then answered
+        traced = debug_enabled() and not propagate_errors
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
-                               propagate_execution_errors=propagate_errors, timeout=timeout,
-                               mcp_options=reach)
+                               propagate_execution_errors=propagate_errors or traced,
+                               timeout=timeout, mcp_options=reach)
         executor = service.executor(name)
         if executor is None:
             listed = " ".join(tools or ())
@@ -373,8 +377,10 @@ def call_tool(
             try:
                 result = service.execute(request, memory_id)
             except ToolExecutionError as exc:
-                _propagated(exc, payload, rows if explain else None, json_output)
-                raise typer.Exit(EXIT_FAILED) from None
+                if not traced:
+                    _propagated(exc, payload, rows if explain else None, json_output)
+                    raise typer.Exit(EXIT_FAILED) from None
+                result = _traced_failure(exc)
         if json_output:
             payload.update(result=result.text, is_error=bool(result.is_error))
             payload.update(_mcp_content(result))
@@ -384,6 +390,16 @@ def call_tool(
         else:
             write(result.text)
         raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+
+def _traced_failure(exc: BaseException) -> Any:
+    """Under ``--debug``: the traceback of the tool's exception on stderr, and the error
+    result the model would have received (the propagated error carries its text)."""
+    from agentforge_cli.cli import render
+    from agentforge_cli.core.spec import ToolExecutionResult
+
+    render.debug_traceback(exc.__cause__ or exc)
+    return ToolExecutionResult(str(exc), True)
 
 
 def _tool_logging(log: bool) -> contextlib.AbstractContextManager[None]:

@@ -27,14 +27,14 @@ from types import CodeType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentforge_cli.core.definition import ParamDef, ToolDefinition
-from agentforge_cli.core.masking import is_sensitive_name, mask_text
+from agentforge_cli.core.masking import MASK, is_sensitive_name, mask_text
 from agentforge_cli.errors import ArgumentError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 
 __all__ = ["Binder", "FastExecute", "make_binder", "make_execute", "make_invoker",
-           "param_binder", "tool_argument_error"]
+           "missing_note", "param_binder", "tool_argument_error"]
 
 Binder = Callable[[dict[str, Any]], tuple[Any, ...]]
 
@@ -89,6 +89,33 @@ def tool_argument_error(error: ArgumentError, tool: str, sensitive_keys: frozens
     if not error.path:
         error.problem = mask_text(error.problem, sensitive_keys)
     return error
+
+
+def missing_note(definition: ToolDefinition, strict: bool, args: dict[str, Any]) -> str:
+    """What a lenient binding filled in for missing required parameters, as a failed call
+    says it first (``"customer" was missing and was passed as None``); ``""`` when nothing
+    was. Read from the arguments once a call has failed: the bound path records nothing."""
+    if strict:
+        return ""
+    filled = [param for param in definition.params
+              if param.required and args.get(param.key) is None]
+    if not filled:
+        return ""
+    names = _listed([f'"{param.key}"' for param in filled])
+    values = _listed([MASK if param.sensitive else _shown(param.missing_value())
+                      for param in filled])
+    if len(filled) == 1:
+        return f"{names} was missing and was passed as {values}"
+    return f"{names} were missing and were passed as {values}"
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def _names_a_secret(path: list[str]) -> bool:
@@ -171,8 +198,8 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
                  parse: Callable[[Any], dict[str, Any]],
                  scan: Callable[[str, int], tuple[Any, int]], max_chars: int, max_depth: int,
                  max_result_chars: int | None, on_argument_error: Callable[[ArgumentError], Any],
-                 on_failure: Callable[[BaseException], Any], finish: Callable[[Any], Any],
-                 result_type: type) -> FastExecute:
+                 on_failure: Callable[[BaseException, dict[str, Any]], Any],
+                 finish: Callable[[Any], Any], result_type: type) -> FastExecute:
     """Generate the whole per-call path ``execute(request, memory_id=None) -> result``;
     its ``remade(call, parse, on_argument_error, on_failure, finish)`` makes it again for
     other callables, from the same code.
@@ -181,7 +208,8 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
     wrapper), each value whose JSON type already is its parameter's type is taken as is,
     and a ``str`` result is returned without normalisation. Anything else falls back to
     the same functions the general path uses (``parse``, the per-parameter slow paths,
-    ``finish``), so both paths behave identically.
+    ``finish``), so both paths behave identically. A tool's failure is handed the
+    arguments too (``on_failure(exc, args)``), to say what a lenient binding filled in.
     """
     namespace: dict[str, Any] = {
         "scan": scan, "new": tuple.__new__, "Result": result_type,
@@ -221,7 +249,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
         "    try:",
         f"        r = {call}",
         "    except BaseException as exc:",
-        "        return on_failure(exc)",
+        "        return on_failure(exc, args)",
         "    if r.__class__ is str and len(r) <= MAX_RESULT:",
         "        return new(Result, (r, False))",
         "    return finish(r)",

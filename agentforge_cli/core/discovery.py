@@ -10,7 +10,8 @@ Targets:
 * a **function** (or bound method) yields itself, decorated or not;
 * a **class** is refused: its methods need an instance to be bound to.
 
-Two tools with the same name are refused with ``Duplicated definition for tool: <name>``,
+One function (or bound method) reached through two targets is one tool. Two tools with
+the same name are refused with ``Duplicated definition for tool: <name>``,
 naming both definitions.
 """
 
@@ -141,9 +142,14 @@ def build_local_tools(
     """
     table: dict[ToolSpecification, ToolExecutor] = {}
     names: dict[str, Any] = {}  # tool name -> the function that defined it
+    found: set[tuple[int, int]] = set()  # (instance, function) of each callable scanned
     problems: list[str] = []
     for target in _as_targets(targets):
         for func in find_tools(target):
+            identity = (id(getattr(func, "__self__", None)), id(getattr(func, "__func__", func)))
+            if identity in found:
+                continue  # one tool reached twice (a module and its function, a re-export)
+            found.add(identity)
             try:
                 executor = LocalToolExecutor(
                     func, strict=strict, wrap_argument_errors=wrap_argument_errors,

@@ -8,11 +8,12 @@ the return value, and apply the error policy:
   ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
   when ``wrap_argument_errors`` is on;
 * an exception from the tool becomes an error result (its message, or its class name when
-  the message is empty), or is raised as :class:`~agentforge_cli.errors.ToolExecutionError`
-  chained to it when ``propagate_execution_errors`` is on. ``SystemExit`` and
-  ``KeyboardInterrupt`` from the tool are failures like any other
-  (``Tool "cli" raised SystemExit(2)``); only a real Ctrl-C propagates (see
-  :mod:`~agentforge_cli.core.interrupts`).
+  the message is empty; first, outside strict mode, the required arguments that were
+  missing and what they were passed as), or is raised as
+  :class:`~agentforge_cli.errors.ToolExecutionError` chained to it when
+  ``propagate_execution_errors`` is on. ``SystemExit`` and ``KeyboardInterrupt`` from the
+  tool are failures like any other (``Tool "cli" raised SystemExit(2)``); only a real
+  Ctrl-C propagates (see :mod:`~agentforge_cli.core.interrupts`).
 
 How arguments bind without a call (``--explain``) is :mod:`~agentforge_cli.core.diagnostics`.
 """
@@ -36,6 +37,7 @@ from agentforge_cli.core.binder import (
     make_binder,
     make_execute,
     make_invoker,
+    missing_note,
     tool_argument_error,
 )
 from agentforge_cli.core.definition import ToolDefinition, define_tool
@@ -226,7 +228,8 @@ class LocalToolExecutor:
             ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
             ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
         """
-        return self.call_bound(self._bind_request(request.arguments))
+        arguments = self.parse(request.arguments)
+        return self.call_bound(self._bind_parsed(arguments), arguments)
 
     async def aexecute(self, request: ToolExecutionRequest, memory_id: object = None
                        ) -> ToolExecutionResult:
@@ -242,7 +245,8 @@ class LocalToolExecutor:
             from agentforge_cli.core.coroutines import execute_in_thread
 
             return await execute_in_thread(self, request, memory_id)
-        values = self._bind_request(request.arguments)
+        arguments = self.parse(request.arguments)
+        values = self._bind_parsed(arguments)
         try:
             coro = self._invoke(values)
             if self.timeout is None:
@@ -254,15 +258,18 @@ class LocalToolExecutor:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise  # our caller is being cancelled: not the tool's failure
-            return self._execution_failure(asyncio.CancelledError("CancelledError"))
+            return self._execution_failure(asyncio.CancelledError("CancelledError"),
+                                           arguments)
         except BaseException as exc:  # the tool's failure is the result
             if self.timeout is not None and isinstance(exc, TimeoutError) and scope.expired():
                 exc = ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
-            return self._execution_failure(exc)
+            return self._execution_failure(exc, arguments)
         return self._finish(outcome)
 
     def _bind_request(self, arguments: str | dict[str, Any] | None) -> tuple[Any, ...]:
-        parsed = self.parse(arguments)
+        return self._bind_parsed(self.parse(arguments))
+
+    def _bind_parsed(self, parsed: dict[str, Any]) -> tuple[Any, ...]:
         try:
             return self._bind(parsed)
         except ArgumentError as error:
@@ -301,8 +308,10 @@ class LocalToolExecutor:
         assert explanation is not None  # None only for an executor that is not local
         return explanation
 
-    def call_bound(self, values: tuple[Any, ...]) -> ToolExecutionResult:
-        """Call the tool with bound values and normalise the outcome (no argument errors)."""
+    def call_bound(self, values: tuple[Any, ...], arguments: dict[str, Any] | None = None
+                   ) -> ToolExecutionResult:
+        """Call the tool with bound values and normalise the outcome (no argument errors);
+        a failure names what was filled in for the missing required ``arguments``."""
         try:
             if self.timeout is not None:
                 outcome = self._invoke_with_timeout(values)
@@ -313,7 +322,7 @@ class LocalToolExecutor:
 
                     outcome = run_coroutine(outcome)
         except BaseException as exc:  # the tool's failure is the result
-            return self._execution_failure(exc)
+            return self._execution_failure(exc, arguments)
         return self._finish(outcome)
 
     def _finish(self, outcome: Any) -> ToolExecutionResult:
@@ -361,7 +370,8 @@ class LocalToolExecutor:
             raise ToolArgumentsError(str(error)) from error
         raise error
 
-    def _execution_failure(self, exc: BaseException) -> ToolExecutionResult:
+    def _execution_failure(self, exc: BaseException, arguments: dict[str, Any] | None = None
+                           ) -> ToolExecutionResult:
         if not raised_by_tool(exc):
             raise exc  # a Ctrl-C of the process, not the tool's failure
         if isinstance(exc, SystemExit | KeyboardInterrupt):
@@ -372,6 +382,10 @@ class LocalToolExecutor:
             message = str(exc)
         else:
             message = error_message(exc)
+        if arguments is not None:  # a required argument filled in may be why it failed
+            note = missing_note(self.definition, self.strict, arguments)
+            if note:
+                message = f"{note}; then: {message}"
         if self.propagate_execution_errors:
             if isinstance(exc, ToolExecutionError):
                 raise exc

@@ -195,11 +195,28 @@ def _module_name_for(path: Path) -> str | None:
     return None
 
 
+def _in_directory(location: str, path: Path) -> str:
+    """How to name a module in the directory ``location`` (``path``, resolved)."""
+    modules = sorted(p for p in path.glob("*.py") if p.name != "__init__.py")
+    shown = location.rstrip("/\\")
+    if not modules:
+        return "name a Python file (path/to/file.py) or a module (package.module)"
+    first = f"{shown}/{modules[0].name}"
+    if (path / "__init__.py").is_file() and _DOTTED.fullmatch(shown.replace("/", ".")):
+        dotted = f"{shown.replace('/', '.')}.{modules[0].stem}"
+        return (f"it is a package: name one of its modules by file ({first}) or by dotted "
+                f"name ({dotted}, {dotted}:Name)")
+    return f"name a Python file in it, such as {first}"
+
+
 def _import_file(spec: str, location: str, base: Path) -> Any:
     path = Path(location)
     if not path.is_absolute():
         path = base / path
     path = path.resolve()
+    if path.is_dir():
+        raise TargetError(f"cannot load target {spec!r}: {location} is a directory, not a "
+                          "Python file", hint=_in_directory(location, path))
     if not path.is_file():
         raise TargetError(f"cannot load target {spec!r}: no such file {str(path)!r}")
     dotted = _module_name_for(path)

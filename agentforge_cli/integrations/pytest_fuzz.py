@@ -87,7 +87,7 @@ def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:
     from agentforge_cli.core.service import ToolService
     from agentforge_cli.errors import TargetError
     from agentforge_cli.fuzz.engine import FuzzOptions
-    from agentforge_cli.integrations.pytest_plugin import configured_targets
+    from agentforge_cli.integrations.pytest_plugin import configured_targets, project_options
     from agentforge_cli.integrations.targets import load_tools
 
     try:
@@ -95,8 +95,9 @@ def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:
         seed = int(config.getini("agentforge_fuzz_seed"))
         timeout = float(config.getini("agentforge_fuzz_timeout"))
         source = configured_targets(config)
+        strict = project_options(config)["strict"]
         service = ToolService().tools(load_tools(source, propagate_execution_errors=True,
-                                                 timeout=timeout))
+                                                 strict=strict, timeout=timeout))
     except ValueError as exc:
         return ["(not run)"], {"error": f"bad agentforge_fuzz_* ini option: {exc}"}
     except TargetError as exc:

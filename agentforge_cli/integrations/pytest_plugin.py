@@ -13,6 +13,9 @@ loads it by hand). It gives:
 * ``pytest --agentforge-record DIR``, which records every call the tests make through a
   ``ToolService`` into agentforge JSONL transcripts in DIR (``AGENTFORGE_RECORD``), to
   replay in the next run.
+* ``--agentforge-strict`` / ``--agentforge-lenient``, the binding of every tool the plugin
+  loads; without them, ``strict`` under ``[tool.agentforge]`` decides (else lenient), and
+  ``timeout`` there bounds each call.
 
 Targets (``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``) come
 from, first match wins: ``--agentforge-tools TARGET`` (repeatable), the ini option
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from agentforge_cli.integrations.targets import TargetSource
 
 __all__ = [
+    "STRICT_OPTION",
     "UPDATE_OPTION",
     "agentforge_service",
     "agentforge_snapshot",
@@ -55,6 +59,9 @@ __all__ = [
 UPDATE_OPTION = "--agentforge-update-snapshots"
 RECORD_OPTION = "--agentforge-record"
 """The command-line flag that rewrites snapshot files instead of comparing."""
+STRICT_OPTION = "--agentforge-strict"
+"""The command-line flag that binds the plugin's tools strictly (``--agentforge-lenient``:
+leniently), whatever ``[tool.agentforge]`` says."""
 
 pytest_plugins = ["agentforge_cli.integrations.pytest_fuzz",  # pytest --agentforge-fuzz
                   "agentforge_cli.integrations.pytest_replay"]  # --agentforge-replay
@@ -72,6 +79,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(RECORD_OPTION, metavar="DIR", default=None,
                     help="record every call the tests make through a ToolService into "
                          "agentforge JSONL transcripts in DIR (one file a process)")
+    group.addoption(STRICT_OPTION, action="store_const", const=True, default=None,
+                    dest="agentforge_strict",
+                    help="bind the agentforge tools strictly: a missing required parameter "
+                         "or an unknown key is an argument error (default: strict under "
+                         "[tool.agentforge], else lenient)")
+    group.addoption("--agentforge-lenient", action="store_const", const=False,
+                    dest="agentforge_strict",
+                    help="bind the agentforge tools leniently, whatever [tool.agentforge] "
+                         "says")
     parser.addini("agentforge_tools", type="linelist", default=[],
                   help="tool targets for the agentforge fixtures, one a line")
 
@@ -121,14 +137,30 @@ def configured_targets(config: pytest.Config) -> TargetSource:
     """
     __tracebackhide__ = True
     from agentforge_cli.errors import TargetError
-    from agentforge_cli.integrations.targets import find_targets
+    from agentforge_cli.integrations.targets import NO_TARGET, find_targets
 
     given = list(config.getoption("--agentforge-tools") or ()) or [
         line.strip() for line in config.getini("agentforge_tools") if line.strip()]
     try:
         return find_targets(given, cwd=Path(config.rootpath))
-    except TargetError as exc:
-        _fail(exc.message, _HOW_TO_CONFIGURE)
+    except TargetError as exc:  # none anywhere, or a malformed [tool.agentforge]
+        _fail(exc.message, _HOW_TO_CONFIGURE if exc.message == NO_TARGET else exc.hint)
+
+
+def project_options(config: pytest.Config | None) -> dict[str, Any]:
+    """``strict`` and ``timeout`` for the tools the plugin loads: the command line's
+    ``--agentforge-strict``/``--agentforge-lenient``, else ``[tool.agentforge]``.
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` is malformed.
+    """
+    from agentforge_cli.integrations.targets import find_settings
+
+    rootpath = Path(config.rootpath) if config is not None else Path.cwd()
+    settings = find_settings(cwd=rootpath)
+    given = config.getoption("agentforge_strict") if config is not None else None
+    strict = given if given is not None else bool(settings.strict)
+    return {"strict": strict, "timeout": settings.timeout}
 
 
 def _load_tools(source: TargetSource, objects: Sequence[Any] = ()
@@ -140,7 +172,7 @@ def _load_tools(source: TargetSource, objects: Sequence[Any] = ()
     from agentforge_cli.integrations.targets import load_tools
 
     try:  # the one loader: Python targets, MCP servers (mcp:...) and objects
-        return load_tools(source, objects)
+        return load_tools(source, objects, **project_options(_current_config()))
     except TargetError as exc:
         _fail(exc.message, exc.hint)
     return {}  # not reached

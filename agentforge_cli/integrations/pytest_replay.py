@@ -143,12 +143,13 @@ def _replayed(config: pytest.Config, transcript: str) -> _Replayed:
 
 def _supply(config: pytest.Config) -> Any:
     """The configured targets' ``ToolSupply``, loaded the first time it is needed."""
-    from agentforge_cli.integrations.pytest_plugin import configured_targets
+    from agentforge_cli.integrations.pytest_plugin import configured_targets, project_options
     from agentforge_cli.integrations.targets import supply_tools
 
     supply = config.stash.get(_SUPPLY, None)
     if supply is None:
-        supply = config.stash[_SUPPLY] = supply_tools(configured_targets(config))
+        supply = config.stash[_SUPPLY] = supply_tools(configured_targets(config),
+                                                      **project_options(config))
     return supply
 
 

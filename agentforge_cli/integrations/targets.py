@@ -22,7 +22,9 @@ Where targets come from, first match wins:
    (relative file paths are read from that file's directory, which is also importable).
 
 ``tools check`` also reads ``providers = [...]`` from that table (:func:`find_providers`)
-when no ``--provider`` is given.
+when no ``--provider`` is given; ``strict`` and ``timeout`` there are the project's
+settings (:func:`find_settings`), which a command-line flag overrides. The whole table is
+checked whenever it is read: an unknown key or a value of the wrong type is an error.
 
 Failures raise :class:`~agentforge_cli.errors.TargetConfigError` (nothing usable given)
 or :class:`~agentforge_cli.errors.TargetError` (a target cannot be loaded). The current
@@ -31,6 +33,7 @@ directory is on the import path. Standard library only.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,13 +53,15 @@ from agentforge_cli.integrations.importing import (
     split_target,
 )
 
-__all__ = ["CONFIG_KEYS", "ENV_VAR", "TargetSource", "ToolSupply", "find_providers",
-           "find_targets", "load_objects", "load_service", "load_supply", "load_target",
-           "load_tools", "supply_tools"]
+__all__ = ["CONFIG_KEYS", "ENV_VAR", "NO_TARGET", "ProjectSettings", "TargetSource",
+           "ToolSupply", "find_providers", "find_settings", "find_targets", "load_objects",
+           "load_service", "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("providers", "tools")
+CONFIG_KEYS = ("providers", "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
+NO_TARGET = "no tool target given"
+"""The message when no target is given anywhere."""
 _HOW_TO_GIVE = (
     "give one: `agentforge tools list package.module:Name` (or `-t package.module:Name` "
     f"for call and replay), set {ENV_VAR}=package.module[:Name] (comma-separated), or add "
@@ -100,7 +105,7 @@ def find_targets(given: Sequence[str] | None, *, cwd: Path | None = None,
         specs = _string_list(pyproject, _agentforge_table(pyproject), "tools")
         if specs:
             return TargetSource(specs=specs, origin=str(pyproject), base=pyproject.parent)
-    raise TargetConfigError("no tool target given", hint=_HOW_TO_GIVE)
+    raise TargetConfigError(NO_TARGET, hint=_HOW_TO_GIVE)
 
 
 def find_providers(*, cwd: Path | None = None) -> tuple[tuple[str, ...], str | None]:
@@ -119,6 +124,29 @@ def find_providers(*, cwd: Path | None = None) -> tuple[tuple[str, ...], str | N
         return (), None
     names = _string_list(pyproject, _agentforge_table(pyproject), "providers")
     return (names, str(pyproject)) if names else ((), None)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProjectSettings:
+    """``strict`` and ``timeout`` under ``[tool.agentforge]`` (``None``: not set)."""
+
+    strict: bool | None = None
+    """Bind strictly (``True``) or leniently (``False``)."""
+    timeout: float | None = None
+    """Seconds a call may run."""
+
+
+def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
+    """The project's settings, from the nearest ``pyproject.toml`` (none: all unset).
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` cannot be read, or its table is malformed.
+    """
+    pyproject = _nearest_pyproject(cwd or Path.cwd())
+    if pyproject is None:
+        return ProjectSettings()
+    table = _agentforge_table(pyproject)
+    return ProjectSettings(strict=table.get("strict"), timeout=table.get("timeout"))
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
@@ -151,7 +179,23 @@ def _agentforge_table(path: Path) -> dict[str, Any]:
             f"{path}: unknown key {unknown[0]!r} in [tool.agentforge]; the keys are: "
             f"{', '.join(CONFIG_KEYS)}",
             hint=f"did you mean {close[0]!r}?" if close else None)
+    _check_settings(path, table)
     return table
+
+
+def _check_settings(path: Path, table: dict[str, Any]) -> None:
+    """Every key of the table has a value of its type (the error names the key)."""
+    for key in ("providers", "tools"):
+        _string_list(path, table, key)
+    strict = table.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "
+                                f"got {strict!r}")
+    timeout = table.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not 0 < timeout < math.inf):
+        raise TargetConfigError(f"{path}: [tool.agentforge] timeout must be a positive number "
+                                f"of seconds, got {timeout!r}")
 
 
 def _string_list(path: Path, table: dict[str, Any], key: str) -> tuple[str, ...]:

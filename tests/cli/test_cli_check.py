@@ -540,3 +540,19 @@ def test_entry_point_check_and_diff(tmp_path):
     as_json = run("tools", "diff", lock, "new.json", "--json", cwd=tmp_path)
     assert json.loads(as_json.stdout)["summary"]["breaking"] == 4
     assert as_json.stderr == ""
+
+
+def test_diff_with_a_missing_file_says_how_to_write_a_snapshot(cli, tmp_path):
+    old = tmp_path / "v1.json"
+    assert cli("tools", "check", CRM, "--snapshot", str(old), "--update-snapshot"
+               ).exit_code == 0
+    missing = tmp_path / "v2.json"
+    result = cli("tools", "diff", str(old), str(missing))
+    assert result.exit_code == 3
+    assert result.stderr == (
+        f"error: snapshot file not found: {missing}\n"
+        f"  write one with: agentforge tools list TARGET --format json > {missing}\n")
+    assert "--update-snapshot" not in result.stderr
+    check = cli("tools", "check", CRM, "--snapshot", str(missing))
+    assert check.stderr == (f"error: snapshot file not found: {missing} (create it with "
+                            "--update-snapshot)\n")

@@ -536,3 +536,41 @@ def test_update_keeps_spaced_jsonl_lines_spaced(cli, tmp_path):
     assert cli("replay", str(path), "-t", CRM, "--update").exit_code == 0
     after = path.read_text(encoding="utf-8").splitlines()
     assert after == [line.replace("limit:50", "limit:5") for line in lines]
+
+
+BROKEN_STORE = '''
+from agentforge_cli import tool
+
+@tool
+def add(item: str) -> str:
+    """Put an item on the list."""
+    raise RuntimeError("the list is gone")
+'''
+
+RECORDED_SUCCESS = (
+    '{"type":"tool_call","id":"call_1","name":"add","arguments":"{\\"item\\":\\"milk\\"}"}\n'
+    '{"type":"tool_result","id":"call_1","content":"milk","is_error":false}\n')
+
+
+def test_update_warns_when_an_error_result_replaces_a_success(cli, write_module, tmp_path):
+    tools = write_module("broken_store", BROKEN_STORE)
+    transcript = tmp_path / "store.jsonl"
+    transcript.write_text(RECORDED_SUCCESS, encoding="utf-8")
+    result = cli("replay", str(transcript), "-t", str(tools), "--update")
+    assert result.exit_code == 0
+    assert ("warning: --update wrote 1 error result over a recorded success in "
+            f"{transcript}:\n  call_1 add: the list is gone\n") in result.stderr
+    assert '"content":"the list is gone","is_error":true' in transcript.read_text()
+
+
+def test_a_failing_replay_ends_with_the_next_step(cli, write_module, tmp_path):
+    tools = write_module("broken_store_b", BROKEN_STORE)
+    transcript = tmp_path / "store.jsonl"
+    transcript.write_text(RECORDED_SUCCESS, encoding="utf-8")
+    result = cli("replay", str(transcript), "-t", str(tools))
+    assert result.exit_code == 1
+    assert result.stderr.endswith(
+        "next: read the diff above; if today's results are the right ones, accept them "
+        "with --update\n")
+    passing = cli("replay", str(TRANSCRIPTS / "crm.jsonl"), "-t", CRM)
+    assert (passing.exit_code, passing.stderr) == (0, "")

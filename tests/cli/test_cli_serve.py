@@ -91,10 +91,13 @@ def test_serve_strict_and_timeout_build_the_tools(cli, served):
     executor = call["service"].executor("queryCustomer")
     assert (executor.strict, executor.timeout) == (True, 2.5)
     assert call["wire"] is not None  # stdout was claimed before the targets were loaded
-    plain = cli("serve", CRM)
+    plain = cli("serve", CRM)  # strict is serve's default: MCP servers validate inputs
     assert plain.exit_code == 0
     executor = served[1]["service"].executor("queryCustomer")
-    assert (executor.strict, executor.timeout) == (False, None)
+    assert (executor.strict, executor.timeout) == (True, None)
+    lenient = cli("serve", CRM, "--lenient")
+    assert lenient.exit_code == 0
+    assert served[2]["service"].executor("queryCustomer").strict is False
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])

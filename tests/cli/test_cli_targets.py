@@ -53,7 +53,7 @@ def test_an_unknown_key_in_the_table_is_an_error_with_a_suggestion(tmp_path):
     with pytest.raises(TargetConfigError, match=r"unknown key 'tool' in \[tool\.agentforge\]"
                        ) as info:
         find_targets([], cwd=tmp_path, environ={})
-    assert "providers, tools" in info.value.message
+    assert "providers, strict, timeout, tools" in info.value.message
     assert info.value.hint == "did you mean 'tools'?"
 
 
@@ -385,3 +385,37 @@ def test_a_factory_is_named_after_the_module(cli):
     result = cli("tools", "list", "sample_tools.crm()")
     assert result.exit_code == 3
     assert "package.module:make_tools()" in result.stderr
+
+
+def test_one_tool_reached_through_two_targets_is_loaded_once(cli, write_module):
+    reexport = write_module("weather_again", "from sample_tools.weather import getWeather\n")
+    result = cli("tools", "list", "sample_tools.weather", "sample_tools.weather:getWeather",
+                 str(reexport), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [tool["name"] for tool in json.loads(result.stdout)] == ["getWeather"]
+    other = write_module("weather_other", '''
+from agentforge_cli import tool
+
+@tool(name="getWeather")
+def get_weather(city: str) -> str:
+    return city
+''')
+    clash = cli("tools", "list", "sample_tools.weather", str(other))
+    assert clash.exit_code == 3
+    assert "Duplicated definition for tool: getWeather" in clash.stderr
+
+
+def test_a_directory_target_says_it_is_one_and_how_to_name_a_module(cli):
+    package = cli("tools", "list", "sample_tools/")
+    assert package.exit_code == 3
+    assert package.stderr == (
+        "error: cannot load target 'sample_tools/': sample_tools/ is a directory, not a "
+        "Python file\n"
+        "  it is a package: name one of its modules by file (sample_tools/crm.py) or by "
+        "dotted name (sample_tools.crm, sample_tools.crm:Name)\n")
+    folder = cli("tools", "list", "docs/examples")
+    assert folder.exit_code == 3
+    assert folder.stderr == (
+        "error: cannot load target 'docs/examples': docs/examples is a directory, not a "
+        "Python file\n"
+        "  name a Python file in it, such as docs/examples/inventory.py\n")

@@ -313,3 +313,32 @@ def test_debug_shows_the_traceback(cli):
     assert debug.exit_code == 3
     assert "Traceback" in debug.stderr
     assert "ModuleNotFoundError" in debug.stderr
+
+
+TICKETS = "docs/examples/ticket_tools.py"
+TICKET_NOTE = ("\"customer\" was missing and was passed as None; then: 'NoneType' object has "
+               "no attribute 'email'")
+
+
+def test_call_failing_after_a_missing_required_argument_says_so_first(cli):
+    result = cli("tools", "call", "create_ticket", '{"subject":"Refund"}', "-t", TICKETS)
+    assert result.exit_code == 1
+    assert result.stdout == TICKET_NOTE + "\n"
+    given = cli("tools", "call", "create_ticket",
+                '{"subject":"Refund","customer":{"email":"a@b.c"}}', "-t", TICKETS)
+    assert (given.exit_code, given.stdout) == (0, "ticket for a@b.c: Refund\n")
+
+
+
+def test_debug_shows_the_tools_traceback_on_stderr(cli, write_module):
+    path = write_module("failing_tools_d", FAILING_TOOLS)
+    result = cli("--debug", "tools", "call", "boom", "-t", str(path))
+    assert (result.exit_code, result.stdout) == (1, "kaboom\n")
+    assert "Traceback (most recent call last)" in result.stderr
+    assert 'raise ValueError("kaboom")' in result.stderr
+    assert result.stderr.rstrip().endswith("ValueError: kaboom")
+    as_json = cli("--debug", "tools", "call", "boom", "-t", str(path), "--json")
+    assert json.loads(as_json.stdout)["result"] == "kaboom"
+    assert "Traceback" in as_json.stderr
+    quiet = cli("tools", "call", "boom", "-t", str(path))
+    assert (quiet.stdout, quiet.stderr) == ("kaboom\n", "")

@@ -360,3 +360,31 @@ def test_in_process_policies() -> None:
     assert tuple(quick) == ("awake", False)
     assert tuple(failed) == ("nothing here", True)
     assert unknown.is_error and unknown.text.startswith('Unknown tool "nope".')
+
+
+def test_agentforge_serve_validates_inputs_unless_lenient(tmp_path: Path) -> None:
+    """MCP servers must validate tool inputs: `serve` binds strictly by default."""
+    # the command line of this checkout (its root is the server's working directory)
+    args = ["-c", "from agentforge_cli.cli.app import main; main()", "serve",
+            "sample_tools.crm:CrmTools", "docs/examples/ticket_tools.py"]
+    (tmp_path / "strict").mkdir()
+    for remote in _serve_command(sys.executable, args, tmp_path / "strict"):
+        missing = remote.call("queryCustomer", {"limit": 5})
+        assert (missing.is_error, remote.text(missing)) == (
+            True, 'Required parameter "name" of tool "queryCustomer" is missing')
+        wrong = remote.call("queryCustomer", {"name": "长路", "limit": "many"})
+        assert wrong.is_error is True
+        assert remote.text(wrong).startswith('Argument "limit" has non-integer value')
+        unknown = remote.call("queryCustomer", {"name": "长路", "limit": 5, "city": "上海"})
+        assert (unknown.is_error, remote.text(unknown)) == (
+            True, 'Tool "queryCustomer" has no parameter "city" (parameters: limit, name)')
+        fine = remote.call("queryCustomer", {"name": "长路", "limit": 5})
+        assert (fine.is_error, remote.text(fine)) == (False, "customer:长路,limit:5")
+    (tmp_path / "lenient").mkdir()
+    for remote in _serve_command(sys.executable, [*args, "--lenient"], tmp_path / "lenient"):
+        filled = remote.call("queryCustomer", {"name": "长路"})
+        assert (filled.is_error, remote.text(filled)) == (False, "customer:长路,limit:0")
+        crashed = remote.call("create_ticket", {"subject": "Refund"})
+        assert (crashed.is_error, remote.text(crashed)) == (
+            True, "\"customer\" was missing and was passed as None; then: 'NoneType' object "
+                  "has no attribute 'email'")

@@ -214,3 +214,35 @@ def test_options_are_listed_in_help(run):
     result.stdout.fnmatch_lines(["*--agentforge-tools=TARGET*",
                                  "*--agentforge-update-snapshots*",
                                  "*agentforge_tools*"])
+
+
+
+@pytest.mark.parametrize(("table", "args", "strict"), [
+    ("", (), False),
+    ("", ("--agentforge-strict",), True),
+    ("strict = true\n", (), True),
+    ("strict = true\n", ("--agentforge-lenient",), False),
+    ("strict = false\n", ("--agentforge-strict",), True),
+])
+def test_strict_binding_from_the_flag_or_the_project(pytester, run, table, args, strict):
+    pytester.makepyfile(af_sample_tools=TOOLS_V1, test_af_strict=f'''
+from agentforge_cli import ToolExecutionRequest
+
+def test_binding(agentforge_service):
+    result = agentforge_service.execute(ToolExecutionRequest(
+        id="1", name="queryCustomer", arguments='{{"limit": 5}}'))
+    assert result.is_error is {strict}, result.text
+''')
+    pytester.makepyprojecttoml(f'[tool.agentforge]\ntools = ["af_sample_tools"]\n{table}')
+    run(*args).assert_outcomes(passed=1)
+
+
+def test_a_malformed_project_setting_fails_the_fixture(pytester, run):
+    pytester.makepyfile(af_sample_tools=TOOLS_V1, test_af_service=USES_SERVICE)
+    pytester.makepyprojecttoml('[tool.agentforge]\ntools = ["af_sample_tools"]\n'
+                               'strict = "yes"\n')
+    result = run()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*pyproject.toml: [[]tool.agentforge[]] strict must be true "
+                                 "or false, got 'yes'"])
+    assert "set agentforge_tools" not in result.stdout.str()  # not "no target" advice

@@ -1,0 +1,41 @@
+"""The project's settings under the command line's: ``strict`` and ``timeout``.
+
+A flag given on the command line wins; then ``strict`` / ``timeout`` under
+``[tool.agentforge]`` in the nearest ``pyproject.toml``; then the command's own default
+(``serve`` binds strictly, the other commands leniently). Read inside ``guarded()``: a
+malformed table is a usage error (exit 2) naming the key and the file.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+__all__ = ["StrictOption", "project_choices"]
+
+StrictOption = Annotated[
+    bool | None,
+    typer.Option("--strict/--lenient", show_default=False,
+                 help="Strict: a missing required parameter or an unknown key is an argument "
+                      "error; lenient (the default): a missing value gets a default. "
+                      "strict = true in \\[tool.agentforge] makes strict the default."),
+]
+
+
+def project_choices(strict: bool | None, timeout: float | None, *,
+                    strict_default: bool = False, timeout_default: float | None = None
+                    ) -> tuple[bool, float | None]:
+    """``(strict, timeout)``: each flag given, else the project's setting, else the default.
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` is malformed.
+    """
+    from agentforge_cli.integrations.targets import find_settings
+
+    settings = find_settings()
+    if strict is None:
+        strict = settings.strict if settings.strict is not None else strict_default
+    if timeout is None:
+        timeout = settings.timeout if settings.timeout is not None else timeout_default
+    return strict, timeout
