@@ -10,9 +10,11 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      ├── ToolArgumentsError       an ArgumentError wrapped by the executor's
      │                            ``wrap_argument_errors`` switch (also a ValueError)
      ├── ToolExecutionError       the tool itself failed and the executor propagates
-     │    └── ToolTimeoutError    the tool did not return within the executor's timeout
+     │    ├── ToolTimeoutError    the tool did not return within the executor's timeout
+     │    └── ToolErrorAnswer     an MCP server answered the call with an error
      ├── TargetError              a tool target cannot be loaded (module, name, class, no tool)
-     │    └── TargetConfigError   no target given, or a target / its configuration is malformed
+     │    ├── TargetConfigError   no target given, or a target / its configuration is malformed
+     │    └── ServerCallError     an MCP server died or did not answer during a tools/call
      ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
      │    └── TranscriptFormatError   no transcript format reads the file
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
@@ -35,12 +37,14 @@ __all__ = [
     "AgentForgeError",
     "ArgumentError",
     "ProviderExportError",
+    "ServerCallError",
     "SnapshotError",
     "SnapshotMissingError",
     "TargetConfigError",
     "TargetError",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolErrorAnswer",
     "ToolExecutionError",
     "ToolTimeoutError",
     "TranscriptError",
@@ -140,6 +144,16 @@ class ToolTimeoutError(ToolExecutionError):
     """The tool did not return within the executor's timeout."""
 
 
+class ToolErrorAnswer(ToolExecutionError):
+    """An MCP server answered ``tools/call`` with an error: a result with ``isError: true``
+    (``code`` is ``None``) or a JSON-RPC error (``code`` is its code, such as ``-32602``).
+    """
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class TargetError(AgentForgeError):
     """A tool target (``package.module[:Name]``, ``path/to/file.py[:Name]``) cannot be loaded.
 
@@ -157,6 +171,20 @@ class TargetError(AgentForgeError):
 class TargetConfigError(TargetError):
     """No target is given anywhere, or a target string or the ``[tool.agentforge]`` table
     is malformed: the command line or configuration must change, not the tools."""
+
+
+class ServerCallError(TargetError):
+    """An MCP server failed a ``tools/call`` as a whole, not with an answer.
+
+    Attributes:
+        outcome: ``died`` (it exited or closed the connection during this call), ``hung``
+            (no answer within the call timeout) or ``gone`` (it died during an earlier
+            call).
+    """
+
+    def __init__(self, message: str, *, outcome: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.outcome = outcome
 
 
 class TranscriptError(AgentForgeError):

@@ -6,8 +6,8 @@ imported only here). Standard output is the report (``--json``: one JSON documen
 header goes to standard error.
 
 Exit codes: ``0`` nothing found · ``1`` a crash, hang, bad result or schema-binding
-mismatch · ``2`` usage error · ``3`` a target cannot be loaded, or the ``fuzz`` extra is
-not installed.
+mismatch, or every tool skipped · ``2`` usage error · ``3`` a target cannot be loaded,
+or the ``fuzz`` extra is not installed.
 """
 
 from __future__ import annotations
@@ -62,16 +62,19 @@ def fuzz(
         help="Do not count this exception class (and its subclasses) as a crash; "
              "repeatable.")] = None,
     include_destructive: Annotated[bool, typer.Option(
-        "--include-destructive", help="Also call the tools annotated destructiveHint "
-                                      "(fuzzing calls the real tools).")] = False,
+        "--include-destructive", help="Also call the tools annotated destructiveHint, and "
+                                      "MCP tools not marked safe (fuzzing calls the real "
+                                      "tools).")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
     Fuzzing calls the real tools: tools annotated destructiveHint are skipped unless
-    --include-destructive.
+    --include-destructive, and so are MCP tools not marked readOnlyHint (or destructiveHint
+    and openWorldHint false) unless named with --tool.
 
-    Exit 1 when a crash, hang, bad result or schema-binding mismatch is found.
+    Exit 1 when a crash, hang, bad result or schema-binding mismatch is found, or when
+    every tool was skipped.
     """
     with guarded():
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
@@ -100,16 +103,19 @@ def fuzz(
         seed = random.randrange(2**32) if seed is None else seed
         options = FuzzOptions(examples=examples, seed=seed,
                               rule=CrashRule.build(crash or (), allow or ()),
-                              include_destructive=include_destructive)
+                              include_destructive=include_destructive,
+                              served=_served(service), chosen=frozenset(names or ()))
         selected = [s.name for s in service.specifications
                     if not names or s.name in names]
         from agentforge_cli.cli.output import write
 
         write(f"fuzzing {len(selected)} tool{'' if len(selected) == 1 else 's'}: {examples} "
               f"examples each, seed {seed}, timeout {timeout:g} s", stderr=True)
+        _say_skipped(service, selected, options)
         reports = fuzz_service(service, options, source.specs, names=selected,
                                on_report=None if json_output else _show)
         failed = [r for r in reports if r.failed]
+        vacuous = bool(reports) and all(r.skipped for r in reports)
         if junit is not None:
             _write_junit(junit, junit_xml(reports))
         if json_output:
@@ -117,7 +123,31 @@ def fuzz(
                              ensure_ascii=False, indent=2))
         else:
             _verdict(reports, failed, seed)
-        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if failed or vacuous else EXIT_OK)
+
+
+def _served(service: Any) -> frozenset[str]:
+    """The names of the tools an MCP server serves."""
+    from agentforge_cli.integrations.mcp_target import McpToolExecutor
+
+    def inner(executor: Any) -> Any:
+        while not isinstance(executor, McpToolExecutor) and hasattr(executor, "delegate"):
+            executor = executor.delegate
+        return executor
+
+    return frozenset(name for name in service.names
+                     if isinstance(inner(service.executor(name)), McpToolExecutor))
+
+
+def _say_skipped(service: Any, selected: list[str], options: Any) -> None:
+    """One line on standard error per tool that will not be called, and why."""
+    from agentforge_cli.cli.output import write
+    from agentforge_cli.fuzz.engine import skip_reason
+
+    for spec in service.specifications:
+        reason = skip_reason(spec, options) if spec.name in selected else None
+        if reason is not None:
+            write(f"skipped {spec.name}: {reason}", stderr=True)
 
 
 def _check_options(examples: int, timeout: float, crash: list[str], allow: list[str]) -> None:
@@ -162,7 +192,10 @@ def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
     from agentforge_cli.cli.output import write
 
     run = [r for r in reports if not r.skipped]
-    if failed:
+    if reports and not run:
+        write(f"✗ fuzz called no tool: {len(reports)} tool{'' if len(reports) == 1 else 's'} "
+              "skipped (see above)")
+    elif failed:
         found = sum(len(r.findings) + (r.error is not None) for r in failed)
         write(f"✗ fuzz found {found} problem{'' if found == 1 else 's'} in {len(failed)} of "
               f"{len(run)} tool{'' if len(run) == 1 else 's'} (seed {seed})")

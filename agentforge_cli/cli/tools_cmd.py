@@ -354,7 +354,9 @@ def call_tool(
                                timeout=timeout, mcp_options=reach)
         executor = service.executor(name)
         if executor is None:
-            listed = " ".join(tools or ())
+            import shlex
+
+            listed = " ".join(shlex.quote(target) for target in tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
         served = _mcp_served(executor)

@@ -14,25 +14,40 @@ class's ``__name__`` or its ``module.qualname``. **A KeyError is a crash unless 
 innermost frame raised it with a ``raise`` statement** (``raise KeyError("no issue #9")`` is
 a message for the model; ``table[key]`` or ``dict.pop(key)`` failing is a bug). Any other
 exception is a ``tool error``: the tool telling the model no.
+
+**MCP servers.** A server that dies during a call (it exits, is killed by a signal or
+closes the connection) is a ``crash`` naming its exit status; one that does not answer
+within the timeout is a ``hang``. A schema-valid input the server refuses as invalid
+(JSON-RPC ``-32602``, or an error result that says so: :data:`INVALID_INPUT`) is a
+``mismatch``; any other error result is a ``tool error``.
 """
 
 from __future__ import annotations
 
 import dis
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolExecutor
 
-__all__ = ["CRASH_CLASSES", "FAILING", "KINDS", "CrashRule", "Outcome", "classify_call"]
+__all__ = ["CRASH_CLASSES", "FAILING", "GONE", "INVALID_INPUT", "KINDS", "CrashRule",
+           "Outcome", "classify_call"]
 
 KINDS = ("ok", "refused", "tool error", "crash", "hang", "bad result", "mismatch")
 FAILING = frozenset({"crash", "hang", "bad result", "mismatch"})
 """The kinds that are findings (exit 1)."""
+_INVALID_PARAMS = -32602
+GONE = "gone"
+"""Not a kind: the call never reached the tool (its MCP server died earlier)."""
+INVALID_INPUT = re.compile(r"validation error|invalid (arguments|params|parameters|input)",
+                           re.IGNORECASE)
+"""What an MCP server's error says when it refuses the input itself: pydantic's "1
+validation error for ...", "Invalid arguments", JSON-RPC's "Invalid params"."""
 CRASH_CLASSES = ("TypeError", "AttributeError", "NameError", "UnboundLocalError",
                  "ZeroDivisionError", "IndexError", "KeyError", "RecursionError",
                  "AssertionError", "NotImplementedError")
@@ -70,6 +85,8 @@ class Outcome:
     """``ZeroDivisionError: division by zero``, the refusal or the result's problem."""
     location: str = ""
     """``path/to/file.py:12``: where the exception was raised (innermost frame)."""
+    final: bool = False
+    """The tool cannot be called again: it hung, or its server died."""
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -128,13 +145,26 @@ def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashR
     from agentforge_cli.core.executor import ResultTooLarge
     from agentforge_cli.core.returns import UnserializableResult
     from agentforge_cli.core.spec import ToolExecutionRequest
-    from agentforge_cli.errors import ToolExecutionError, ToolTimeoutError
+    from agentforge_cli.errors import (
+        ServerCallError,
+        ToolErrorAnswer,
+        ToolExecutionError,
+        ToolTimeoutError,
+    )
 
     request = ToolExecutionRequest(id="fuzz", name=name, arguments=arguments)
     try:
         result = service.execute(request)
     except ToolTimeoutError as exc:
-        return Outcome(kind="hang", detail=str(exc))
+        return Outcome(kind="hang", detail=str(exc), final=True)
+    except ServerCallError as exc:
+        return _server_failed(exc)
+    except ToolErrorAnswer as exc:
+        refused = exc.code == _INVALID_PARAMS or (exc.code is None
+                                                  and INVALID_INPUT.search(str(exc)))
+        if refused:
+            return Outcome(kind="mismatch" if clean else "refused", detail=str(exc))
+        return Outcome(kind="tool error", detail=str(exc).split("\n", 1)[0])
     except ToolExecutionError as exc:
         cause = exc.__cause__ if exc.__cause__ is not None else exc
         if isinstance(cause, UnserializableResult | ResultTooLarge):
@@ -144,3 +174,15 @@ def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashR
     if result.is_error:
         return Outcome(kind="mismatch" if clean else "refused", detail=result.text)
     return Outcome(kind="ok")
+
+
+def _server_failed(exc: Any) -> Outcome:
+    """A ``ServerCallError``: a hang, a crash (with the last line of the server's standard
+    error), or :data:`GONE`."""
+    if exc.outcome == "hung":
+        return Outcome(kind="hang", detail=exc.message, final=True)
+    if exc.outcome == "gone":
+        return Outcome(kind=GONE, detail=exc.message, final=True)
+    lines = (exc.hint or "").splitlines()[1:]
+    last = f" (its standard error ended with: {lines[-1].strip()})" if lines else ""
+    return Outcome(kind="crash", detail=exc.message + last, final=True)

@@ -7,13 +7,14 @@ nothing is written to disk and a seed always means the same inputs):
    :func:`~agentforge_cli.fuzz.strategies.arguments`, each written in one of the
    :data:`~agentforge_cli.fuzz.forms.FORMS`); every call is classified and counted, and the
    first input of each distinct failure is kept;
-2. **shrink** — for each failure (hangs excepted: each try would cost the timeout), the
-   same search runs again, failing only on that failure, and hypothesis shrinks the input
-   to the smallest it can find. If it cannot reproduce it (a tool whose state changed),
-   the first input is reported as found.
+2. **shrink** — for each failure (hangs and dead servers excepted: each try would cost
+   the timeout, or find no server), the same search runs again, failing only on that
+   failure, and hypothesis shrinks the input to the smallest it can find. If it cannot
+   reproduce it (a tool whose state changed), the first input is reported as found.
 
 After a hang, the tool gets no more calls (each would cost the timeout and leave a thread
-running).
+running); after its MCP server died, neither it nor the server's other tools do (they are
+reported as skipped).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.fuzz.classify import FAILING, CrashRule, Outcome, classify_call
+from agentforge_cli.fuzz.classify import FAILING, GONE, CrashRule, Outcome, classify_call
 from agentforge_cli.fuzz.forms import CLEAN, FORMS, render
 from agentforge_cli.fuzz.report import Finding, ToolReport, reproduce_command
 from agentforge_cli.fuzz.strategies import arguments
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from hypothesis import settings
     from hypothesis import strategies as st
 
-__all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive"]
+__all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive", "skip_reason"]
 
 MAX_FINDINGS = 10
 """Distinct failures kept per tool."""
@@ -47,7 +48,12 @@ class FuzzOptions:
     seed: int = 0
     rule: CrashRule = field(default_factory=CrashRule)
     include_destructive: bool = False
-    """Also call tools annotated ``destructiveHint: true``."""
+    """Also call tools annotated ``destructiveHint: true``, and MCP tools not marked safe."""
+    served: frozenset[str] = frozenset()
+    """The tools of MCP servers: called only when marked safe (see :func:`skip_reason`),
+    named in :attr:`chosen`, or with :attr:`include_destructive`."""
+    chosen: frozenset[str] = frozenset()
+    """The tools the user named (``--tool``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,6 +76,29 @@ def is_destructive(spec: Any) -> bool:
     return bool((getattr(spec, "annotations", None) or {}).get("destructiveHint"))
 
 
+def _marked_safe(annotations: dict[str, Any]) -> bool:
+    """``readOnlyHint: true``, or ``destructiveHint: false`` and ``openWorldHint: false``
+    (MCP reads a missing hint as destructive and open-world)."""
+    return annotations.get("readOnlyHint") is True or (
+        annotations.get("destructiveHint") is False
+        and annotations.get("openWorldHint") is False)
+
+
+def skip_reason(spec: Any, options: FuzzOptions) -> str | None:
+    """Why fuzzing does not call the tool, or ``None`` when it does."""
+    if options.include_destructive:
+        return None
+    if is_destructive(spec):
+        return "destructive (destructiveHint): run with --include-destructive to call it"
+    annotations = getattr(spec, "annotations", None) or {}
+    if spec.name not in options.served or spec.name in options.chosen or _marked_safe(
+            annotations):
+        return None
+    why = ("no annotations, which MCP reads as destructive and open-world" if not annotations
+           else "not marked readOnlyHint, nor destructiveHint and openWorldHint false")
+    return f"{why}: name it with --tool or run with --include-destructive to call it"
+
+
 def _settings(examples: int, phases: Sequence[Any]) -> settings:
     from hypothesis import HealthCheck, Verbosity, settings
 
@@ -82,9 +111,9 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
               targets: Sequence[str]) -> ToolReport:
     """Fuzz one tool of ``service`` (built with ``propagate_execution_errors=True`` and a
     ``timeout``, as :func:`~agentforge_cli.fuzz.classify.classify_call` expects)."""
-    if is_destructive(spec) and not options.include_destructive:
-        return ToolReport(name=spec.name, skipped="destructive (destructiveHint): run with "
-                                                  "--include-destructive to call it")
+    skipped = skip_reason(spec, options)
+    if skipped is not None:
+        return ToolReport(name=spec.name, skipped=skipped)
     from hypothesis import Phase, given, seed
     from hypothesis import strategies as st
 
@@ -99,31 +128,35 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
 
     counts: Counter[str] = Counter()
     first: dict[tuple[str, str, str], _Case] = {}
-    hung: list[bool] = []
+    stopped: list[Outcome] = []  # the call after which the tool gets no more
 
     @_settings(options.examples, (Phase.generate,))
     @seed(options.seed)
     @given(cases)
     def search(case: tuple[dict[str, Any], str]) -> None:
-        if hung:
+        if stopped:
             return
         found = call(case)
+        if found.outcome.final:
+            stopped.append(found.outcome)
+        if found.outcome.kind == GONE:
+            return
         counts[found.outcome.kind] += 1
         signature = found.outcome.signature
         if found.outcome.kind in FAILING and signature not in first and len(
                 first) < MAX_FINDINGS:
             first[signature] = found
-        if found.outcome.kind == "hang":
-            hung.append(True)
 
     try:
         search()
     except Exception as exc:  # hypothesis cannot generate from the schema
         return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
                           error=f"cannot generate arguments: {type(exc).__name__}: {exc}")
+    if stopped and stopped[0].kind == GONE and not counts:
+        return ToolReport(name=spec.name, skipped=f"not called: {stopped[0].detail}")
     findings = []
     for signature, found in first.items():
-        smallest = None if found.outcome.kind == "hang" else _shrink(
+        smallest = None if found.outcome.final else _shrink(
             call, cases, signature, options)
         case = smallest or found
         findings.append(Finding(

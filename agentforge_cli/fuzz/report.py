@@ -78,7 +78,8 @@ class ToolReport:
 def to_json(reports: Sequence[ToolReport], *, seed: int, examples: int,
             timeout: float) -> dict[str, Any]:
     """The ``--json`` document."""
-    return {"ok": not any(r.failed for r in reports), "seed": seed, "examples": examples,
+    ran = not reports or any(not r.skipped for r in reports)
+    return {"ok": ran and not any(r.failed for r in reports), "seed": seed, "examples": examples,
             "timeout": timeout, "failing_kinds": sorted(FAILING),
             "tools": [report.to_json() for report in reports]}
 

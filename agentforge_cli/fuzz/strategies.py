@@ -14,6 +14,8 @@ import math
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from agentforge_cli.schema.jsonschema import definitions, ref_name
+
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
@@ -46,10 +48,12 @@ def any_json() -> st.SearchStrategy[Any]:
 
 
 class _Translator:
-    """Schema node -> strategy, with ``$ref``s resolved in the root's ``$defs``."""
+    """Schema node -> strategy, with ``$ref``s resolved in the root (``$defs`` or any local
+    JSON Pointer)."""
 
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
+        self.defs = definitions(root)
         self.refs: dict[str, st.SearchStrategy[Any]] = {}
 
     def node(self, schema: Any) -> st.SearchStrategy[Any]:
@@ -86,9 +90,7 @@ class _Translator:
         from hypothesis import strategies as st
 
         if ref not in self.refs:
-            target: Any = self.root
-            for part in ref.removeprefix("#/").split("/") if ref.startswith("#/") else [None]:
-                target = target.get(part) if isinstance(target, dict) and part else None
+            target = self.defs.get(ref_name(ref))
             self.refs[ref] = st.deferred(lambda: self.node(target if target is not None
                                                            else True))
         return self.refs[ref]

@@ -37,7 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
-from agentforge_cli.errors import TargetConfigError, TargetError, ToolExecutionError
+from agentforge_cli.errors import (
+    ServerCallError,
+    TargetConfigError,
+    TargetError,
+    ToolErrorAnswer,
+)
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR",
            "McpConnection", "McpOptions", "McpToolExecutor", "McpToolResult", "close_all",
@@ -55,7 +60,17 @@ _STDERR_LINES = 10
 _INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
                  "`pip install '.[mcp]'` (or `pip install mcp`)")
 _CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC error code for a closed connection
+_EXIT_WAIT = 2.0  # seconds a server that closed the connection gets to exit
+MAX_PAGES = 1000
+"""Pages of ``tools/list`` read before a server that keeps paging is given up on."""
 _OPEN: list[McpConnection] = []
+_HTTP_HINTS = {
+    "HTTP 401": "send the credentials it expects with --header, e.g. --header "
+                "'Authorization: Bearer ...' (or AGENTFORGE_MCP_HEADERS)",
+    "HTTP 404": "nothing is served at this path: a streamable HTTP endpoint is usually at "
+                "/mcp (a server that only speaks the older SSE transport is at /sse, which "
+                "agentforge does not speak)",
+}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -210,6 +225,8 @@ class McpConnection:
         self._session: Any = None
         self._portal: Any = None
         self._stderr: Any = None
+        self._process: Any = None  # the stdio server's process (see mcp_process)
+        self._died: str | None = None  # how the server died during a call
 
     @property
     def label(self) -> str:
@@ -279,8 +296,14 @@ class McpConnection:
                 if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
                     self._problems.append(message)
 
+            from mcp import types
+
+            from agentforge_cli import __version__
+
+            me = types.Implementation(name="agentforge", version=__version__)
             async with self._transport() as (read, write), \
-                    ClientSession(read, write, message_handler=on_message) as session:
+                    ClientSession(read, write, message_handler=on_message,
+                                  client_info=me) as session:
                 with anyio.fail_after(self.timeout):
                     await session.initialize()
                 yield session
@@ -312,10 +335,16 @@ class McpConnection:
             logging.getLogger("mcp.client.stdio").addFilter(_QuietParseErrors)
             params = StdioServerParameters(command=self.argv[0], args=self.argv[1:],
                                            env=env, cwd=str(self.cwd))
-            async with stdio_client(params, errlog=self._stderr) as streams:
-                yield streams
+            from agentforge_cli.integrations.mcp_process import capturing
+
+            with capturing(self._keep_process):
+                async with stdio_client(params, errlog=self._stderr) as streams:
+                    yield streams
 
         return transport()
+
+    def _keep_process(self, process: Any) -> None:
+        self._process = process
 
     async def _note_status(self, response: Any) -> None:
         """Keep the first HTTP error status of a request (a POST: the optional event
@@ -338,32 +367,64 @@ class McpConnection:
 
         tools: list[Any] = []
         cursor = None
-        while True:
+        for _ in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             page = await self._session.list_tools(params=params)
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
                 return tools
+        raise TargetError(f"MCP server {self.label} keeps paging past {MAX_PAGES} pages of "
+                          "tools/list (it always answers with a nextCursor)")
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Send ``tools/call`` and return the SDK's ``CallToolResult``.
 
         Raises:
-            TargetError: The server is gone or did not answer within the call timeout.
+            ServerCallError: The server died during the call (or an earlier one), or did
+                not answer within the call timeout.
+            TargetError: The connection is closed, or failed otherwise.
         """
         from mcp.shared.exceptions import MCPError
 
         if self._portal is None:
             raise TargetError(f"MCP server {self.label} is closed")
+        if self._died is not None:
+            raise ServerCallError(f"MCP server {self.label} is gone: it {self._died}",
+                                  outcome="gone", hint=self._stderr_tail())
         try:
             return self._portal.call(self._bounded, self._session.call_tool,
                                      self.call_timeout, name, arguments)
-        except MCPError:
-            raise
+        except MCPError as exc:
+            if exc.code != _CONNECTION_CLOSED:
+                raise
+            raise self._death(name) from None
         except BaseException as exc:
-            raise self._error(f"failed during tools/call {name}", exc,
-                              self.call_timeout) from None
+            error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
+            if isinstance(_innermost(exc), TimeoutError):
+                raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
+            raise error from None
+
+    def _death(self, name: str) -> ServerCallError:
+        """The server closed the connection during ``tools/call name``: how it ended (its
+        exit status, once it has exited) and the end of its standard error."""
+        import time
+
+        from agentforge_cli.integrations.mcp_process import exit_status
+
+        status = None
+        if self._process is not None:
+            deadline = time.monotonic() + _EXIT_WAIT
+            while (status := exit_status(self._process.returncode)) is None and (
+                    time.monotonic() < deadline):
+                time.sleep(0.02)
+        if status is not None:
+            self._died = f"died during tools/call {name}: {status}"
+        else:
+            self._died = (f"closed the connection during tools/call {name}" if _is_url(
+                self.spec) else f"closed its standard output during tools/call {name}")
+        return ServerCallError(f"MCP server {self.label} {self._died}", outcome="died",
+                               hint=self._stderr_tail())
 
     def _error(self, what: str, exc: BaseException, bound: float | None) -> TargetError:
         reason = _describe(exc)
@@ -371,6 +432,11 @@ class McpConnection:
             reason = f"no answer within {bound:g} s"
         elif self._refused is not None:
             reason = f"{self._refused} ({reason})"
+            if self._refused.startswith(("HTTP 401", "HTTP 404")):
+                what = ("needs authorization" if self._refused.startswith("HTTP 401")
+                        else what)
+                return TargetError(f"MCP server {self.label} {what}: {reason}",
+                                   hint=_HTTP_HINTS[self._refused[:8]])
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{_not_mcp(self._problems[0])}")
@@ -459,18 +525,18 @@ class McpToolExecutor:
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed
-            return self._failed(f"Error executing tool {self.name}: {exc.message}")
+            return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
         text = content_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
         if result.is_error:
             if self.propagate_execution_errors:
-                raise ToolExecutionError(text)
+                raise ToolErrorAnswer(text)
             return _result(text, True, arguments, result)
         return _result(text, False, arguments, result)
 
-    def _failed(self, text: str) -> ToolExecutionResult:
+    def _failed(self, text: str, code: int) -> ToolExecutionResult:
         if self.propagate_execution_errors:
-            raise ToolExecutionError(text)
+            raise ToolErrorAnswer(text, code=code)
         return ToolExecutionResult(text, True)
 
 
@@ -481,6 +547,19 @@ def _specification(tool: Any) -> ToolSpecification:
                              parameters=tool.input_schema, title=tool.title,
                              annotations=annotations or None,
                              output_schema=tool.output_schema)
+
+
+def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
+    """Two tools of one name: the server cannot tell which one a call means."""
+    first: dict[str, int] = {}
+    for index, tool in enumerate(tools, 1):
+        if tool.name in first:
+            connection.close()
+            raise TargetError(f"MCP server {connection.label} lists two tools named "
+                              f"{tool.name!r}: #{first[tool.name]} and #{index} of its "
+                              "tools/list", hint="a call names a tool only by its name: "
+                                                 "the server must give each tool its own")
+        first[tool.name] = index
 
 
 def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
@@ -510,7 +589,9 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                                headers=_headers(options.headers) if url else None,
                                env=None if url else options.env)
     table: dict[ToolSpecification, Any] = {}
-    for tool in connection.open():
+    tools = connection.open()
+    _refuse_duplicates(connection, tools)
+    for tool in tools:
         specification = _specification(tool)
         executor: Any = McpToolExecutor(connection, specification,
                                         propagate_execution_errors=propagate_execution_errors)

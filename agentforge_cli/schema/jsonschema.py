@@ -6,7 +6,9 @@ Paths name the argument the model writes, JSONPath style: ``$`` is the arguments
 value of the mapping ``levels``, ``$.destination[0]`` the first member of a fixed tuple and
 ``$defs.Node`` a shared definition.
 
-References are local ones only, ``#/$defs/Name``: the form the core generates.
+References are local ones: ``#/$defs/Name`` (the form the core generates) and any other
+local JSON Pointer (``#/properties/flag``, ``#/definitions/Old``, with ``~0``/``~1``
+escapes and percent-encoding), the form servers built on zod write for a reused schema.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ __all__ = [
     "META_KEYWORDS",
     "REF_PREFIX",
     "ROOT",
+    "Definitions",
     "SchemaWalker",
     "argument_path",
     "child_path",
@@ -34,6 +37,7 @@ __all__ = [
     "ref_cycle",
     "ref_name",
     "resolve_ref",
+    "unresolved_reason",
 ]
 
 ROOT = "$"
@@ -115,17 +119,88 @@ def argument_path(segments: Sequence[Any]) -> str:
 
 # --- references --------------------------------------------------------------------------
 
+def _pointer_parts(ref: str) -> list[str]:
+    """The reference tokens of a local JSON Pointer ``#/a~1b/c%20d`` -> ``["a/b", "c d"]``."""
+    from urllib.parse import unquote
+
+    text = unquote(ref[1:])
+    if not text:
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/")]
+
+
 def ref_name(ref: Any) -> str | None:
-    """``#/$defs/Node`` -> ``Node``; ``None`` for any other value."""
-    if isinstance(ref, str) and ref.startswith(REF_PREFIX):
-        return ref[len(REF_PREFIX):]
-    return None
+    """The key a local ``$ref`` has in :class:`Definitions`: ``#/$defs/Node`` -> ``Node``;
+    any other local JSON Pointer (``#/properties/flag``) is its own key; ``None`` for any
+    other value (a remote reference, not a string)."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        return None
+    parts = _pointer_parts(ref)
+    if ref.startswith(REF_PREFIX) and len(parts) == 2:
+        return parts[1]
+    return ref
 
 
-def definitions(root: Any) -> dict[str, Any]:
-    """The root schema's ``$defs`` (``{}`` when it has none)."""
+def unresolved_reason(ref: Any) -> str:
+    """Why a ``$ref`` resolves to no schema, for a finding's message."""
+    if ref_name(ref) is None:
+        return f"$ref {ref!r} is not a local JSON Pointer (#/...) and cannot be resolved"
+    if isinstance(ref, str) and ref.startswith(REF_PREFIX) and ref_name(ref) != ref:
+        return f"$ref {ref!r} names no definition under $defs"
+    return f"$ref {ref!r} points at nothing in the tool's parameters"
+
+
+class Definitions(dict[str, Any]):
+    """The root schema's ``$defs`` by name; a key that is a local JSON Pointer (see
+    :func:`ref_name`) is looked up in the root schema itself."""
+
+    def __init__(self, root: Any) -> None:
+        super().__init__(_defs_of(root))
+        self.root = root
+
+    def pointed(self, key: str) -> Any:
+        """What the pointer ``key`` names in the root schema, or ``None``."""
+        target: Any = self.root
+        for part in _pointer_parts(key):
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                return None
+        return target
+
+    def shared(self, key: Any) -> bool:
+        """Whether ``key`` names an entry of ``$defs`` (not a pointer elsewhere)."""
+        return dict.__contains__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if self.shared(key):
+            return dict.__getitem__(self, key)
+        if isinstance(key, str) and key.startswith("#"):
+            found = self.pointed(key)
+            return default if found is None else found
+        return default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __getitem__(self, key: Any) -> Any:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+
+def _defs_of(root: Any) -> dict[str, Any]:
     defs = root.get("$defs") if isinstance(root, dict) else None
     return defs if isinstance(defs, dict) else {}
+
+
+def definitions(root: Any) -> Definitions:
+    """The root schema's ``$defs`` (empty when it has none), which also resolves local
+    JSON Pointers into the root (:class:`Definitions`)."""
+    return Definitions(root)
 
 
 def resolve_ref(schema: dict[str, Any], defs: dict[str, Any]
@@ -133,8 +208,8 @@ def resolve_ref(schema: dict[str, Any], defs: dict[str, Any]
     """Merge a ``$ref``'s definition under the schema's own keywords, one level deep.
 
     Returns:
-        ``(merged schema, definition name)``; ``(schema, None)`` when the schema has no
-        ``$ref`` or it names no definition object under ``defs``.
+        ``(merged schema, definition key)`` (see :func:`ref_name`); ``(schema, None)``
+        when the schema has no ``$ref`` or it names no schema object in ``defs``.
     """
     name = ref_name(schema.get("$ref"))
     target = defs.get(name) if name is not None else None
@@ -197,7 +272,7 @@ class SchemaWalker:
     def __init__(self, root: Any) -> None:
         self.root: dict[str, Any] = root if isinstance(root, dict) else {}
         """The parameters schema (``{}`` when it is not an object)."""
-        self.defs: dict[str, Any] = definitions(self.root)
+        self.defs: Definitions = definitions(self.root)
         """Its shared definitions."""
         self.following: tuple[str, ...] = ()
         """The definitions being walked through a ``$ref`` (see :meth:`entering`),

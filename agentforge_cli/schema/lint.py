@@ -8,7 +8,7 @@ Provider-neutral rules always run:
                              with ``jsonschema`` when it is installed; a warning
                              ``jsonschema-missing`` says when it is not)
 ``root-not-object`` error    ``parameters`` is not a plain ``{"type": "object"}`` schema
-``unresolved-ref``  error    a ``$ref`` names no definition under ``$defs``
+``unresolved-ref``  error    a ``$ref`` resolves to no schema (see ``jsonschema``)
 ``ref-cycle``       error    a ``$defs`` entry is only a ``$ref`` back to itself
 ``duplicate-name``  error    two tools share a name
 ``no-description``  warning  a tool, or one of its parameters, has no description
@@ -43,6 +43,7 @@ from agentforge_cli.schema.jsonschema import (
     is_object_root,
     ref_cycle,
     ref_name,
+    unresolved_reason,
 )
 from agentforge_cli.schema.providers import Provider, get_provider
 from agentforge_cli.schema.snapshots import check_snapshot
@@ -212,8 +213,7 @@ class _ValueRules(SchemaWalker):
             name = ref_name(ref)
             if name is None or name not in self.defs:
                 self.findings.append(finding(self.tool, "unresolved-ref", ERROR,
-                                             f"$ref {ref!r} names no definition under $defs",
-                                             path))
+                                             unresolved_reason(ref), path))
             elif name not in self.following:
                 with self.entering(name):
                     self.walk(self.defs[name], path)

@@ -154,7 +154,7 @@ def test_the_header_option_reaches_the_server(guarded_server: str) -> None:
     assert called.returncode == 0, called.stderr
     refused = agentforge("tools", "list", guarded_server)
     assert refused.returncode == 3
-    assert refused.stderr.startswith(f"error: MCP server {guarded_server} did not answer: "
+    assert refused.stderr.startswith(f"error: MCP server {guarded_server} needs authorization: "
                                      "HTTP 401 Unauthorized")
 
 
@@ -280,15 +280,20 @@ def test_env_reaches_a_server_that_needs_it() -> None:
 # ---------------------------------------------------------------- HTTP status
 
 
-@pytest.mark.parametrize(("status", "line"), [(401, "HTTP 401 Unauthorized"),
-                                              (403, "HTTP 403 Forbidden"),
-                                              (404, "HTTP 404 Not Found")])
+@pytest.mark.parametrize(("status", "line", "hint"), [
+    (401, "needs authorization: HTTP 401 Unauthorized", "--header 'Authorization: Bearer"),
+    (403, "did not answer: HTTP 403 Forbidden", None),
+    (404, "did not answer: HTTP 404 Not Found", "usually at /mcp"),
+])
 def test_a_refusal_names_the_status_and_the_url(refusing_server: str, status: int,
-                                                line: str) -> None:
+                                                line: str, hint: str | None) -> None:
     url = f"{refusing_server}/{status}/mcp"
     done = agentforge("tools", "list", url, "-H", AUTH)
     assert done.returncode == 3
-    assert done.stderr.startswith(f"error: MCP server {url} did not answer: {line}")
+    assert done.stderr.startswith(f"error: MCP server {url} {line}")
+    if hint is not None:
+        assert hint in done.stderr
+    assert "/sse" in done.stderr if status == 404 else "/sse" not in done.stderr
     assert SECRET not in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
 

@@ -31,6 +31,7 @@ PYTHON = sys.executable
 CRM = "sample_tools.crm:CrmTools"
 SERVE = f"mcp:{AGENTFORGE} serve {CRM}"
 TIME = f"mcp:{PYTHON} -m mcp_server_time --local-timezone Etc/UTC"
+NODE_BIN = Path(sys.prefix) / "node" / "node_modules" / ".bin"
 PROVIDERS = ["openai", "openai-strict", "openai-responses", "openai-responses-strict",
              "anthropic", "gemini", "gemini-json-schema", "mcp"]
 
@@ -276,6 +277,38 @@ def test_git_server_list_check_call(tmp_path: Path) -> None:
                     called.stdout.removesuffix("\n"))
 
 
+def _node_server(name: str) -> str:
+    """The ``mcp:`` target of a Node reference server that ``make install`` installs."""
+    path = NODE_BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run make install (it installs the Node reference "
+                    "servers)")
+    return f"mcp:{path}"
+
+
+def test_sequential_thinking_local_pointer_refs_pass_every_check(tmp_path: Path) -> None:
+    """Its zod schema reuses one boolean schema: ``isRevision`` is
+    ``{"$ref": "#/properties/nextThoughtNeeded"}``, a local JSON Pointer, not a $defs name."""
+    target = _node_server("mcp-server-sequential-thinking")
+    rows = _json(agentforge("tools", "list", "--format", "json", target))
+    properties = rows[0]["parameters"]["properties"]
+    assert properties["isRevision"]["$ref"] == "#/properties/nextThoughtNeeded"
+    providers = [arg for name in PROVIDERS for arg in ("--provider", name)]
+    checked = agentforge("tools", "check", target, *providers)
+    assert "unresolved-ref" not in checked.stdout, checked.stdout
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    gemini = _json(agentforge("tools", "list", "--format", "gemini", target))
+    exported = gemini[0]["parameters"]["properties"]
+    assert exported["isRevision"]["description"] == "Whether this revises previous thinking"
+    assert exported["needsMoreThoughts"]["anyOf"] == exported["nextThoughtNeeded"]["anyOf"]
+    snapshot = tmp_path / "thinking.json"
+    written = agentforge("tools", "check", target, "--snapshot", str(snapshot),
+                         "--update-snapshot")
+    assert written.returncode == 0, written.stdout + written.stderr
+    compared = agentforge("tools", "check", target, "--snapshot", str(snapshot))
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+
+
 def _assert_replays(tmp_path: Path, target: str, name: str, arguments: dict[str, object],
                     result: str) -> None:
     """A recorded call replays against the server: the same result matches, another
@@ -396,7 +429,7 @@ def test_http_target_without_the_header_exits_3_and_never_prints_it(http_server:
                                                                      ) -> None:
     refused = agentforge("tools", "list", http_server)
     assert refused.returncode == 3
-    assert refused.stderr.startswith(f"error: MCP server {http_server} did not answer")
+    assert refused.stderr.startswith(f"error: MCP server {http_server} needs authorization")
     wrong = agentforge("tools", "list", http_server,
                        AGENTFORGE_MCP_HEADERS=json.dumps({"Authorization": "Bearer nope"}))
     assert wrong.returncode == 3

@@ -15,6 +15,7 @@ from agentforge_cli.schema.jsonschema import (
     ROOT,
     SchemaWalker,
     argument_path,
+    definitions,
     is_object_root,
     is_untyped,
     ref_cycle,
@@ -77,13 +78,72 @@ def test_reference_helpers():
     defs = {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A", "title": "B"},
             "C": {"type": "string"}, "D": 5}
     assert ref_name("#/$defs/Node") == "Node"
-    assert ref_name("#/definitions/Node") is None and ref_name(None) is None
+    assert ref_name("#/$defs/A~1B%20C") == "A/B C"
+    assert ref_name("#/definitions/Node") == "#/definitions/Node"  # any local pointer
+    assert ref_name("other.json#/x") is None and ref_name(None) is None
     assert resolve_ref({"$ref": "#/$defs/C", "description": "c"}, defs) == (
         {"type": "string", "description": "c"}, "C")
     assert resolve_ref({"$ref": "#/$defs/D"}, defs) == ({"$ref": "#/$defs/D"}, None)
     assert resolve_ref({"type": "string"}, defs) == ({"type": "string"}, None)
     assert ref_cycle("A", defs) == ["A", "B", "A"]
     assert ref_cycle("C", defs) == []
+
+
+def test_local_json_pointer_refs_resolve_with_escapes_and_percent_encoding():
+    root = obj({"flag": {"type": ["boolean", "string"]},
+                "a/b": {"type": "integer"}, "t~n": {"type": "number"},
+                "sp ace": {"type": "null"}, "pair": {"prefixItems": [{"type": "string"}]}})
+    root["definitions"] = {"Old": {"type": "boolean"}}
+    defs = definitions(root)
+    for ref, expected in [("#/properties/flag", {"type": ["boolean", "string"]}),
+                          ("#/properties/a~1b", {"type": "integer"}),
+                          ("#/properties/t~0n", {"type": "number"}),
+                          ("#/properties/sp%20ace", {"type": "null"}),
+                          ("#/properties/pair/prefixItems/0", {"type": "string"}),
+                          ("#/definitions/Old", {"type": "boolean"})]:
+        merged, name = resolve_ref({"$ref": ref, "description": "d"}, defs)
+        assert (merged, name) == ({**expected, "description": "d"}, ref), ref
+    assert resolve_ref({"$ref": "#"}, defs)[0] == root
+    for missing in ("#/properties/nope", "#/properties/pair/prefixItems/7",
+                    "#/properties/flag/type", "https://example.com/s.json#/x", "#x"):
+        assert resolve_ref({"$ref": missing}, defs) == ({"$ref": missing}, None), missing
+
+
+def _pointer_tool() -> Any:
+    parameters = obj({"first": {"type": ["boolean", "string"], "description": "f"},
+                      "second": {"$ref": "#/properties/first", "description": "s"},
+                      "third": {"$ref": "#/properties/second", "description": "t"}})
+    parameters["required"] = ["first", "second", "third"]
+    return raw("pointed", parameters)
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-strict", "openai-responses-strict",
+                                      "anthropic", "gemini", "gemini-json-schema",
+                                      "gemini-mcp", "mcp"])
+def test_a_pointer_ref_into_properties_passes_every_provider(provider):
+    findings = check_specs([_pointer_tool()], [provider])
+    assert [f for f in findings if f.level == "error"] == [], provider
+    assert convert_tool(_pointer_tool(), provider).data is not None
+
+
+def test_gemini_inlines_a_chain_of_pointer_refs():
+    exported = convert_tool(_pointer_tool(), "gemini").data["parameters"]["properties"]
+    assert exported["third"]["description"] == "t"
+    assert {k: v for k, v in exported["third"].items() if k != "description"} == {
+        k: v for k, v in exported["first"].items() if k != "description"}
+
+
+@pytest.mark.parametrize(("ref", "says"), [
+    ("#/properties/nope", "points at nothing in the tool's parameters"),
+    ("#/$defs/Missing", "names no definition under $defs"),
+    ("https://example.com/s.json", "is not a local JSON Pointer"),
+])
+def test_an_unresolvable_ref_is_a_clear_finding(ref, says):
+    tool = raw("dangling", obj({"x": {"$ref": ref, "description": "x"}}))
+    for provider in ([], ["openai-strict"], ["gemini"]):
+        findings = [f for f in check_specs([tool], provider) if f.rule == "unresolved-ref"]
+        assert len(findings) == 1, provider
+        assert says in findings[0].message and findings[0].path == "$.x"
 
 
 def test_whole_schema_helpers():

@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import ProviderExportError
 from agentforge_cli.schema.findings import Finding, subject
-from agentforge_cli.schema.jsonschema import ROOT, SchemaWalker, is_object_root, resolve_ref
+from agentforge_cli.schema.jsonschema import (
+    ROOT,
+    SchemaWalker,
+    is_object_root,
+    resolve_ref,
+    unresolved_reason,
+)
 
 __all__ = [
     "LintRule",
@@ -199,8 +205,7 @@ class ProviderWalker(SchemaWalker):
             return schema, None
         merged, name = resolve_ref(schema, self.defs)
         if name is None:
-            self.error(path, "unresolved-ref",
-                       f"$ref {schema['$ref']!r} does not name a definition under $defs")
+            self.error(path, "unresolved-ref", unresolved_reason(schema["$ref"]))
             return {k: v for k, v in schema.items() if k != "$ref"}, None
         return merged, name
 

@@ -153,8 +153,9 @@ class _Strict(ProviderWalker):
         return out
 
     def reference(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
-        if len(schema) == 1:  # kept: the definition is exported under $defs
-            if ref_name(schema["$ref"]) not in self.defs:
+        name = ref_name(schema["$ref"])
+        if len(schema) == 1 and (name is None or self.defs.shared(name)):
+            if name not in self.defs:  # kept: the definition is exported under $defs
                 self.resolve(schema, path)  # records the unresolved reference
             return dict(schema)
         merged, name = self.resolve(schema, path)  # strict mode takes no $ref siblings

@@ -1,0 +1,125 @@
+"""An MCP server in raw JSON-RPC over stdio that misbehaves on purpose, one way per mode:
+
+``python faulty_server.py MODE``, MODE one of
+
+* ``segv`` — every ``tools/call`` (of ``crash`` or ``after``) writes a line to stderr, then
+  the process kills itself with SIGSEGV;
+* ``exit139`` — the same, but it exits with status 139 (what a shell reports for a child
+  killed by SIGSEGV);
+* ``hang`` — ``tools/call`` is never answered;
+* ``strict`` — ``limit`` is refused above 10 although the schema allows any integer:
+  JSON-RPC -32602 on ``tools/call`` for ``rpc``, an ``isError`` result saying "validation
+  error" for ``pydantic`` (as FastMCP words it), and "Invalid arguments" for ``invalid``;
+  ``lookup`` says "no such item" (a tool error, not a mismatch) for any ``key``;
+* ``annotations`` — tools with every kind of annotation, and none;
+* ``duplicate`` — two tools named ``twice``;
+* ``paging`` — ``tools/list`` answers with a ``nextCursor`` forever.
+
+Each request line gets at most one answer line; ``initialize`` records the client's
+``clientInfo`` on stderr (``client: NAME VERSION``).
+"""
+
+import json
+import os
+import signal
+import sys
+
+MODE = sys.argv[1]
+_LIMIT = {"type": "object", "properties": {"limit": {"type": "integer"}},
+          "required": ["limit"]}
+_NOTHING = {"type": "object", "properties": {}}
+
+
+def _tool(name, schema=_NOTHING, **annotations):
+    tool = {"name": name, "description": f"The {name} tool.", "inputSchema": schema}
+    if annotations:
+        tool["annotations"] = annotations
+    return tool
+
+
+TOOLS = {
+    "segv": [_tool("crash", _LIMIT, readOnlyHint=True), _tool("after", readOnlyHint=True)],
+    "exit139": [_tool("crash", _LIMIT, readOnlyHint=True)],
+    "hang": [_tool("stall", _LIMIT, readOnlyHint=True)],
+    "strict": [_tool(name, _LIMIT, readOnlyHint=True) for name in ("rpc", "pydantic",
+                                                                   "invalid")]
+    + [_tool("lookup", {"type": "object", "properties": {"key": {"type": "string"}},
+                        "required": ["key"]}, readOnlyHint=True)],
+    "annotations": [
+        _tool("bare"),
+        _tool("reader", readOnlyHint=True),
+        _tool("closed", destructiveHint=False, openWorldHint=False),
+        _tool("additive", destructiveHint=False),
+        _tool("wiper", destructiveHint=True, openWorldHint=False),
+    ],
+    "duplicate": [_tool("twice"), _tool("once"), _tool("twice")],
+    "paging": [_tool("fine", readOnlyHint=True)],
+}
+
+
+def _text(text, is_error=False):
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+def _die(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+    if MODE == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    os._exit(139)
+
+
+def _call(params):
+    name, arguments = params.get("name"), params.get("arguments") or {}
+    if MODE in ("segv", "exit139"):
+        _die("fatal: null pointer in crash()")
+    if MODE == "hang":
+        return None
+    if MODE == "strict" and name == "lookup":
+        return {"result": _text(f"no such item: {arguments.get('key')!r}", True)}
+    limit = arguments.get("limit")
+    if MODE == "strict" and isinstance(limit, int) and limit > 10:
+        if name == "rpc":
+            return {"error": {"code": -32602, "message": "limit must be at most 10"}}
+        if name == "pydantic":
+            return {"result": _text(f"1 validation error for {name}Arguments\nlimit\n  "
+                                    "Input should be less than or equal to 10", True)}
+        return {"result": _text("Invalid arguments: limit must be at most 10", True)}
+    return {"result": _text("ok")}
+
+
+def _answer(request):
+    method, params = request.get("method"), request.get("params") or {}
+    if method == "initialize":
+        client = params.get("clientInfo") or {}
+        sys.stderr.write(f"client: {client.get('name')} {client.get('version')}\n")
+        sys.stderr.flush()
+        return {"result": {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                           "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "faulty", "version": "0"}}}
+    if method == "tools/list":
+        page = {"tools": TOOLS[MODE]}
+        if MODE == "paging":
+            page["nextCursor"] = str(int(params.get("cursor") or 0) + 1)
+        return {"result": page}
+    if method == "tools/call":
+        return _call(params)
+    if method == "ping":
+        return {"result": {}}
+    return {"error": {"code": -32601, "message": f"no method {method}"}}
+
+
+def main():
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "id" not in request:
+            continue  # a notification
+        answer = _answer(request)
+        if answer is not None:
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], **answer})
+                             + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""MCP servers that misbehave (``faulty_server.py``): one that dies during a call, hangs,
+refuses schema-valid input, has no annotations, lists a name twice, an invalid schema or
+endless pages; and what agentforge says to each server about itself.
+
+The command line runs as a subprocess (the installed ``agentforge``), so a server it
+starts is a real child process that really dies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+AGENTFORGE = Path(sys.executable).parent / "agentforge"
+FAULTY = f"mcp:{sys.executable} {HERE / 'faulty_server.py'}"
+
+
+def _env() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items()
+            if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", "AGENTFORGE_MCP_TIMEOUT")}
+
+
+def agentforge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(AGENTFORGE), *args], capture_output=True, text=True, cwd=ROOT,
+                          env=_env(), timeout=120)
+
+
+def fuzz(mode: str, *options: str) -> subprocess.CompletedProcess[str]:
+    return agentforge("tools", "fuzz", f"{FAULTY} {mode}", "--examples", "20", "--seed", "1",
+                      *options)
+
+
+def fuzz_json(mode: str, *options: str) -> tuple[int, dict, str]:
+    done = fuzz(mode, "--json", *options)
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+# ---------------------------------------------------------------- a server that dies
+
+
+@pytest.mark.parametrize(("mode", "status"), [
+    ("segv", "killed by SIGSEGV (signal 11)"),
+    ("exit139", "exited with status 139"),
+])
+def test_call_names_the_exit_status_and_the_stderr_of_a_server_that_dies(mode: str,
+                                                                         status: str) -> None:
+    done = agentforge("tools", "call", "crash", '{"limit": 1}', "-t", f"{FAULTY} {mode}")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout == ""
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("error: MCP server `") and "died during tools/call crash" in first
+    assert status in first
+    assert "fatal: null pointer in crash()" in done.stderr
+    assert "Connection closed" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_fuzz_reports_a_server_that_dies_as_a_crash() -> None:
+    code, document, _ = fuzz_json("segv")
+    assert code == 1 and document["ok"] is False
+    tool = document["tools"][0]
+    assert tool["counts"]["crash"] == 1 and tool["counts"]["tool error"] == 0
+    (failure,) = tool["failures"]
+    assert failure["kind"] == "crash"
+    assert "killed by SIGSEGV (signal 11)" in failure["detail"]
+    assert "fatal: null pointer in crash()" in failure["detail"]
+    assert failure["command"].startswith("agentforge tools call crash ")
+    text = fuzz("segv")
+    assert text.returncode == 1 and "✓" not in text.stdout
+    assert "✗ fuzz found 1 problem" in text.stdout
+
+
+def test_after_the_server_died_its_other_tools_are_skipped_not_blamed() -> None:
+    code, document, _ = fuzz_json("segv")
+    assert code == 1
+    after = {tool["name"]: tool for tool in document["tools"]}["after"]
+    assert after["failures"] == [] and after["examples"] == 0
+    assert after["skipped"].startswith("not called: MCP server `")
+    assert "is gone: it died during tools/call crash" in after["skipped"]
+
+
+# ---------------------------------------------------------------- a server that hangs
+
+
+def test_fuzz_reports_a_hang_with_its_reproducer() -> None:
+    code, document, _ = fuzz_json("hang", "--timeout", "0.5")
+    assert code == 1
+    (tool,) = document["tools"]
+    assert tool["error"] is None, tool["error"]
+    assert tool["counts"]["hang"] == 1 and tool["examples"] == 1
+    (failure,) = tool["failures"]
+    assert failure["kind"] == "hang" and "no answer within 0.5 s" in failure["detail"]
+    assert failure["command"].startswith("agentforge tools call stall ")
+
+
+# ---------------------------------------------------------------- input the server refuses
+
+
+def test_fuzz_reports_schema_valid_input_the_server_refuses_as_a_mismatch() -> None:
+    code, document, _ = fuzz_json("strict", "--examples", "40")
+    assert code == 1
+    tools = {tool["name"]: tool for tool in document["tools"]}
+    for name in ("rpc", "pydantic", "invalid"):
+        kinds = {failure["kind"] for failure in tools[name]["failures"]}
+        assert kinds == {"mismatch"}, (name, tools[name])
+        assert tools[name]["counts"]["tool error"] == 0, name
+    assert tools["lookup"]["failures"] == [] and tools["lookup"]["counts"]["tool error"] > 0
+    assert "limit must be at most 10" in tools["rpc"]["failures"][0]["detail"]
+
+
+# ---------------------------------------------------------------- annotations
+
+
+def test_fuzz_calls_only_mcp_tools_marked_safe_and_says_which_it_skipped() -> None:
+    code, document, stderr = fuzz_json("annotations")
+    tools = {tool["name"]: tool for tool in document["tools"]}
+    assert [name for name, tool in tools.items() if not tool["skipped"]] == ["reader", "closed"]
+    assert "no annotations" in tools["bare"]["skipped"]
+    assert "openWorldHint" in tools["additive"]["skipped"]
+    assert tools["wiper"]["skipped"].startswith("destructive")
+    assert code == 0
+    for name in ("bare", "additive", "wiper"):
+        assert f"skipped {name}: " in stderr, stderr
+
+
+def test_tool_and_include_destructive_opt_in() -> None:
+    code, document, _ = fuzz_json("annotations", "--tool", "bare", "--tool", "wiper")
+    assert code == 0
+    tools = {tool["name"]: tool for tool in document["tools"]}
+    assert tools["bare"]["skipped"] is None and tools["bare"]["counts"]["ok"] > 0
+    assert tools["wiper"]["skipped"].startswith("destructive")
+    code, document, _ = fuzz_json("annotations", "--include-destructive")
+    assert code == 0
+    assert all(tool["skipped"] is None for tool in document["tools"])
+
+
+def test_a_run_that_skipped_every_tool_fails_and_says_so() -> None:
+    done = fuzz("annotations", "--tool", "wiper")
+    assert done.returncode == 1
+    assert "✗ fuzz called no tool: 1 tool skipped" in done.stdout
+    code, document, _ = fuzz_json("annotations", "--tool", "wiper")
+    assert code == 1 and document["ok"] is False
+
+
+# ---------------------------------------------------------------- tools/list
+
+
+def test_two_tools_with_one_name_are_a_load_error_naming_both() -> None:
+    done = agentforge("tools", "list", f"{FAULTY} duplicate")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert "lists two tools named 'twice'" in done.stderr
+    assert "#1" in done.stderr and "#3" in done.stderr
+
+
+def test_endless_pagination_is_bounded_and_named() -> None:
+    done = agentforge("tools", "list", f"{FAULTY} paging")
+    assert done.returncode == 3
+    assert "keeps paging past 1000 pages of tools/list" in done.stderr
+    assert "did not start" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_agentforge_introduces_itself_by_name_and_version() -> None:
+    from agentforge_cli import __version__
+
+    done = agentforge("tools", "call", "crash", '{"limit": 1}', "-t", f"{FAULTY} segv")
+    assert f"client: agentforge {__version__}" in done.stderr  # the server's stderr tail
+
+
+def test_the_unknown_tool_hint_quotes_the_target_for_the_shell() -> None:
+    done = agentforge("tools", "call", "crsh", "{}", "-t", f"{FAULTY} segv")
+    assert done.returncode == 2
+    assert f"list them with: agentforge tools list '{FAULTY} segv'" in done.stderr
