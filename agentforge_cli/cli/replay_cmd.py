@@ -130,7 +130,7 @@ def replay(
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         reach = mcp_options(header, env, cwd)
-        strict, timeout = project_choices(strict, None)
+        strict, timeout = project_choices(strict, timeout)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
                            log=log, allow_empty=allow_empty, allow_drift=allow_drift)

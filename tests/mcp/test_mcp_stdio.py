@@ -157,15 +157,18 @@ def test_timeout_turns_a_hung_tool_into_an_error_result_naming_the_limit() -> No
     assert _text(answers[3]) == "3"
 
 
-def test_strict_refuses_a_missing_int(remote: Remote) -> None:
+def test_strict_refuses_a_missing_int_unless_lenient(remote: Remote) -> None:
     messages = [*HANDSHAKE, call(1, "add", {"a": 1}), call(2, "add", {"a": 1, "b": 2})]
     strict, stderr, code = run_closed([TOOLS, "--strict"], messages)
     assert code == 0, stderr
-    assert remote.text(remote.call("add", {"a": 1})) == "1"  # lenient: a missing int is 0
+    assert remote.call("add", {"a": 1}).is_error  # strict is the default
     [refused] = _by_id(strict)[1]
     assert refused["result"]["isError"] is True
     assert '"b"' in _text(refused) and "missing" in _text(refused).lower()
     assert _text(_by_id(strict)[2][0]) == "3"
+    lenient, stderr, code = run_closed([TOOLS, "--lenient"], messages)
+    assert code == 0, stderr
+    assert _text(_by_id(lenient)[1][0]) == "1"  # lenient: a missing int is 0
 
 
 # ---------------------------------------------------------------- cancellation
