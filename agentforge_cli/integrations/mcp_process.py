@@ -37,7 +37,7 @@ def _install() -> None:
             sink(process)
         return process
 
-    spawn_and_report.agentforge_reports = True  # type: ignore[attr-defined]
+    spawn_and_report.agentforge_reports = True  # type: ignore[attr-defined]  # a mark: wrapped once
     setattr(stdio, _SPAWN, spawn_and_report)
 
 
