@@ -498,7 +498,7 @@ class McpToolExecutor:
     """Runs one tool of an MCP server: ``tools/call`` with the request's arguments.
 
     The arguments are parsed leniently (as for local tools) and sent as given; the result's
-    blocks are rendered one per line (:mod:`~agentforge_cli.integrations.mcp_content`) and
+    blocks are rendered one per line (:mod:`~agentforge_cli.core.content_blocks`) and
     its ``isError`` kept (an :class:`McpToolResult`).
     """
 
@@ -519,14 +519,14 @@ class McpToolExecutor:
         from mcp.shared.exceptions import MCPError
 
         from agentforge_cli.core.arguments import parse_arguments
-        from agentforge_cli.integrations.mcp_content import content_text
+        from agentforge_cli.core.content_blocks import blocks_text
 
         arguments = parse_arguments(request.arguments)
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed
             return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
-        text = content_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
+        text = blocks_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
         if result.is_error:
             if self.propagate_execution_errors:

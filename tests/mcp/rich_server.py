@@ -7,12 +7,15 @@ structured result with its ``outputSchema``.
 ``PICTURE`` is 4035 bytes, so its size shows as ``4 035 bytes``.
 """
 
+import sys
 from typing import TypedDict
 
 from mcp import types
 from mcp.server.mcpserver import Audio, Image, MCPServer
 
-PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 15 + b"\x00" * 187
+# run with the argument "changed": a picture of the same size, other bytes
+PICTURE = (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 15
+           + (b"\x01" if sys.argv[1:] == ["changed"] else b"\x00") * 187)
 SOUND = b"RIFF" + b"\x01" * 96
 server = MCPServer("rich")
 

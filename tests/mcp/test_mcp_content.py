@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rich_server
 from mcp_client_support import AGENTFORGE, HERE, ROOT, Remote, serve
 
 PYTHON = sys.executable
@@ -33,13 +35,21 @@ def agentforge(*args: str) -> subprocess.CompletedProcess[str]:
 # ---------------------------------------------------------------- tools call
 
 
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:8]
+
+
+PICTURE = f"[image/png, 4 035 bytes, sha256 {digest(rich_server.PICTURE)}]"
+BLOB = ("[resource file:///x.bin, application/octet-stream, 3 bytes, sha256 "
+        f"{digest(bytes([0, 1, 2]))}]")
+
+
 @pytest.mark.parametrize(("name", "printed"), [
-    ("picture", "[image/png, 4 035 bytes]"),
-    ("sound", "[audio/wav, 100 bytes]"),
+    ("picture", PICTURE),
+    ("sound", f"[audio/wav, 100 bytes, sha256 {digest(rich_server.SOUND)}]"),
     ("document", "[resource file:///x.txt, text/plain]\nhello from x\nsecond line"),
     ("link", "[link file:///x, x]"),
-    ("mixed", "caption\n[image/png, 4 035 bytes]\n"
-              "[resource file:///x.bin, application/octet-stream, 3 bytes]\n[link file:///x, x]"),
+    ("mixed", f"caption\n{PICTURE}\n{BLOB}\n[link file:///x, x]"),
 ])
 def test_call_prints_every_block(name: str, printed: str) -> None:
     done = agentforge("tools", "call", name, "-t", TARGET)
@@ -86,3 +96,40 @@ def test_serving_an_mcp_server_again_passes_its_results_through(tmp_path: Path) 
     assert mixed["annotations"] == {"readOnlyHint": True} and mixed["title"] == "Everything"
     forecast = next(tool for tool in again["tools"] if tool["name"] == "forecast")
     assert forecast["outputSchema"]["title"] == "Forecast"
+
+
+# ---------------------------------------------------------------- replay of a recorded session
+
+
+def test_a_recorded_session_with_pictures_replays_block_by_block(tmp_path: Path) -> None:
+    """Recorded through ``agentforge record``: the same server matches every block; a
+    picture of the same size but other bytes is a mismatch that says so."""
+    log = tmp_path / "rich.jsonl"
+    script = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                  "protocolVersion": "2025-06-18", "capabilities": {},
+                  "clientInfo": {"name": "t", "version": "0"}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    script += [{"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                "params": {"name": name, "arguments": {}}}
+               for n, name in enumerate(["picture", "mixed", "document", "link"], start=1)]
+    with subprocess.Popen([str(AGENTFORGE), "record", "-o", str(log), "--", PYTHON,
+                           str(RICH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, cwd=ROOT) as process:
+        assert process.stdin is not None and process.stdout is not None
+        for message in script:
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+            if "id" in message:
+                process.stdout.readline()
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    same = agentforge("replay", str(log), "-t", TARGET, "--json")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert json.loads(same.stdout)["summary"]["matched"] == 4
+    changed = agentforge("replay", str(log), "-t", f"{TARGET} changed", "--json")
+    assert changed.returncode == 1
+    calls = {c["name"]: c for c in json.loads(changed.stdout)["calls"]}
+    assert calls["picture"]["status"] == "mismatched"
+    assert calls["mixed"]["status"] == "mismatched"
+    assert calls["document"]["status"] == calls["link"]["status"] == "matched"
+    assert "4 035 bytes, sha256" in calls["picture"]["actual"]

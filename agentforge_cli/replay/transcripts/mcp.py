@@ -2,9 +2,10 @@
 
 * a ``tools/call`` request (``{"jsonrpc": "2.0", "id", "method": "tools/call", "params":
   {"name", "arguments"}}``) is a call; its response, paired by ``id``, is the result:
-  the ``result.content`` text blocks joined with newlines (any other block as compact
-  JSON), ``result.isError`` as the error flag; a JSON-RPC ``error`` response is an error
-  result whose text is the error's ``message``;
+  the ``result.content`` blocks one after another as an MCP target's result reads
+  (text as is; an image as ``[image/png, 4 035 bytes, sha256 1a2b3c4d]``, see
+  :mod:`~agentforge_cli.core.content_blocks`), ``result.isError`` as the error flag; a
+  JSON-RPC ``error`` response is an error result whose text is the error's ``message``;
 * every other message (``initialize``, ``tools/list``, notifications and their responses)
   is skipped;
 * a message may be wrapped as recorders write it, with its direction and time:
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.content_blocks import blocks_text
 from agentforge_cli.replay.transcripts.calls import (
     CallBook,
     Updates,
@@ -119,8 +121,16 @@ def message_events(data: Any, where: str, book: CallBook) -> list[Event]:
         raise TranscriptError(book.path, where, 'a tools/call result needs "content"; found '
                               f"{record_shape(result)}")
     is_error = optional_bool(result.get("isError"), book.path, where, "isError")
-    return [ToolResult(call_index=index, id=call_id, content=content_text(result["content"]),
+    return [ToolResult(call_index=index, id=call_id, content=_result_text(result["content"]),
                        is_error=bool(is_error), where=where)]
+
+
+def _result_text(content: Any) -> str:
+    """A ``tools/call`` result's text: its blocks rendered as an MCP target's result is
+    (:mod:`~agentforge_cli.core.content_blocks`), so the two compare block by block."""
+    if isinstance(content, list) and all(isinstance(block, dict) for block in content):
+        return blocks_text(content)
+    return content_text(content)
 
 
 def record_events(record: Record, book: CallBook) -> list[Event]:

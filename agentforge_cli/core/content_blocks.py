@@ -1,27 +1,30 @@
-"""An MCP result's content blocks as text, one block after another (what ``tools call``
-prints and what a model of an MCP target receives).
+"""An MCP result's content blocks as text, one block after another: what ``tools call``
+prints for an MCP target's result, and what ``replay`` compares, for the result of an MCP
+target and for a result recorded in an MCP session alike.
 
 * text: as is;
-* image, audio: ``[image/png, 4 035 bytes]`` (the decoded size);
+* image, audio: ``[image/png, 4 035 bytes, sha256 1a2b3c4d]`` (the decoded size and the
+  start of the data's SHA-256, so that two pictures of one size differ);
 * an embedded resource: ``[resource file:///x.txt, text/plain]``, then its text when it
-  is a text resource (a binary one gets its size instead);
+  is a text resource (a binary one gets its size and digest instead);
 * a resource link: ``[link file:///x, name]``.
 
 Blocks are plain JSON (``type``, ``mimeType``, ...), as the server sent them; a block of
-an unknown type shows as ``[TYPE]``.
+an unknown type shows as ``[TYPE]``. Standard library only.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["content_text"]
+__all__ = ["blocks_text"]
 
 
-def content_text(blocks: Iterable[Mapping[str, Any]]) -> str:
+def blocks_text(blocks: Iterable[Mapping[str, Any]]) -> str:
     """The blocks rendered one per line (an embedded text resource: its header line, then
     its text)."""
     return "\n".join(_block(block) for block in blocks)
@@ -49,11 +52,14 @@ def _label(*parts: str | None) -> str:
 
 
 def _size(data: object) -> str | None:
-    """``4 035 bytes``: the decoded size of base64 ``data`` (``None`` if it is not)."""
+    """``4 035 bytes, sha256 1a2b3c4d``: the decoded size of base64 ``data`` and the start
+    of its digest (``None`` if it is not base64)."""
     if not isinstance(data, str):
         return None
     try:
-        size = len(base64.b64decode(data, validate=True))
+        decoded = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return None
-    return f"{size:,} bytes".replace(",", " ")
+    digest = hashlib.sha256(decoded).hexdigest()[:8]
+    size = f"{len(decoded):,}".replace(",", " ")
+    return f"{size} bytes, sha256 {digest}"
