@@ -27,6 +27,7 @@ from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.settings import StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
+from agentforge_cli.core.masking import mask_url
 
 app = typer.Typer(help="List, call, check and diff the tools of a target.",
                   no_args_is_help=True, add_completion=False)
@@ -356,7 +357,7 @@ def call_tool(
         if executor is None:
             import shlex
 
-            listed = " ".join(shlex.quote(target) for target in tools or ())
+            listed = " ".join(shlex.quote(mask_url(target)) for target in tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
         served = _mcp_served(executor)

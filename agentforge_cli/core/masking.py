@@ -20,10 +20,11 @@ fallback for text that does not parse.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["MASK", "is_sensitive_name", "mask_arguments", "mask_text", "mask_value",
-           "may_hold_secret", "sensitive_keys", "tool_sensitive_keys"]
+__all__ = ["MASK", "is_sensitive_name", "mask_arguments", "mask_text", "mask_url", "mask_value",
+           "mask_values", "may_hold_secret", "sensitive_keys", "tool_sensitive_keys"]
 
 MASK = "***"
 
@@ -193,3 +194,44 @@ def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = _NONE, *,
     except ArgumentError:
         return mask_text(str(arguments), sensitive_keys)
     return to_json_text(mask_value(parsed, sensitive_keys))
+
+
+_URL_SECRET_PARAMETERS = frozenset({"key", "sig", "signature", "code", "auth"})
+
+
+def mask_url(text: str) -> str:
+    """``text`` with the credentials of a URL in it masked: the user and password before
+    ``@`` (``https://***@host/``) and the values of query parameters named like a secret
+    (``?api_key=***``, also ``key``, ``sig``, ``signature``, ``code``, ``auth``). Text
+    that is not an ``http(s)://`` URL is returned as it is."""
+    if not text.startswith(("http://", "https://")):
+        return text
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{MASK}@" + netloc.rpartition("@")[2]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(_url_secret(name) for name, _ in pairs):
+            query = urlencode([(name, MASK if _url_secret(name) else value)
+                               for name, value in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _url_secret(name: str) -> bool:
+    return is_sensitive_name(name) or name.lower() in _URL_SECRET_PARAMETERS
+
+
+def mask_values(text: str, values: Iterable[str]) -> str:
+    """``text`` with every occurrence of each of ``values`` (secrets given to a server:
+    ``--env`` and ``--header`` values) written as ``***``; values shorter than three
+    characters are left, they would mask ordinary text."""
+    for value in sorted({v for v in values if len(v) >= 3}, key=len, reverse=True):
+        text = text.replace(value, MASK)
+    return text

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.masking import mask_url, mask_values
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import (
     ServerCallError,
@@ -169,9 +170,15 @@ def _innermost(exc: BaseException) -> BaseException:
 
 
 def _http_status(response: Any) -> str:
-    """``HTTP 401 Unauthorized`` (the status line only: never a header or the body)."""
-    reason = getattr(response, "reason_phrase", "") or ""
-    return f"HTTP {response.status_code} {reason}".rstrip()
+    """``HTTP 401 Unauthorized``: the code and its standard phrase, never the server's own
+    reason phrase (it may echo a header), a header or the body."""
+    from http import HTTPStatus
+
+    code = response.status_code
+    try:
+        return f"HTTP {code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        return f"HTTP {code}"
 
 
 def _describe(exc: BaseException) -> str:
@@ -230,8 +237,11 @@ class McpConnection:
 
     @property
     def label(self) -> str:
-        """The URL, or the command in backquotes, for messages (never the headers)."""
-        return self.spec if _is_url(self.spec) else f"`{self.spec[len(PREFIX):]}`"
+        """The URL (its credentials masked), or the command in backquotes, for messages
+        (never the headers)."""
+        if _is_url(self.spec):
+            return mask_url(self.spec)
+        return f"`{self.spec[len(PREFIX):]}`"
 
     # -- start and stop -------------------------------------------------------------------
 
@@ -248,7 +258,7 @@ class McpConnection:
         try:
             from anyio.from_thread import start_blocking_portal
         except ImportError as exc:  # anyio comes with the SDK
-            raise TargetConfigError(f"cannot use target {self.spec!r}: the mcp package is "
+            raise TargetConfigError(f"cannot use target {self.label}: the mcp package is "
                                     "not installed", hint=_INSTALL_HINT) from exc
         # lives as long as the connection: close() closes it
         self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
@@ -455,8 +465,10 @@ class McpConnection:
             return None
         if not lines:
             return None
-        return "the server's standard error ended with:\n  " + "\n  ".join(
-            lines[-_STDERR_LINES:])
+        # what the server was given (--env, --header values) never comes back out
+        tail = mask_values("\n  ".join(lines[-_STDERR_LINES:]),
+                           [*self.env.values(), *self.headers.values()])
+        return "the server's standard error ended with:\n  " + tail
 
 
 def _register(connection: McpConnection) -> None:
