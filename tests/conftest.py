@@ -1,15 +1,25 @@
-"""Shared helpers for the core-library tests.
+"""The suite's shared fixtures (one module; the folders' conftest files only switch some
+on for their tests).
 
-``probe(annotation)`` builds a one-parameter tool ``probe(x: annotation)`` that records
-exactly what it receives, so coercion tests can assert on the value *and* its type.
+* ``probe(annotation)`` builds a one-parameter tool ``probe(x: annotation)`` that records
+  exactly what it receives, so coercion tests can assert on the value *and* its type;
+* ``plain_terminal``: a fixed, colourless 80-column terminal, no ambient target
+  configuration, the repository root as the working directory (on for ``tests/cli``,
+  ``tests/replay``, ``tests/fuzz``);
+* ``cli``: the command line in process, ``cli("tools", "list", CRM)`` -> click ``Result``;
+* ``write_module`` and ``city_tools``: tool modules written for a test.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import ROOT
 
 from agentforge_cli import ToolExecutionRequest
 from agentforge_cli.core.executor import LocalToolExecutor
@@ -90,3 +100,60 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
         reason = call.excinfo.value if call.excinfo else "no reason"
         report.longrepr = (f"{item.nodeid} was skipped ({reason}); every test here must run: "
                            "install what it needs in the Makefile")
+
+
+@pytest.fixture
+def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("TERM", "dumb")
+    for name in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", "AGENTFORGE_RECORD", "FORCE_COLOR",
+                 "LINES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.fixture
+def cli() -> Callable[..., Any]:
+    """Invoke the app in-process: ``cli("tools", "list", CRM)`` -> click ``Result``."""
+    from typer.testing import CliRunner
+
+    from agentforge_cli.cli.app import app
+
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None) -> Any:
+        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def write_module(tmp_path: Path) -> Callable[[str, str], Path]:
+    """Write a tool module into a temporary directory; returns its path."""
+
+    def write(name: str, source: str) -> Path:
+        path = tmp_path / f"{name}.py"
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        return path
+
+    return write
+
+
+CITY_TOOLS = '''
+from agentforge_cli import tool
+
+@tool
+def lookup(city: str) -> str:
+    """Look a city up."""
+    return f"{city}: found"
+'''
+
+
+@pytest.fixture
+def city_tools(tmp_path: Path) -> str:
+    """A module with ``lookup(city) -> "<city>: found"``, the tool the framework samples
+    call; its path, as a target."""
+    module = tmp_path / "city_tools.py"
+    module.write_text(CITY_TOOLS, encoding="utf-8")
+    return str(module)

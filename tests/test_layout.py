@@ -63,6 +63,25 @@ def test_the_stages_exist_as_subpackages():
     assert loose == ["__init__.py", "errors.py"]
 
 
+TESTS = PACKAGE.parent / "tests"
+PACKAGE_WIDE = {"test_corpus_checker.py", "test_import_light.py", "test_install.py",
+                "test_layout.py", "test_public_api.py", "test_sample_tools.py",
+                "test_secret_sweep.py", "test_typing.py"}
+"""The tests at the top of ``tests/``: about the package as a whole, no stage's."""
+
+
+def test_the_tests_mirror_the_stages():
+    """A folder of tests a stage (``tests/core`` for ``agentforge_cli/core``...), plus the
+    docs' tests and the corpus run; only package-wide tests sit at the top."""
+    stages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    folders = {path.name for path in TESTS.iterdir()
+               if path.is_dir() and not path.name.startswith((".", "__"))}
+    assert folders == stages | {"docs", "corpus"}
+    for folder in folders - {"corpus"}:
+        assert list((TESTS / folder).glob("test_*.py")), f"tests/{folder} holds no tests"
+    assert {path.name for path in TESTS.glob("test_*.py")} == PACKAGE_WIDE
+
+
 def test_every_module_belongs_to_a_known_stage():
     assert {stage(module) for module in MODULES} <= set(RANK)
 

@@ -1,4 +1,4 @@
-"""The command line facing hostile tools (``tests/mcp/hostile_tools.py``): a tool's
+"""The command line facing hostile tools (``tests/integrations/hostile_tools.py``): a tool's
 ``sys.exit`` is a tool error with the documented exit code, never the process's exit."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from cli_support import ROOT
 
 AGENTFORGE = Path(sys.executable).with_name("agentforge")
-HOSTILE = str(ROOT / "tests" / "mcp" / "hostile_tools.py")
+HOSTILE = str(ROOT / "tests" / "integrations" / "hostile_tools.py")
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:

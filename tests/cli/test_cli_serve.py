@@ -1,6 +1,6 @@
 """``agentforge serve``: CliRunner for the command's wiring and errors, then the installed
 entry point spoken to in raw JSON-RPC over its stdin/stdout (the SDK client drives it in
-``tests/mcp/test_mcp_server.py``)."""
+``tests/integrations/test_mcp_server.py``)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from cli_support import ROOT
 
 from agentforge_cli.cli.render import safe_text
 
-SERVER = ROOT / "tests" / "mcp" / "escape_server.py"
+SERVER = ROOT / "tests" / "integrations" / "escape_server.py"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 

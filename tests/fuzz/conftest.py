@@ -1,5 +1,5 @@
-"""Fixtures for the ``tools fuzz`` tests: the CLI in-process, a plain 80-column terminal,
-no ambient targets, the repository root as the working directory."""
+"""Fixtures for the ``tools fuzz`` tests: a plain terminal at the repository root (the
+shared ``plain_terminal``), and ``fuzz_json``."""
 
 from __future__ import annotations
 
@@ -7,30 +7,12 @@ import json
 from collections.abc import Callable
 
 import pytest
-from fuzz_support import ROOT, TARGETS
-from typer.testing import CliRunner
+from fuzz_support import TARGETS
 
 
 @pytest.fixture(autouse=True)
-def fuzz_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "80")
-    for name in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", "FORCE_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(ROOT)
-
-
-@pytest.fixture
-def cli() -> Callable[..., object]:
-    """``cli("tools", "fuzz", ...)`` -> click ``Result`` (stdout and stderr apart)."""
-    from agentforge_cli.cli.app import app
-
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(app, list(args), catch_exceptions=False)
-
-    return invoke
+def _plain(plain_terminal: None) -> None:
+    """A plain terminal at the repository root (the shared fixture)."""
 
 
 @pytest.fixture

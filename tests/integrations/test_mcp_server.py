@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_sample_tools  # tests/mcp is on sys.path (pytest's rootdir-relative import)
+import mcp_sample_tools  # tests/integrations is on sys.path (pytest's rootdir-relative import)
 import pytest
 from mcp import types
 from mcp.client.stdio import StdioServerParameters
@@ -263,7 +263,7 @@ def test_modern_protocol_era() -> None:
 def test_agentforge_serve_command(tmp_path: Path) -> None:
     """The installed command, its targets resolved by the CLI, driven by the SDK client."""
     assert AGENTFORGE.exists(), "the agentforge entry point is not installed (make install)"
-    args = ["serve", "sample_tools.shop", "tests/mcp/mcp_sample_tools.py", "--log"]
+    args = ["serve", "sample_tools.shop", "tests/integrations/mcp_sample_tools.py", "--log"]
     for remote in _serve_command(str(AGENTFORGE), args, tmp_path):
         assert remote.init.server_info.name == "agentforge"
         assert remote.init.server_info.version == __version__

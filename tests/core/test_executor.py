@@ -97,7 +97,7 @@ def test_value_error_raised_by_the_tool_is_not_an_argument_error():
 
 
 def test_keyboard_interrupt_raised_by_the_tool_is_its_failure():
-    # a real Ctrl-C still stops the process: tests/test_tool_exits.py
+    # a real Ctrl-C still stops the process: tests/core/test_tool_exits.py
     result = execute(LocalToolExecutor(fail), '{"kind":"interrupt"}')
     assert result == ('Tool "fail" raised KeyboardInterrupt', True)
 

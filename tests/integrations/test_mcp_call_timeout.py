@@ -1,7 +1,7 @@
 """A call to an MCP target is bounded: by default after ``DEFAULT_CALL_TIMEOUT`` seconds
 (``McpOptions.call_timeout``), or by ``--timeout`` of ``tools call`` and ``replay``.
 
-The server is ``agentforge serve tests/mcp/stdio_tools.py``, whose ``hang`` never returns;
+The server is ``agentforge serve tests/integrations/stdio_tools.py``, whose ``hang`` never returns;
 each command runs as a subprocess and must stop the server when it exits.
 """
 

@@ -6,8 +6,8 @@ sync, one async) showing that a blocked sync tool leaves the event loop free, an
 whose return annotation is an object type (a dataclass, a TypedDict: an ``outputSchema``)
 or not quite one (a NamedTuple, written as an array).
 
-Kept in ``tests/mcp`` without an ``__init__.py`` on purpose: the directory is named like the
-SDK, and a package here could shadow ``import mcp``.
+``tests/integrations`` has no ``__init__.py``: it is on ``sys.path`` while testing, so no
+module in it may be named like a library it imports (``mcp``).
 """
 
 import asyncio

@@ -1,6 +1,6 @@
 """Run ``agentforge serve ARGS`` RUNS times at once, each fed the same input then closed.
 
-    python tests/mcp/forked_serve.py RUNS ARGS... < messages.jsonl
+    python tests/integrations/forked_serve.py RUNS ARGS... < messages.jsonl
 
 Prints one JSON list: per run, its stdout, stderr and exit code. Each run is a child
 process forked once the command line and the MCP SDK are imported (importing them takes

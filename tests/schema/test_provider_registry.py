@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 import typer
 from provider_testing import obj, raw
-from typer.testing import CliRunner
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.schema import providers
@@ -62,16 +61,9 @@ def acme(monkeypatch: pytest.MonkeyPatch) -> Provider:
     return ACME
 
 
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
-    from agentforge_cli.cli.app import app
-
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "80")
-    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
-    monkeypatch.chdir(request.config.rootpath)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args), catch_exceptions=False)
+@pytest.fixture(autouse=True)
+def _plain(plain_terminal: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line in a plain terminal (the shared ``plain_terminal`` and ``cli``)."""
 
 
 # --- the library --------------------------------------------------------------------------------

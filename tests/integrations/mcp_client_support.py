@@ -5,7 +5,7 @@ closed at a chosen moment).
 The client session lives in an anyio blocking portal (an event loop in a background
 thread), so the tests themselves are plain synchronous functions and need no async
 pytest plugin. Named ``mcp_client_support`` (not ``mcp``...) so that it never shadows the
-SDK: ``tests/mcp`` has no ``__init__.py`` and is on ``sys.path`` while testing.
+SDK: ``tests/integrations`` has no ``__init__.py`` and is on ``sys.path`` while testing.
 """
 
 from __future__ import annotations

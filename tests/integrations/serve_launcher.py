@@ -1,8 +1,8 @@
 """Serve ``sample_tools.shop`` and ``mcp_sample_tools`` over MCP stdio (for the tests).
 
-    python tests/mcp/serve_launcher.py [--log]
+    python tests/integrations/serve_launcher.py [--log]
 
-What ``agentforge serve sample_tools.shop tests/mcp/mcp_sample_tools.py [--log]`` does,
+What ``agentforge serve sample_tools.shop tests/integrations/mcp_sample_tools.py [--log]`` does,
 without depending on the CLI's target loading.
 """
 

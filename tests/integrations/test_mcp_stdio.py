@@ -37,13 +37,13 @@ from mcp_client_support import (
     server_env,
 )
 
-TOOLS = "tests/mcp/stdio_tools.py"
+TOOLS = "tests/integrations/stdio_tools.py"
 FORKED = Path(__file__).resolve().parent / "forked_serve.py"
 
 
 @pytest.fixture(scope="module")
 def remote(tmp_path_factory: pytest.TempPathFactory):
-    """The SDK client connected to ``agentforge serve tests/mcp/stdio_tools.py``."""
+    """The SDK client connected to ``agentforge serve tests/integrations/stdio_tools.py``."""
     session = serve(["serve", TOOLS], tmp_path_factory.mktemp("mcp-stdio"),
                     command=str(AGENTFORGE))
     connected = next(session)

@@ -2,7 +2,7 @@
 audio, embedded resources (text and binary), a resource link, mixed content, and a
 structured result with its ``outputSchema``.
 
-    python tests/mcp/rich_server.py
+    python tests/integrations/rich_server.py
 
 ``PICTURE`` is 4035 bytes, so its size shows as ``4 035 bytes``.
 """

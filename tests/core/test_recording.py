@@ -22,7 +22,7 @@ from agentforge_cli.core.recording import CallRecorder
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult, open_transcript
 
 AGENTFORGE = Path(sys.executable).with_name("agentforge")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOOLS = Path(__file__).with_name("recording_tools.py")
 
 

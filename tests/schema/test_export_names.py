@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from agentforge_cli import ToolSpecification
 from agentforge_cli.schema.providers import export_tools
@@ -40,16 +39,10 @@ def target(tmp_path) -> str:
     return str(path)
 
 
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
-    from agentforge_cli.cli.app import app
-
-    monkeypatch.setenv("NO_COLOR", "1")
+@pytest.fixture(autouse=True)
+def _plain(plain_terminal: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line in a plain terminal (the shared ``plain_terminal`` and ``cli``)."""
     monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
-    monkeypatch.chdir(request.config.rootpath)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, list(args), catch_exceptions=False)
 
 
 def warning(provider: str, name: str, rule: str) -> str:

@@ -17,7 +17,7 @@ from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools,
 from agentforge_cli.core.handlers import registry
 from agentforge_cli.errors import ArgumentError, ToolDefinitionError
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "adding-a-type.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "adding-a-type.md"
 
 
 def python_blocks() -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT / "sample_tools" / "transcripts"
 CRM = "sample_tools.crm:CrmTools"
 TABLE_LIST = (
