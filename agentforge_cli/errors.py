@@ -19,8 +19,10 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      │    └── TranscriptFormatError   no transcript format reads the file
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
-     └── ProviderExportError      a provider has no accepted form for part of a schema
-                                  (also a ValueError)
+     ├── ProviderExportError      a provider has no accepted form for part of a schema
+ │                            (also a ValueError)
+ └── CliError                 the command line's own failures (cli/errors.py: UsageError,
+                              LoadError), each with its exit code
 
 Messages name the tool, the parameter path, the expected type and the value received, so
 the model (or a person) can correct the call.
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentForgeError",
     "ArgumentError",
+    "ListenError",
+    "MCPUnavailableError",
     "ProviderExportError",
     "ServerCallError",
     "SnapshotError",
@@ -232,3 +236,13 @@ class ProviderExportError(AgentForgeError, ValueError):
         count = len(self.issues)
         super().__init__(f"cannot export {count} schema part{'' if count == 1 else 's'} "
                          f"for {provider}:\n  {lines}")
+
+
+class MCPUnavailableError(TargetError, ImportError):
+    """The ``mcp`` SDK is not installed, cannot be imported, or is too old: for MCP
+    targets and for ``serve`` alike. The message says what is missing, the hint how to
+    install it."""
+
+
+class ListenError(AgentForgeError, OSError):
+    """The address cannot be listened on (a taken port, an unknown host)."""

@@ -163,3 +163,32 @@ def test_words_refer_to_nothing_outside_the_repository(module):
     lines = MODULES[module].read_text(encoding="utf-8").splitlines()
     found = [f"{n}: {line.strip()}" for n, line in enumerate(lines, 1) if DANGLING.search(line)]
     assert found == []
+
+
+INTERNAL_SIGNALS = {
+    "ResultTooLarge": "turned into the call's error result by the executor",
+    "UnserializableResult": "turned into the call's error result by the executor",
+    "ReplayFailure": "pytest's failure of a replay item, shown by its repr_failure",
+    "FuzzFailure": "pytest's failure of a fuzz item, shown by its repr_failure",
+}
+"""Exception classes that never reach a caller: each says where it ends."""
+
+
+def test_every_error_raised_on_purpose_derives_from_the_one_root():
+    """Every public exception class of the package is an ``AgentForgeError`` (so one
+    ``except`` catches them all), but the internal signals listed above."""
+    outside = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {getattr(base, "id", getattr(base, "attr", "")) for base in node.bases}
+            builtin = bases & {"Exception", "ImportError", "OSError", "ValueError",
+                               "TypeError", "RuntimeError", "BaseException"}
+            rooted = bases & {"AgentForgeError", "TargetError", "TranscriptError",
+                              "ToolDefinitionError", "ToolExecutionError", "ArgumentError",
+                              "SnapshotError", "CliError"}
+            if (builtin and not rooted and node.name != "AgentForgeError"
+                    and node.name not in INTERNAL_SIGNALS):
+                outside.append(f"{module}.{node.name}")
+    assert outside == []

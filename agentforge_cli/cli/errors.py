@@ -7,6 +7,8 @@ Anything raised as one of these is shown without a traceback (``--debug`` shows 
 
 from __future__ import annotations
 
+from agentforge_cli.errors import AgentForgeError
+
 __all__ = ["EXIT_FAILED", "EXIT_LOAD", "EXIT_OK", "EXIT_USAGE", "CliError", "LoadError",
            "UsageError"]
 
@@ -16,7 +18,7 @@ EXIT_USAGE = 2
 EXIT_LOAD = 3
 
 
-class CliError(Exception):
+class CliError(AgentForgeError):
     """A failure reported as ``error: <message>`` (and a hint) on standard error.
 
     Attributes:

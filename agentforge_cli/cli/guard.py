@@ -21,7 +21,7 @@ import typer
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, EXIT_USAGE, CliError
 from agentforge_cli.cli.output import stdout_to_stderr
 
-__all__ = ["debug_enabled", "guarded", "set_debug"]
+__all__ = ["debug_enabled", "failure", "guarded", "set_debug"]
 
 _DEBUG_ENV = "AGENTFORGE_DEBUG"
 _state = {"debug": False}
@@ -53,38 +53,50 @@ def guarded() -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def _mapped_errors() -> Iterator[None]:
-    """Map errors to messages and exit codes."""
+def failure(exc: BaseException) -> tuple[str, str | None, int] | None:
+    """The message, hint and exit code of an expected failure, ``None`` for any other:
+    the one place an error becomes an exit code (``replay`` uses it per transcript)."""
     from agentforge_cli.errors import (
         AgentForgeError,
         TargetConfigError,
         TargetError,
         ToolDefinitionError,
         TranscriptError,
+        TranscriptFormatError,
     )
 
+    if isinstance(exc, CliError):
+        return exc.message, exc.hint, exc.exit_code
+    if isinstance(exc, TargetConfigError):
+        return exc.message, exc.hint, EXIT_USAGE
+    if isinstance(exc, TargetError):
+        return exc.message, exc.hint, EXIT_LOAD
+    if isinstance(exc, TranscriptFormatError):  # no format reads it: name one, or convert
+        return f"cannot read transcript {exc}", None, EXIT_USAGE
+    if isinstance(exc, TranscriptError):
+        return f"cannot read transcript {exc}", None, EXIT_LOAD
+    if isinstance(exc, ToolDefinitionError):
+        return str(exc), None, EXIT_LOAD
+    if isinstance(exc, AgentForgeError):
+        return f"{type(exc).__name__}: {exc}", None, EXIT_FAILED
+    return None
+
+
+@contextlib.contextmanager
+def _mapped_errors() -> Iterator[None]:
+    """Map errors to messages and exit codes."""
     try:
         yield
     except (typer.Exit, typer.Abort):
         raise
-    except CliError as exc:
-        raise _fail(exc.message, exc.hint, exc.exit_code, exc) from None
-    except TargetConfigError as exc:
-        raise _fail(exc.message, exc.hint, EXIT_USAGE, exc) from None
-    except TargetError as exc:
-        raise _fail(exc.message, exc.hint, EXIT_LOAD, exc) from None
-    except TranscriptError as exc:
-        raise _fail(f"cannot read transcript {exc}", None, EXIT_LOAD, exc) from None
-    except ToolDefinitionError as exc:
-        raise _fail(str(exc), None, EXIT_LOAD, exc) from None
-    except AgentForgeError as exc:
-        raise _fail(f"{type(exc).__name__}: {exc}", None, EXIT_FAILED, exc) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except BrokenPipeError:
         raise typer.Exit(EXIT_FAILED) from None
     except Exception as exc:
+        known = failure(exc)
+        if known is not None:
+            raise _fail(*known, exc) from None
         if debug_enabled():
             raise
         raise _fail(f"unexpected {type(exc).__name__}: {exc}",

@@ -29,11 +29,10 @@ from agentforge_cli.cli.errors import (
     EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
-    EXIT_USAGE,
     CliError,
     UsageError,
 )
-from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.guard import failure, guarded
 from agentforge_cli.cli.settings import StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
@@ -123,7 +122,7 @@ def replay(
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
-    with guarded(), _unknown_format_is_usage():
+    with guarded():
         from agentforge_cli.integrations.targets import load_supply
         from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
@@ -318,7 +317,7 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
                  reports: contextlib.ExitStack) -> int:
     from agentforge_cli.cli import render
     from agentforge_cli.cli.reports import JsonReport, JUnitReport
-    from agentforge_cli.errors import TranscriptError, TranscriptFormatError
+    from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.report import STATUSES
 
     def emit(text: str) -> None:
@@ -349,8 +348,7 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
                 outcome = _replay_file(opened, supply, options, json_report=json_report,
                                        junit_report=junit_report)
         except TranscriptError as exc:  # the next transcript still runs
-            file_code = EXIT_USAGE if isinstance(exc, TranscriptFormatError) else EXIT_LOAD
-            message = f"cannot read transcript {exc}"
+            message, _, file_code = failure(exc) or (str(exc), None, EXIT_LOAD)
             code, failed_files = max(code, file_code), failed_files + 1
             if not options.json_output:
                 render.error(message)
@@ -427,18 +425,6 @@ def _spool_stdin() -> Iterator[Path]:
         with path.open("wb") as stream:
             shutil.copyfileobj(sys.stdin.buffer, stream)
         yield path
-
-
-@contextlib.contextmanager
-def _unknown_format_is_usage() -> Iterator[None]:
-    """A transcript no known format reads is a usage error (exit 2): name its format or
-    convert it."""
-    from agentforge_cli.errors import TranscriptFormatError
-
-    try:
-        yield
-    except TranscriptFormatError as exc:
-        raise UsageError(f"cannot read transcript {exc}") from None
 
 
 def _long_transcript_size(opened: Transcript, log: bool, *, trace: bool) -> int:

@@ -93,16 +93,9 @@ def serve(
         strict, timeout = project_choices(strict, timeout, strict_default=True)
         reach = mcp_options(header, env, cwd)
         recorder = _recorder(record)
-        from agentforge_cli.integrations.mcp_server import (
-            MCPUnavailableError,
-            require_mcp,
-            run_stdio,
-        )
+        from agentforge_cli.integrations.mcp_server import require_mcp, run_stdio
 
-        try:
-            require_mcp()
-        except MCPUnavailableError as exc:
-            raise LoadError(str(exc)) from None
+        require_mcp()  # MCPUnavailableError, a TargetError: exit 3 with how to install it
         from agentforge_cli.integrations.mcp_stdio import claim_stdio
         from agentforge_cli.integrations.targets import load_service
 

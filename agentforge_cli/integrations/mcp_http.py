@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.service import ToolService
+from agentforge_cli.errors import ListenError
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -44,10 +45,6 @@ _CORS_HEADERS = ("content-type", "accept", "authorization", "mcp-session-id",
                  "mcp-protocol-version", "last-event-id")
 _SHUTDOWN_GRACE = 3
 """Seconds open connections (an SSE stream, say) get to close on SIGINT/SIGTERM."""
-
-
-class ListenError(OSError):
-    """The address cannot be listened on (a taken port, an unknown host)."""
 
 
 def _is_loopback(host: str) -> bool:

@@ -54,7 +54,7 @@ from agentforge_cli.core.calllog import LOGGER_NAME
 from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
-from agentforge_cli.errors import ToolExecutionError
+from agentforge_cli.errors import MCPUnavailableError, ToolExecutionError
 from agentforge_cli.integrations.mcp_output import OutputSchemas
 
 if TYPE_CHECKING:
@@ -86,10 +86,6 @@ _RESOURCE_NOT_FOUND = -32002
 INSTALL_HINT = "pip install '.[mcp]'"
 """How to install the optional MCP extra, run in a clone of agentforge (it is installed
 from source)."""
-
-
-class MCPUnavailableError(ImportError):
-    """The ``mcp`` SDK is not installed, or is older than :data:`MCP_MIN_VERSION`."""
 
 
 def require_mcp() -> str:

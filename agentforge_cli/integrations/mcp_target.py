@@ -39,6 +39,7 @@ from typing import Any
 from agentforge_cli.core.masking import mask_url, mask_values
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import (
+    MCPUnavailableError,
     ServerCallError,
     TargetConfigError,
     TargetError,
@@ -258,8 +259,8 @@ class McpConnection:
         try:
             from anyio.from_thread import start_blocking_portal
         except ImportError as exc:  # anyio comes with the SDK
-            raise TargetConfigError(f"cannot use target {self.label}: the mcp package is "
-                                    "not installed", hint=_INSTALL_HINT) from exc
+            raise MCPUnavailableError(f"cannot use target {self.label}: the mcp package is "
+                                      "not installed", hint=_INSTALL_HINT) from exc
         # lives as long as the connection: close() closes it
         self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
             "w+", encoding="utf-8", errors="replace")
@@ -591,8 +592,8 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     try:
         import mcp  # noqa: F401
     except ImportError as exc:
-        raise TargetConfigError(f"cannot use target {spec!r}: the mcp package is not "
-                                "installed", hint=_INSTALL_HINT) from exc
+        raise MCPUnavailableError(f"cannot use target {mask_url(spec)!r}: the mcp package is "
+                                  "not installed", hint=_INSTALL_HINT) from exc
     options = options or McpOptions()
     url = _is_url(spec)
     connection = McpConnection(spec, argv, cwd=options.cwd or base,
