@@ -7,10 +7,12 @@ Anything raised as one of these is shown without a traceback (``--debug`` shows 
 
 from __future__ import annotations
 
+import os
+
 from agentforge_cli.errors import AgentForgeError
 
 __all__ = ["EXIT_FAILED", "EXIT_LOAD", "EXIT_OK", "EXIT_USAGE", "CliError", "LoadError",
-           "UsageError"]
+           "UsageError", "os_reason"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -47,3 +49,12 @@ class LoadError(CliError):
     """
 
     exit_code = EXIT_LOAD
+
+
+def os_reason(exc: OSError) -> str:
+    """Why a file operation failed, as a message clause: ``permission denied``, or the
+    error's own sentence (one naming the file in the way is kept as written)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno is not None and reason == os.strerror(exc.errno):
+        return reason[:1].lower() + reason[1:]
+    return reason

@@ -29,8 +29,10 @@ from agentforge_cli.cli.errors import (
     EXIT_FAILED,
     EXIT_LOAD,
     EXIT_OK,
+    EXIT_USAGE,
     CliError,
     UsageError,
+    os_reason,
 )
 from agentforge_cli.cli.guard import failure, guarded
 from agentforge_cli.cli.settings import StrictOption, project_choices
@@ -81,6 +83,8 @@ class _Outcome:
     updated: int | None = None
     empty: str | None = None
     """The "no tool calls" message, when that fails the transcript."""
+    unwritten: str | None = None
+    """Why ``--update`` could not write the transcript back (exit 2)."""
 
 
 def replay(
@@ -213,13 +217,26 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
     outcome = _Outcome(summary=replayer.summary, failed=replayer.failed,
                        drift_failed=replayer.drift_failed)
     if options.update:
-        outcome.updated = opened.write_results(updates)
-        _warn_errors_written(opened, broken)
+        _write_updates(opened, updates, broken, outcome)
+        if outcome.unwritten is not None and junit_report is not None:
+            junit_report.fail_suite("cannot write the transcript", outcome.unwritten)
     if not any(replayer.summary.values()) and not options.allow_empty:
         outcome.empty = f"no tool calls found in {opened.path} (read as {opened.format})"
         if junit_report is not None:
             junit_report.fail_suite("no tool calls", outcome.empty)
     return outcome
+
+
+def _write_updates(opened: Transcript, updates: dict[int, tuple[str, bool]],
+                   broken: list[str], outcome: _Outcome) -> None:
+    """Write today's results into the transcript; a file that cannot be written is noted
+    in ``outcome`` (the other transcripts still run)."""
+    try:
+        outcome.updated = opened.write_results(updates)
+    except OSError as exc:
+        outcome.unwritten = f"cannot write transcript {opened.path}: {os_reason(exc)}"
+        return
+    _warn_errors_written(opened, broken)
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -289,6 +306,8 @@ def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
         for report in (json_report, junit_report):
             if report is not None:
                 report.close()
+    if outcome.unwritten is not None:
+        raise UsageError(outcome.unwritten)
     if outcome.empty is not None:
         raise CliError(outcome.empty, hint=_EMPTY_HINT)
     if not options.json_output:
@@ -362,9 +381,14 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
             total[status] = total.get(status, 0) + count
         if json_report is not None:
             extra = _json_extra(opened, options, outcome)
-            if outcome.empty is not None:
-                extra["error"] = outcome.empty
+            if outcome.unwritten or outcome.empty:
+                extra["error"] = outcome.unwritten or outcome.empty
             json_report.write(emit, outcome.summary, extra, end="")
+        if outcome.unwritten is not None:
+            if not options.json_output:
+                render.error(outcome.unwritten)
+            code, failed_files = max(code, EXIT_USAGE), failed_files + 1
+            continue
         if outcome.empty is not None:
             if not options.json_output:
                 render.error(outcome.empty, hint=_EMPTY_HINT)
@@ -414,17 +438,60 @@ def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:
 
 @contextlib.contextmanager
 def _spool_stdin() -> Iterator[Path]:
-    import shutil
+    """Standard input in a temporary file, up to the transcript size limit; the file is
+    removed when the block ends, also on SIGTERM."""
     import sys
     import tempfile
 
     from agentforge_cli.replay.transcripts.collect import StdinCopy
 
-    with tempfile.TemporaryDirectory(prefix="agentforge-replay-") as folder:
+    with tempfile.TemporaryDirectory(prefix="agentforge-replay-") as folder, \
+            _removed_on_sigterm(folder):
         path = StdinCopy(folder, "stdin")
         with path.open("wb") as stream:
-            shutil.copyfileobj(sys.stdin.buffer, stream)
+            _copy_limited(sys.stdin.buffer, stream, path)
         yield path
+
+
+def _copy_limited(source: Any, target: Any, path: Path) -> None:
+    """Copy ``source`` to ``target``; refuse input over the transcript size limit."""
+    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.records import MAX_DOCUMENT_BYTES
+
+    copied = 0
+    while chunk := source.read(1 << 20):
+        copied += len(chunk)
+        if copied > MAX_DOCUMENT_BYTES:
+            raise TranscriptError(path, "", f"standard input is more than the "
+                                  f"{MAX_DOCUMENT_BYTES} byte limit of a transcript")
+        target.write(chunk)
+
+
+@contextlib.contextmanager
+def _removed_on_sigterm(folder: str) -> Iterator[None]:
+    """Within the block, SIGTERM removes ``folder`` and then ends the process as the
+    default handler would (nothing is raised into running code: a tool could take an
+    exception for its own). Only where that default handler is in place."""
+    import os
+    import shutil
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def remove_and_end(signum: int, frame: Any) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, remove_and_end)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _long_transcript_size(opened: Transcript, log: bool, *, trace: bool) -> int:

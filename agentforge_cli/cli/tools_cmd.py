@@ -172,18 +172,39 @@ def list_tools(
 
 
 def _read_arguments(value: str) -> str:
+    """The argument text: ``value``, standard input for ``-``, a file's for ``@FILE``;
+    input is read only up to the argument limit (and refused past it)."""
     if value == "-":
-        return sys.stdin.read()
+        return _within_limit(_read_limited(sys.stdin), "the arguments on standard input")
     if value.startswith("@"):
         path = Path(value[1:])
         try:
-            return path.read_text(encoding="utf-8")
+            with path.open(encoding="utf-8") as stream:
+                text = _read_limited(stream)
         except OSError as exc:
             raise UsageError(f"cannot read the arguments file {str(path)!r}: "
                              f"{exc.strerror or exc}") from exc
         except UnicodeDecodeError as exc:
             raise UsageError(f"the arguments file {str(path)!r} is not UTF-8 text") from exc
+        return _within_limit(text, f"the arguments file {str(path)!r}")
     return value
+
+
+def _read_limited(stream: Any) -> str:
+    """At most one character more than the argument limit."""
+    from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+
+    text: str = stream.read(DEFAULT_MAX_ARGUMENT_CHARS + 1)
+    return text
+
+
+def _within_limit(text: str, what: str) -> str:
+    from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+
+    if len(text) > DEFAULT_MAX_ARGUMENT_CHARS:
+        raise UsageError(f"{what} are more than the limit of {DEFAULT_MAX_ARGUMENT_CHARS} "
+                         "characters")
+    return text
 
 
 def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:

@@ -5,7 +5,9 @@ file: the new text goes to a temporary file in the same directory (same file sys
 is flushed and fsynced, takes over the old file's permission bits and then replaces it
 in one ``os.replace``. On any failure the temporary file is removed and the target is
 left untouched. Missing parent directories are created first (as pytest's ``--junitxml``
-does), so every file the commands write behaves alike.
+does), so every file the commands write behaves alike. A symbolic link is written
+through: its target gets the new content (the temporary file beside the target) and the
+link stays a link.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
         OSError: The file cannot be written there (its ``strerror`` says why, e.g. which
             part of the path is a file, not a directory).
     """
-    target = Path(path)
+    target = _through_links(Path(path))
     directory = target.parent if str(target.parent) else Path(".")
     _make_directory(directory)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
@@ -55,6 +57,11 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
             os.unlink(temp_name)
         raise
     _fsync_directory(directory)
+
+
+def _through_links(path: Path) -> Path:
+    """The file a symbolic link (or chain of them) points at; any other path as given."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def _make_directory(directory: Path) -> None:
