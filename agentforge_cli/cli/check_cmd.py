@@ -109,6 +109,9 @@ def check(
             verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
                        f"{_counts(findings) or 'no findings'}")
             _show(findings, verdict, failed, " · ".join(scope))
+        from agentforge_cli.cli import step_summary
+
+        step_summary.check(findings, failed=code != 0)
         raise typer.Exit(code)
 
 

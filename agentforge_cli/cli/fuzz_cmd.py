@@ -114,6 +114,7 @@ def fuzz(
         _say_skipped(service, selected, options)
         reports = fuzz_service(service, options, source.specs, names=selected,
                                on_report=None if json_output else _show)
+        _warn_low_coverage(reports)
         failed = [r for r in reports if r.failed]
         vacuous = bool(reports) and all(r.skipped for r in reports)
         if junit is not None:
@@ -123,6 +124,9 @@ def fuzz(
                              ensure_ascii=False, indent=2))
         else:
             _verdict(reports, failed, seed)
+        from agentforge_cli.cli import step_summary
+
+        step_summary.fuzz(reports, failed=bool(failed) or vacuous)
         raise typer.Exit(EXIT_FAILED if failed or vacuous else EXIT_OK)
 
 
@@ -186,6 +190,18 @@ def _show(report: Any) -> None:
         write(f"    arguments ({finding.form}"
               f"{', shrunk' if finding.shrunk else ''}): {finding.arguments}")
         write(f"    reproduce: {finding.command}")
+
+
+def _warn_low_coverage(reports: list[Any]) -> None:
+    """One warning per tool whose every call ended in the same tool error (a pass that
+    may never have reached the tool's code)."""
+    from agentforge_cli.cli import render
+
+    for report in reports:
+        if report.low_coverage:
+            render.warning(f"every call of {report.name} ended in a tool error: the inputs "
+                           f"may never reach its code (what the error says: "
+                           f"{report.uniform_error})")
 
 
 def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:

@@ -18,7 +18,7 @@ import contextlib
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -70,6 +70,9 @@ class _Options:
     allow_drift: bool = False
     tools_header: str | None = None
     """The trace's ``tools:`` line (what is made afresh, what is shared), until printed."""
+    runs: list[Any] | None = None
+    """Each transcript's :class:`~agentforge_cli.cli.step_summary.ReplayRun`, when the
+    GitHub job summary is written; else ``None``."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -85,6 +88,8 @@ class _Outcome:
     """The "no tool calls" message, when that fails the transcript."""
     unwritten: str | None = None
     """Why ``--update`` could not write the transcript back (exit 2)."""
+    failing: list[tuple[str, str, str]] = field(default_factory=list)
+    """The first mismatched and drifted calls (place, tool, status), for the job summary."""
 
 
 def replay(
@@ -127,7 +132,7 @@ def replay(
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded():
-        from agentforge_cli.integrations.targets import load_supply
+        from agentforge_cli.cli import step_summary
         from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
 
         if timeout is not None and not 0 < timeout < math.inf:
@@ -136,7 +141,8 @@ def replay(
         strict, timeout = project_choices(strict, timeout)
         options = _Options(format=transcript_format.value, match=match.value,
                            json_output=json_output, junit=junit is not None, update=update,
-                           log=log, allow_empty=allow_empty, allow_drift=allow_drift)
+                           log=log, allow_empty=allow_empty, allow_drift=allow_drift,
+                           runs=[] if step_summary.wanted() else None)
         if update and STDIN in transcripts:
             raise UsageError("--update writes into the transcript file; standard input "
                              "cannot be updated")
@@ -146,19 +152,33 @@ def replay(
                            hint="nothing was checked; a folder is searched for *.json, "
                                 "*.jsonl, *.yaml and *.yml files (also .gz)")
         single = len(transcripts) == 1 and paths == transcripts
-        if single:
-            with _stdin_spooled(paths[0]) as path:
-                opened = _open(path, options)
-                supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                                     mcp_options=reach)
-                options.tools_header = supply.description
-                code = _replay_single(opened, supply, options, junit)
-        else:
+        code = EXIT_FAILED  # until the replay says otherwise
+        try:
+            code = _replay_paths(paths, single, tools, options, junit, reach, strict, timeout)
+        finally:
+            if options.runs:  # something was replayed
+                step_summary.replay(options.runs, failed=code != EXIT_OK)
+        raise typer.Exit(code)
+
+
+def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
+                  options: _Options, junit: Path | None, reach: Any, strict: bool | None,
+                  timeout: float | None) -> int:
+    """Replay the collected transcripts; the exit code."""
+    from agentforge_cli.integrations.targets import load_supply
+
+    log = options.log
+    if single:
+        with _stdin_spooled(paths[0]) as path:
+            opened = _open(path, options)
             supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
                                  mcp_options=reach)
             options.tools_header = supply.description
-            code = _replay_many(paths, supply, options, junit)
-        raise typer.Exit(code)
+            return _replay_single(opened, supply, options, junit)
+    supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
+                         mcp_options=reach)
+    options.tools_header = supply.description
+    return _replay_many(paths, supply, options, junit)
 
 
 def _open(path: Path, options: _Options) -> Transcript:
@@ -175,6 +195,7 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
         TranscriptError: At a malformed record (the calls before it have run).
     """
     from agentforge_cli.cli import render
+    from agentforge_cli.cli.step_summary import LIMIT
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
     from agentforge_cli.replay.transcripts.events import ConversationStart
@@ -190,7 +211,8 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
     log_shown = render.tool_logging(True) if options.log else contextlib.nullcontext()
     bar = render.progress(total, True, opened.progress) if total else contextlib.nullcontext()
     json_only = (json_report is not None and junit_report is None and not options.update
-                 and not total)
+                 and not total and options.runs is None)
+    failing: list[tuple[str, str, str]] = []
     with log_shown, bar as tick:
         if json_only:  # only each call's JSON entry is needed: matched calls skip the rest
             json_report.add_lines(replayer.json_lines(opened.events()))
@@ -202,6 +224,9 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
                     trace.add(entry)
                 if not isinstance(entry, CallReport):
                     continue
+                if options.runs is not None and entry.status in _FAILING_STATUSES and len(
+                        failing) < LIMIT:
+                    failing.append((entry.where, entry.name, entry.status))
                 if json_report is not None:
                     json_report.add(entry)
                 if junit_report is not None:
@@ -215,7 +240,7 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
     if trace is not None:
         trace.finish()
     outcome = _Outcome(summary=replayer.summary, failed=replayer.failed,
-                       drift_failed=replayer.drift_failed)
+                       drift_failed=replayer.drift_failed, failing=failing)
     if options.update:
         _write_updates(opened, updates, broken, outcome)
         if outcome.unwritten is not None and junit_report is not None:
@@ -237,6 +262,22 @@ def _write_updates(opened: Transcript, updates: dict[int, tuple[str, bool]],
         outcome.unwritten = f"cannot write transcript {opened.path}: {os_reason(exc)}"
         return
     _warn_errors_written(opened, broken)
+
+
+_FAILING_STATUSES = frozenset({"mismatched", "drifted"})
+"""The calls the job summary lists."""
+
+
+def _summarize(options: _Options, transcript: str, outcome: _Outcome | None = None,
+               error: str | None = None) -> None:
+    """Keep one transcript's counts and failing calls for the job summary, if written."""
+    if options.runs is None:
+        return
+    from agentforge_cli.cli.step_summary import ReplayRun
+
+    options.runs.append(ReplayRun(transcript=transcript, error=error,
+                                  counts=outcome.summary if outcome else {},
+                                  failing=outcome.failing if outcome else []))
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -296,6 +337,7 @@ def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
     try:
         outcome = _replay_file(opened, supply, options, json_report=json_report,
                                junit_report=junit_report)
+        _summarize(options, str(opened.path), outcome, outcome.empty)
         if junit is not None and junit_report is not None:
             _write_junit(junit, [junit_report])
         if json_report is not None:
@@ -369,6 +411,7 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
         except TranscriptError as exc:  # the next transcript still runs
             message, _, file_code = failure(exc) or (str(exc), None, EXIT_LOAD)
             code, failed_files = max(code, file_code), failed_files + 1
+            _summarize(options, given, error=message)
             if not options.json_output:
                 render.error(message)
             if junit_report is not None:
@@ -379,6 +422,7 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
             continue
         for status, count in outcome.summary.items():
             total[status] = total.get(status, 0) + count
+        _summarize(options, str(opened.path), outcome, outcome.empty)
         if json_report is not None:
             extra = _json_extra(opened, options, outcome)
             if outcome.unwritten or outcome.empty:

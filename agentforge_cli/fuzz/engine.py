@@ -37,6 +37,7 @@ __all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive", "skip_r
 
 MAX_FINDINGS = 10
 """Distinct failures kept per tool."""
+TOOL_ERROR = "tool error"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -128,6 +129,7 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
 
     counts: Counter[str] = Counter()
     first: dict[tuple[str, str, str], _Case] = {}
+    refusals: dict[tuple[str, str, str], str] = {}  # tool errors: signature -> detail
     stopped: list[Outcome] = []  # the call after which the tool gets no more
 
     @_settings(options.examples, (Phase.generate,))
@@ -143,6 +145,8 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
             return
         counts[found.outcome.kind] += 1
         signature = found.outcome.signature
+        if found.outcome.kind == TOOL_ERROR and len(refusals) < 2:
+            refusals.setdefault(signature, found.outcome.detail)
         if found.outcome.kind in FAILING and signature not in first and len(
                 first) < MAX_FINDINGS:
             first[signature] = found
@@ -165,7 +169,16 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
             shrunk=smallest is not None,
             command=reproduce_command(spec.name, case.arguments, targets)))
     return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
-                      findings=tuple(findings))
+                      findings=tuple(findings), uniform_error=_uniform_error(counts, refusals))
+
+
+def _uniform_error(counts: Counter[str], refusals: dict[tuple[str, str, str], str]
+                   ) -> str | None:
+    """What the one tool error every call ended in says, or ``None`` (some call went
+    elsewhere, or the errors differ)."""
+    if len(refusals) != 1 or set(counts) != {TOOL_ERROR}:
+        return None
+    return next(iter(refusals.values()))
 
 
 def _shrink(call: Callable[[Any], _Case], cases: st.SearchStrategy[Any],

@@ -64,15 +64,24 @@ class ToolReport:
     """Why the tool was not called (``destructive``), or ``None``."""
     error: str | None = None
     """Why no input could be generated for it, or ``None``."""
+    uniform_error: str | None = None
+    """What the tool error every call ended in says, when they all ended in the same one
+    (the inputs may never reach the tool's code); else ``None``."""
 
     @property
     def failed(self) -> bool:
         return bool(self.findings) or self.error is not None
 
+    @property
+    def low_coverage(self) -> bool:
+        """Every call ended in the same tool error: a pass that tested little."""
+        return self.uniform_error is not None
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "examples": self.examples,
                 "counts": {kind: self.counts.get(kind, 0) for kind in KINDS},
                 "failed": self.failed, "skipped": self.skipped, "error": self.error,
+                "low_coverage": self.low_coverage,
                 "failures": [finding.to_json() for finding in self.findings]}
 
 

@@ -154,3 +154,15 @@ def test_a_result_over_the_limit_names_its_size_and_the_limit(fuzz_json):
     assert failure["detail"] == ('ResultTooLarge: Tool "flood" returned 4194305 characters, '
                                  "more than the limit of 4194304")
     assert failure["arguments"] == '{"n":0}'
+
+
+def test_a_tool_whose_every_call_is_the_same_tool_error_is_flagged_not_failed(cli):
+    result = cli("tools", "fuzz", TARGETS, "--tool", "refuse", "--tool", "echo",
+                 "--examples", "20", "--seed", "1", "--json")
+    assert result.exit_code == 0
+    tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
+    assert tools["refuse"]["low_coverage"] is True
+    assert tools["echo"]["low_coverage"] is False
+    assert ("warning: every call of refuse ended in a tool error: the inputs may never "
+            "reach its code (what the error says: ") in result.stderr
+    assert "every call of echo" not in result.stderr
