@@ -19,8 +19,8 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev,mcp,fuzz]'
-	# Node reference MCP servers for tests/mcp; zod 3 makes the SDK write a reused schema as
-	# a JSON Pointer $ref (#/properties/...), the form the tests check
+	# Node reference MCP servers for tests/integrations; zod 3 makes the SDK write a reused
+	# schema as a JSON Pointer $ref (#/properties/...), the form the tests check
 	npm install --prefix $(VENV)/node --no-audit --no-fund \
 		@modelcontextprotocol/server-sequential-thinking@2026.8.31 zod@3.25.76
 	touch $@
