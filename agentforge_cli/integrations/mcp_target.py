@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.executor import DEFAULT_MAX_RESULT_CHARS
 from agentforge_cli.core.masking import mask_url, mask_values
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import (
@@ -44,6 +45,7 @@ from agentforge_cli.errors import (
     TargetConfigError,
     TargetError,
     ToolErrorAnswer,
+    ToolExecutionError,
 )
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR",
@@ -541,6 +543,12 @@ class McpToolExecutor:
             return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
         text = blocks_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
+        if len(text) > DEFAULT_MAX_RESULT_CHARS:  # the limit a Python tool's result has
+            message = (f'Tool "{self.name}" returned {len(text)} characters, more than the '
+                       f"limit of {DEFAULT_MAX_RESULT_CHARS}")
+            if self.propagate_execution_errors:
+                raise ToolExecutionError(message)
+            return ToolExecutionResult(message, True)
         if result.is_error:
             if self.propagate_execution_errors:
                 raise ToolErrorAnswer(text)

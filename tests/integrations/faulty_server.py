@@ -13,7 +13,8 @@
   ``lookup`` says "no such item" (a tool error, not a mismatch) for any ``key``;
 * ``annotations`` — tools with every kind of annotation, and none;
 * ``duplicate`` — two tools named ``twice``;
-* ``paging`` — ``tools/list`` answers with a ``nextCursor`` forever.
+* ``paging`` — ``tools/list`` answers with a ``nextCursor`` forever;
+* ``huge`` — ``flood`` answers with a text of ``{"size": N}`` characters.
 
 Each request line gets at most one answer line; ``initialize`` records the client's
 ``clientInfo`` on stderr (``client: NAME VERSION``).
@@ -54,6 +55,8 @@ TOOLS = {
     ],
     "duplicate": [_tool("twice"), _tool("once"), _tool("twice")],
     "paging": [_tool("fine", readOnlyHint=True)],
+    "huge": [_tool("flood", {"type": "object", "properties": {"size": {"type": "integer"}}},
+                   readOnlyHint=True)],
 }
 
 
@@ -75,6 +78,8 @@ def _call(params):
         _die("fatal: null pointer in crash()")
     if MODE == "hang":
         return None
+    if MODE == "huge":
+        return {"result": _text("x" * int(arguments.get("size", 0)))}
     if MODE == "strict" and name == "lookup":
         return {"result": _text(f"no such item: {arguments.get('key')!r}", True)}
     limit = arguments.get("limit")

@@ -177,3 +177,17 @@ def test_the_unknown_tool_hint_quotes_the_target_for_the_shell() -> None:
     done = agentforge("tools", "call", "crsh", "{}", "-t", f"{FAULTY} segv")
     assert done.returncode == 2
     assert f"list them with: agentforge tools list '{FAULTY} segv'" in done.stderr
+
+
+# ---------------------------------------------------------------- a result too large
+
+
+def test_an_mcp_result_over_the_limit_is_an_error_like_a_python_tools():
+    """An MCP target's result has the limit a Python tool's has (4 MiB of text)."""
+    small = agentforge("tools", "call", "flood", '{"size": 100}', "-t", f"{FAULTY} huge")
+    assert (small.returncode, small.stdout) == (0, "x" * 100 + "\n"), small.stderr
+    big = agentforge("tools", "call", "flood", '{"size": 4200000}', "-t", f"{FAULTY} huge")
+    assert big.returncode == 1
+    assert 'Tool "flood" returned 4200000 characters, more than the limit of 4194304' in (
+        big.stdout + big.stderr)
+    assert "xxxxxxxxxx" not in big.stdout
