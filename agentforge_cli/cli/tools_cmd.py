@@ -29,15 +29,16 @@ from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption
 from agentforge_cli.cli.usage import TEXT, Command
 from agentforge_cli.core.masking import mask_url
 
-app = typer.Typer(help="List, call, check and diff the tools of a target.",
+app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
                   no_args_is_help=True, add_completion=False)
 
 TargetsArgument = Annotated[
     list[str] | None,
     typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
                    help="Where the tools are: package.module, package.module:Name, "
-                        "path/to/file.py[:Name], or a factory called without arguments, "
-                        "module:make_tools() (quote it in the shell); several may be given."),
+                        "path/to/file.py[:Name], a factory called without arguments, "
+                        "module:make_tools() (quote it in the shell), or an MCP server: "
+                        "'mcp:COMMAND ARGS...' or an http(s):// URL; several may be given."),
 ]
 
 ToolsOption = Annotated[

@@ -64,3 +64,10 @@ def test_the_replay_verdict_agrees_in_number(capsys, mismatched, total, verdict)
     render.replay_summary({"matched": total - mismatched, "mismatched": mismatched,
                            "unrecorded": 0}, "t.jsonl", failed=True)
     assert capsys.readouterr().out.splitlines()[-1] == verdict
+
+
+def test_the_tools_help_names_every_subcommand_and_every_kind_of_target(cli):
+    group = cli("tools", "--help")
+    assert "List, call, check, diff and fuzz the tools of a target." in group.stdout
+    listing = cli("tools", "list", "--help").stdout
+    assert "mcp:COMMAND" in listing and "http(s)://" in listing
