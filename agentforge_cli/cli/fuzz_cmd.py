@@ -22,7 +22,7 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import StrictOption, project_choices
+from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
@@ -48,6 +48,7 @@ def fuzz(
         help="A call running longer is a hang. Default: timeout in \\[tool.agentforge], "
              "else 5.")] = None,
     strict: StrictOption = None,
+    binding: BindingOption = "native",
     json_output: Annotated[bool, typer.Option(
         "--json", help="Print per-tool counts and failures as one JSON document.")] = False,
     junit: Annotated[str | None, typer.Option(
@@ -94,7 +95,8 @@ def fuzz(
 
         source = find_targets([*(targets or ()), *(tools or ())])
         service = load_service(list(source.specs), propagate_execution_errors=True,
-                               strict=strict, timeout=timeout, mcp_options=reach)
+                               strict=strict, timeout=timeout, mcp_options=reach,
+                               binding=binding)
         unknown = [name for name in names or () if name not in service.names]
         if unknown:
             from agentforge_cli.core.service import unknown_tool_message

@@ -35,7 +35,7 @@ from agentforge_cli.cli.errors import (
     os_reason,
 )
 from agentforge_cli.cli.guard import failure, guarded
-from agentforge_cli.cli.settings import StrictOption, project_choices
+from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
 from agentforge_cli.replay.compare import MATCH_MODES
@@ -118,6 +118,7 @@ def replay(
     log: Annotated[bool, typer.Option(
         "--log", help="Show each execution's request/response on stderr.")] = False,
     strict: StrictOption = None,
+    binding: BindingOption = "native",
     allow_empty: Annotated[bool, typer.Option(
         "--allow-empty", help="Pass a transcript in which no tool call is found (by "
                               "default that fails: nothing was checked).")] = False,
@@ -154,7 +155,8 @@ def replay(
         single = len(transcripts) == 1 and paths == transcripts
         code = EXIT_FAILED  # until the replay says otherwise
         try:
-            code = _replay_paths(paths, single, tools, options, junit, reach, strict, timeout)
+            code = _replay_paths(paths, single, tools, options, junit, reach, strict, timeout,
+                                 binding)
         finally:
             if options.runs:  # something was replayed
                 step_summary.replay(options.runs, failed=code != EXIT_OK)
@@ -163,7 +165,7 @@ def replay(
 
 def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
                   options: _Options, junit: Path | None, reach: Any, strict: bool | None,
-                  timeout: float | None) -> int:
+                  timeout: float | None, binding: str) -> int:
     """Replay the collected transcripts; the exit code."""
     from agentforge_cli.integrations.targets import load_supply
 
@@ -172,11 +174,11 @@ def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
         with _stdin_spooled(paths[0]) as path:
             opened = _open(path, options)
             supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                                 mcp_options=reach)
+                                 mcp_options=reach, binding=binding)
             options.tools_header = supply.description
             return _replay_single(opened, supply, options, junit)
     supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                         mcp_options=reach)
+                         mcp_options=reach, binding=binding)
     options.tools_header = supply.description
     return _replay_many(paths, supply, options, junit)
 

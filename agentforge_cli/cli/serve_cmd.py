@@ -24,7 +24,7 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import project_choices
+from agentforge_cli.cli.settings import BindingOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
@@ -66,6 +66,7 @@ def serve(
         "--record", metavar="FILE", show_default=False,
         help="Append every call and its result to FILE, an agentforge JSONL transcript "
              "that replay reads (secrets masked).")] = None,
+    binding: BindingOption = "native",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
@@ -103,14 +104,15 @@ def serve(
             _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
                         timeout=timeout, host=host or "127.0.0.1",
                         port=8000 if port is None else port, allow_origins=allow_origin or (),
-                        allow_hosts=allow_host or (), reach=reach, record=recorder)
+                        allow_hosts=allow_host or (), reach=reach, record=recorder,
+                        binding=binding)
             return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
             # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
             service = load_service([*(targets or ()), *(tools or ())], logging=log,
                                    strict=strict, timeout=timeout, mcp_options=reach,
-                                   record=recorder)
+                                   record=recorder, binding=binding)
             run_stdio(service, log=log, wire=wire)
 
 
@@ -130,7 +132,8 @@ def _recorder(record: Path | None) -> Any:
 
 def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
                 host: str, port: int, allow_origins: Sequence[str],
-                allow_hosts: Sequence[str], reach: Any, record: Any) -> None:
+                allow_hosts: Sequence[str], reach: Any, record: Any,
+                binding: str) -> None:
     from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
     from agentforge_cli.integrations.mcp_stdio import claim_stdio
     from agentforge_cli.integrations.targets import load_service
@@ -141,6 +144,6 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
         raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
     with sock, claim_stdio():  # nothing but the product's output may reach stdout
         service = load_service(targets, logging=log, strict=strict, timeout=timeout,
-                               mcp_options=reach, record=record)
+                               mcp_options=reach, record=record, binding=binding)
         run_http(service, host=host, sock=sock, allow_origins=allow_origins,
                  allow_hosts=allow_hosts, log=log)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import click
 import typer
 
-__all__ = ["StrictOption", "project_choices"]
+__all__ = ["BindingOption", "StrictOption", "project_choices"]
 
 StrictOption = Annotated[
     bool | None,
@@ -20,6 +21,16 @@ StrictOption = Annotated[
                  help="Strict: a missing required parameter or an unknown key is an argument "
                       "error; lenient (the default): a missing value gets a default. "
                       "strict = true in \\[tool.agentforge] makes strict the default."),
+]
+
+BindingOption = Annotated[
+    str,
+    typer.Option("--binding", metavar="native|agentforge",
+                 click_type=click.Choice(["native", "agentforge"]),
+                 help="How tools of other libraries (LangChain, pydantic-ai, OpenAI Agents, "
+                      "FastMCP, smolagents) are called: native, through the library's own "
+                      "validation (the default); agentforge, through agentforge's coercion "
+                      "table in front of the tool's function."),
 ]
 
 

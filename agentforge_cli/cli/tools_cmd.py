@@ -24,7 +24,7 @@ import typer
 from agentforge_cli.cli.completion import complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import StrictOption, project_choices
+from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
 from agentforge_cli.core.masking import mask_url
@@ -267,9 +267,11 @@ def _sent_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"the arguments are not a JSON object: {exc}"
 
 
-def _mcp_explanation(spec: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
-    """Rows shaped like a Python tool's: what is sent per parameter of the inputSchema
-    (the server binds it, so no coerced value), and the parse error, if any."""
+def _sent_explanation(spec: Any, text: str, library: str | None
+                      ) -> tuple[list[dict[str, Any]], str | None]:
+    """Rows shaped like a Python tool's: what is sent per parameter of the schema (the
+    MCP server, or the tool's ``library``, binds it, so no coerced value), and the parse
+    error, if any."""
     sent, error = _sent_arguments(text)
     sent = sent or {}
     schema = spec.parameters if isinstance(spec.parameters, dict) else {}
@@ -278,7 +280,8 @@ def _mcp_explanation(spec: Any, text: str) -> tuple[list[dict[str, Any]], str | 
     rows = []
     for key in dict.fromkeys([*properties, *sent]):
         declared = properties.get(key)
-        rule = ("bound by the MCP server; inputSchema: "
+        rule = (("bound by the MCP server; inputSchema: " if library is None
+                 else f"bound by {library}; schema: ")
                 + (json.dumps(declared, ensure_ascii=False) if declared is not None
                    else "not declared"))
         rows.append({"parameter": key, "present": key in sent, "raw": sent.get(key),
@@ -289,16 +292,21 @@ def _mcp_explanation(spec: Any, text: str) -> tuple[list[dict[str, Any]], str | 
     return rows, error
 
 
-def _show_mcp_explanation(name: str, connection: Any, spec: Any, text: str) -> None:
+def _show_sent_explanation(name: str, connection: Any, library: str | None, spec: Any,
+                           text: str) -> None:
     from agentforge_cli.cli.output import write
     from agentforge_cli.cli.render import safe_text
 
     sent, error = _sent_arguments(text)
-    lines = [f"{name} is served by MCP server {connection.label}: agentforge parses the "
-             "arguments and sends the object as it is; the server binds it (no coercion "
-             "here).",
+    lead = (f"{name} is served by MCP server {connection.label}: agentforge parses the "
+            "arguments and sends the object as it is; the server binds it (no coercion "
+            "here)." if library is None else
+            f"{name} is bound by {library}: it reads the argument text itself (no coercion "
+            "by agentforge).")
+    lines = [lead,
              "sent: " + (json.dumps(sent, ensure_ascii=False) if error is None else error),
-             "inputSchema: " + json.dumps(spec.parameters, ensure_ascii=False, indent=2)]
+             ("inputSchema: " if library is None else "schema: ")
+             + json.dumps(spec.parameters, ensure_ascii=False, indent=2)]
     write(safe_text("\n".join(lines)), stderr=True)
 
 
@@ -326,6 +334,7 @@ def call_tool(
     ] = "{}",
     tools: ToolsOption = None,
     strict: StrictOption = None,
+    binding: BindingOption = "native",
     log: Annotated[bool, typer.Option(
         "--log", help="Show the logging decorator's request/response on stderr.")] = False,
     explain: Annotated[bool, typer.Option(
@@ -374,7 +383,7 @@ def call_tool(
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
                                propagate_execution_errors=propagate_errors or traced,
-                               timeout=timeout, mcp_options=reach)
+                               timeout=timeout, mcp_options=reach, binding=binding)
         executor = service.executor(name)
         if executor is None:
             import shlex
@@ -384,10 +393,16 @@ def call_tool(
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
         served = _mcp_served(executor)
         spec = next(s for s in service.specifications if s.name == name)
-        if served is not None:
-            rows, explain_error = _mcp_explanation(spec, text) if explain else ([], None)
+        ran = getattr(executor, "binding", None)  # another library's tool: the path taken
+        native = ran == "native"
+        if explain and ran is not None and not json_output:
+            write(executor.binding_note, stderr=True)
+        if served is not None or native:
+            library = None if served is not None else executor.foreign.library
+            rows, explain_error = (_sent_explanation(spec, text, library) if explain
+                                   else ([], None))
             if explain and not json_output:
-                _show_mcp_explanation(name, served, spec, text)
+                _show_sent_explanation(name, served, library, spec, text)
         else:
             rows, explain_error = _explanation(executor, text) if explain else ([], None)
             if explain and not json_output:
@@ -396,8 +411,10 @@ def call_tool(
                                        arguments=text)
         payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
         if json_output:
-            payload["arguments"] = (_sent_arguments(text)[0] if served is not None
+            payload["arguments"] = (_sent_arguments(text)[0] if served is not None or native
                                     else _bound_arguments(executor, text))
+            if ran is not None:
+                payload["binding"] = ran
         with _tool_logging(log):
             try:
                 result = service.execute(request, memory_id)
@@ -450,7 +467,7 @@ def _mcp_content(result: Any) -> dict[str, Any]:
 
 def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
     keys = ("name", "result", "is_error", "content", "structuredContent", "arguments", "id",
-            "memory_id", "error", "explain")
+            "memory_id", "binding", "error", "explain")
     return {key: payload[key] for key in keys if key in payload}
 
 

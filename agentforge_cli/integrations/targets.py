@@ -270,9 +270,13 @@ def _shared_label(spec: str, name: str | None, value: Any) -> str:
 
 def _count_tools(spec: str, objects: list[Any]) -> int:
     from agentforge_cli.core.discovery import find_tools
+    from agentforge_cli.integrations.frameworks import adapter_for, read_foreign
 
     count = 0
     for obj in objects:
+        if adapter_for(obj) is not None:
+            count += len(read_foreign(obj, spec))
+            continue
         try:
             count += sum(1 for _ in find_tools(obj))
         except Exception as exc:
@@ -318,6 +322,10 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
 
         return _Contribution(objects=remade(created), remake=remade, fresh=f"{name}()")
     objects = _expand(spec, value, created)
+    if isinstance(value, types.ModuleType):
+        from agentforge_cli.integrations.frameworks import module_members
+
+        objects.extend(module_members(value))  # LangChain tools, FastMCP servers, ...
     if not _count_tools(spec, objects):
         hint = None
         if name is None and isinstance(module, types.ModuleType):
@@ -372,14 +380,24 @@ def load_objects(source: TargetSource) -> list[Any]:
 
 def _python_table(objects: list[Any], specs: Sequence[str], options: dict[str, Any]
                   ) -> dict[Any, Any]:
+    """The table of Python objects: agentforge's tools, then those of other libraries
+    (``frameworks``; ``options["binding"]`` says how they are called)."""
     from agentforge_cli.core.discovery import build_local_tools
     from agentforge_cli.errors import ToolDefinitionError
+    from agentforge_cli.integrations.frameworks import Binding, adapter_for, foreign_table
 
+    named = ", ".join(specs) or "the objects given"
+    options = dict(options)
+    binding: Binding = options.pop("binding", None) or "native"
+    foreign = [obj for obj in objects if adapter_for(obj) is not None]
+    plain = [obj for obj in objects if all(obj is not other for other in foreign)]
     try:
-        return build_local_tools(objects, **options)
+        table = build_local_tools(plain, **options)
     except ToolDefinitionError as exc:
-        named = ", ".join(specs) or "the objects given"
         raise TargetError(f"cannot load the tools of {named}: {exc}") from exc
+    if foreign:
+        _add_served(table, foreign_table(foreign, named, binding=binding, **options), named)
+    return table
 
 
 def _split_servers(source: TargetSource) -> tuple[TargetSource, list[str]]:
@@ -535,7 +553,13 @@ class _Renewal:
             base = getattr(executor, "delegate", executor)
             if callable(getattr(base, "rebound", None)):
                 self.bases[function] = base
-        self.settings = {key: value for key, value in options.items() if key != "logging"}
+        self.settings = {key: value for key, value in options.items()
+                         if key not in ("logging", "binding")}
+        self.foreign: dict[int, Any] = {}  # a library's tool object -> its executor
+        for executor in first.values():
+            tool = getattr(executor, "foreign", None)
+            if tool is not None:
+                self.foreign[id(tool.source)] = executor
         self.logging = bool(options.get("logging"))
         self.methods: dict[type, list[str]] = {}
         """A class made anew -> the names of its tool methods (found once)."""
@@ -559,7 +583,17 @@ class _Renewal:
 
         table: dict[Any, Any] = {}
         names: set[str] = set()
+        from agentforge_cli.integrations.frameworks import adapter_for, read_foreign
+
         for obj in objects:
+            if adapter_for(obj) is not None:  # another library's: kept if already seen
+                for tool in read_foreign(obj, ", ".join(self.specs)):
+                    kept = self.foreign.get(id(tool.source))
+                    if kept is None or kept.name in names:
+                        return None
+                    names.add(kept.name)
+                    table[kept.specification] = kept
+                continue
             for func in self._tools_of(obj):
                 executor = self.kept.get(func)
                 function = getattr(func, "__func__", func)

@@ -1,0 +1,221 @@
+"""A tool declared with another library, and the two executors that call it.
+
+An adapter (one module per library, see the package docstring) reads a library's object
+into :class:`ForeignTool` values: the schema the library itself sends to the model, how the
+library invokes the tool from a model's argument text, and the Python function behind it
+when the adapter can reach one. :func:`foreign_executor` turns one into an executor:
+
+* ``native`` (the default): :class:`NativeToolExecutor` hands the argument text to the
+  library's own path (its JSON parsing, its validation, its errors), so a verdict is what
+  production would do;
+* ``agentforge``: a :class:`ForeignBoundExecutor` binds the arguments with agentforge's
+  coercion table (repairs included) and calls the function directly, so a user sees what
+  those repairs change. The schema shown stays the library's.
+
+Standard library only: the libraries are imported by their adapters.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+from agentforge_cli.core.executor import (
+    DEFAULT_MAX_RESULT_CHARS,
+    LocalToolExecutor,
+    ResultTooLarge,
+    error_message,
+    exit_name,
+)
+from agentforge_cli.core.interrupts import raised_by_tool
+from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
+from agentforge_cli.errors import TargetError, ToolExecutionError, ToolTimeoutError
+
+__all__ = ["BINDINGS", "Binding", "ForeignBoundExecutor", "ForeignTool", "NativeToolExecutor",
+           "foreign_executor", "refusal"]
+
+Binding = Literal["native", "agentforge"]
+BINDINGS: tuple[Binding, ...] = ("native", "agentforge")
+"""How a foreign tool is called: through its library, or through agentforge's binding."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ForeignTool:
+    """One tool of another library, as an adapter reads it."""
+
+    library: str
+    """The library's name as users know it (``LangChain``)."""
+    specification: ToolSpecification
+    """What the library sends to the model: its name, description and parameter schema,
+    unchanged."""
+    invoke: Callable[[str | None], ToolExecutionResult]
+    """The library's own path from the model's argument text to what the model reads.
+
+    It returns a result for whatever the library itself answers: a refusal of the
+    arguments (unparsable JSON, its validation) as an error result with the library's
+    message (:func:`refusal`), or the tool's output with the error flag the library sets.
+    An exception raised by the tool's function is let through: the executor turns it
+    into an error result, or a ``ToolExecutionError``, as for a Python tool."""
+    source: object
+    """The library's object of this one tool (a tool read twice, or again for a new
+    conversation, is known by it)."""
+    path: str
+    """How the native path is named for ``--explain``: ``StructuredTool.invoke``."""
+    function: Callable[..., Any] | None = None
+    """The Python function behind the tool, for ``--binding agentforge``; ``None`` when the
+    adapter cannot reach one (``unreachable`` says why)."""
+    unreachable: str = ""
+    """Why ``function`` is ``None``: ``it takes a RunContext the agent fills in``."""
+
+
+def refusal(tool: str, library: str, message: str) -> ToolExecutionResult:
+    """The error result of a library refusing a call's arguments, in its own words."""
+    return ToolExecutionResult(f'{library} refused the arguments of "{tool}": {message}', True)
+
+
+class NativeToolExecutor:
+    """Runs one :class:`ForeignTool` through its library (``--binding native``).
+
+    The argument text is bounded (``max_argument_chars``) before the library sees it, a
+    call runs at most ``timeout`` seconds (its thread cannot be stopped and finishes in
+    the background), and a result longer than ``max_result_chars`` is an execution error:
+    the bounds a Python tool has. The tool's exception follows a Python tool's error
+    policy (an error result with its message, or ``ToolExecutionError`` when
+    ``propagate_execution_errors``).
+    """
+
+    binding: Binding = "native"
+
+    def __init__(self, tool: ForeignTool, *, propagate_execution_errors: bool = False,
+                 timeout: float | None = None,
+                 max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+                 max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS) -> None:
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.foreign = tool
+        self.specification = tool.specification
+        self.name = tool.specification.name
+        self.propagate_execution_errors = propagate_execution_errors
+        self.timeout = timeout
+        self.max_argument_chars = max_argument_chars
+        self.max_result_chars = max_result_chars
+        self.sensitive_keys: frozenset[str] = frozenset()
+
+    @property
+    def binding_note(self) -> str:
+        """What ``--explain`` says of the path a call takes."""
+        return (f"binding: native ({self.foreign.library}'s own path, {self.foreign.path}: its "
+                "JSON parsing, its validation, its errors)")
+
+    def __repr__(self) -> str:
+        return f"<NativeToolExecutor {self.name} of {self.foreign.library}>"
+
+    def execute(self, request: ToolExecutionRequest, memory_id: object = None
+                ) -> ToolExecutionResult:
+        text = request.arguments
+        if text is not None and len(text) > self.max_argument_chars:
+            return ToolExecutionResult(
+                f'Invalid arguments for tool "{self.name}": the argument string is '
+                f"{len(text)} characters, more than the limit of {self.max_argument_chars}",
+                True)
+        try:
+            result = self._invoke(text)
+            if self.max_result_chars is not None and len(result.text) > self.max_result_chars:
+                raise ResultTooLarge(
+                    f'Tool "{self.name}" returned {len(result.text)} characters, more than '
+                    f"the limit of {self.max_result_chars}")
+        except BaseException as exc:  # the tool's failure is the result
+            return self._failure(exc)
+        return result
+
+    def _invoke(self, text: str | None) -> ToolExecutionResult:
+        if self.timeout is None:
+            return self.foreign.invoke(text)
+        box: list[ToolExecutionResult] = []
+        failure: list[BaseException] = []
+
+        def worker() -> None:
+            try:
+                box.append(self.foreign.invoke(text))
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=worker, name=f"agentforge-tool-{self.name}",
+                                  daemon=True)
+        thread.start()
+        thread.join(self.timeout)
+        if thread.is_alive():
+            raise ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
+        if failure:
+            raise failure[0]
+        return box[0]
+
+    def _failure(self, exc: BaseException) -> ToolExecutionResult:
+        if not raised_by_tool(exc):
+            raise exc  # a Ctrl-C of the process, not the tool's failure
+        if isinstance(exc, SystemExit | KeyboardInterrupt):
+            message = f'Tool "{self.name}" raised {exit_name(exc)}'
+        elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
+            message = str(exc)
+        else:
+            message = error_message(exc)
+        if self.propagate_execution_errors:
+            if isinstance(exc, ToolExecutionError):
+                raise exc
+            raise ToolExecutionError(message) from exc
+        return ToolExecutionResult(message, True)
+
+
+class ForeignBoundExecutor(LocalToolExecutor):
+    """A :class:`ForeignTool`'s function bound by agentforge (``--binding agentforge``):
+    a ``LocalToolExecutor`` whose specification is the library's."""
+
+    binding: Binding = "agentforge"
+    foreign: ForeignTool
+    """The tool as its adapter read it."""
+
+    @property
+    def binding_note(self) -> str:
+        """What ``--explain`` says of the path a call takes."""
+        library = self.foreign.library
+        return (f"binding: agentforge (agentforge's coercion table in front of "
+                f"{library}'s function {self.definition.qualname}; {library}'s "
+                "own validation does not run)")
+
+
+def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: bool = False,
+                     wrap_argument_errors: bool = False,
+                     propagate_execution_errors: bool = False,
+                     timeout: float | None = None) -> Any:
+    """The executor of ``tool`` for ``binding`` (see the module docstring).
+
+    Raises:
+        TargetError: ``binding`` is ``agentforge`` but the adapter reaches no function, or
+            agentforge cannot read the function's signature.
+    """
+    if binding == "native":
+        return NativeToolExecutor(tool, propagate_execution_errors=propagate_execution_errors,
+                                  timeout=timeout)
+    from agentforge_cli.core.definition import define_tool
+    from agentforge_cli.errors import ToolDefinitionError
+
+    name = tool.specification.name
+    if tool.function is None:
+        raise TargetError(f'--binding agentforge cannot reach the function of {tool.library} '
+                          f'tool "{name}": {tool.unreachable or "the adapter finds none"}',
+                          hint="call it with --binding native (the default)")
+    try:
+        definition = define_tool(tool.function, name=name,
+                                 description=tool.specification.description)
+    except ToolDefinitionError as exc:
+        raise TargetError(f'--binding agentforge cannot bind {tool.library} tool "{name}": '
+                          f"{exc}", hint="call it with --binding native (the default)") from exc
+    executor = ForeignBoundExecutor(
+        tool.function, definition=replace(definition, spec=tool.specification), strict=strict,
+        wrap_argument_errors=wrap_argument_errors,
+        propagate_execution_errors=propagate_execution_errors, timeout=timeout)
+    executor.foreign = tool
+    return executor
