@@ -395,7 +395,8 @@ def call_tool(
         spec = next(s for s in service.specifications if s.name == name)
         ran = getattr(executor, "binding", None)  # another library's tool: the path taken
         native = ran == "native"
-        if explain and ran is not None and not json_output:
+        fell_back = binding == "agentforge" and ran == "native"
+        if (explain or fell_back) and ran is not None and not json_output:
             write(executor.binding_note, stderr=True)
         if served is not None or native:
             library = None if served is not None else executor.foreign.library

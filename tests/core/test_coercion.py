@@ -29,6 +29,13 @@ class Color(Enum):
     DARK_BLUE = "navy"
 
 
+class Case(Enum):
+    """Two members one string apart only by case: neither is matched ignoring case."""
+
+    UPPER = "Mode"
+    LOWER = "mode"
+
+
 @dataclass
 class Item:
     sku: str
@@ -83,6 +90,9 @@ ACCEPTS = [
     pytest.param(Color, '"dark_blue"', Color.DARK_BLUE, Color, id="enum-upper-cased"),
     pytest.param(Color, '"navy"', Color.DARK_BLUE, Color, id="enum-by-value-string"),
     pytest.param(Color, "2", Color.GREEN, Color, id="enum-by-value-int"),
+    pytest.param(Color, '"Dark_Blue"', Color.DARK_BLUE, Color, id="enum-name-any-case"),
+    pytest.param(Color, '"NAVY"', Color.DARK_BLUE, Color, id="enum-value-any-case"),
+    pytest.param(Case, '"Mode"', Case.UPPER, Case, id="enum-exact-value-wins-over-case"),
     # --- bool: JSON true/false only
     pytest.param(bool, "true", True, bool, id="bool-true"),
     pytest.param(bool, "false", False, bool, id="bool-false"),
@@ -196,6 +206,9 @@ ACCEPTS = [
     pytest.param(Literal[1, 2], "1", 1, int, id="literal-int"),
     pytest.param(Literal[1, "a", True], "true", True, bool, id="literal-true-is-not-1"),
     pytest.param(Literal[1, "a", True], "1", 1, int, id="literal-1-is-not-true"),
+    pytest.param(Literal["celsius", "fahrenheit"], '"CELSIUS"', "celsius", str,
+                 id="literal-any-case"),
+    pytest.param(Literal["On", "on"], '"on"', "on", str, id="literal-exact-wins-over-case"),
     # --- Optional
     pytest.param(Optional[int], "null", None, type(None), id="optional-null"),  # noqa: UP045
     pytest.param(int | None, "3", 3, int, id="optional-value"),
@@ -333,6 +346,7 @@ REFUSES = [
     pytest.param(Color, "3", ['Argument "x"', "is not a valid enum value for Color: <3>"],
                  id="enum-unknown-value"),
     pytest.param(Color, '""', ['Argument "x"', "Color"], id="enum-empty"),
+    pytest.param(Case, '"MODE"', ['Argument "x"', "Case"], id="enum-case-ambiguous"),
     # UUID / dates
     pytest.param(uuid.UUID, '"nope"', ['Argument "x"', "UUID", "<nope>"], id="uuid-text"),
     pytest.param(uuid.UUID, "5", ['Argument "x"', "UUID", "<5>"], id="uuid-number"),
@@ -391,6 +405,8 @@ REFUSES = [
                  id="namedtuple-unknown"),
     # Literal
     pytest.param(Literal["a", "b"], '"c"', ['Argument "x"', "Literal", "<c>"], id="literal-other"),
+    pytest.param(Literal["On", "on"], '"ON"', ['Argument "x"', "Literal", "<ON>"],
+                 id="literal-case-ambiguous"),
     pytest.param(Literal[1, 2], '"1"', ['Argument "x"', "Literal", "<1>"],
                  id="literal-string-is-not-int"),
     pytest.param(Literal[1], "true", ['Argument "x"', "Literal", "<true>"],

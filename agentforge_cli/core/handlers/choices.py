@@ -15,8 +15,22 @@ __all__ = ["enum_handler", "literal_handler", "optional_handler", "union_handler
 _NULL = {"type": "null"}
 
 
+def _folded(choices: dict[str, Any]) -> dict[str, Any]:
+    """Strings compared ignoring case -> their choice, for the strings that stay apart
+    (``"Celsius"`` and ``"CELSIUS"`` both given: neither is matched that way)."""
+    folded: dict[str, Any] = {}
+    clashing: set[str] = set()
+    for text, choice in choices.items():
+        key = text.casefold()
+        if key in folded and folded[key] is not choice:
+            clashing.add(key)
+        folded[key] = choice
+    return {key: choice for key, choice in folded.items() if key not in clashing}
+
+
 def enum_handler(cls: type[enum.Enum]) -> TypeHandler:
-    """``Enum``: member name exactly, then upper-cased, then a member whose value matches.
+    """``Enum``: member name exactly, then upper-cased, then a member whose value matches,
+    then the one member whose name or string value matches ignoring case.
 
     The schema is ``string`` with ``enum`` = the member names.
     """
@@ -25,6 +39,8 @@ def enum_handler(cls: type[enum.Enum]) -> TypeHandler:
     for member in cls:
         with contextlib.suppress(TypeError):  # an unhashable value: reachable by name only
             by_value.setdefault((_tag(member.value), member.value), member)
+    by_case = _folded({**{member.value: member for member in cls
+                          if type(member.value) is str}, **by_name})
     names = list(by_name)
     shown = ", ".join(names)
 
@@ -37,6 +53,8 @@ def enum_handler(cls: type[enum.Enum]) -> TypeHandler:
             member = by_value.get((_tag(value), value))
         except TypeError:
             member = None
+        if member is None and type(value) is str:
+            member = by_case.get(value.casefold())
         if member is not None:
             return member
         raise ArgumentError(
@@ -59,7 +77,8 @@ def _tag(value: Any) -> str:
 
 
 def literal_handler(values: tuple[Any, ...]) -> TypeHandler:
-    """``Literal[...]``: one of the values, matched with its JSON type (``True`` is not 1)."""
+    """``Literal[...]``: one of the values, matched with its JSON type (``True`` is not 1);
+    then the one string value that matches ignoring case (``"CELSIUS"``)."""
     allowed = {}  # (JSON tag, JSON value) -> the Python value the tool receives
     for literal in values:
         shown = literal.name if isinstance(literal, enum.Enum) else literal
@@ -72,12 +91,16 @@ def literal_handler(values: tuple[Any, ...]) -> TypeHandler:
     if len(kinds) == 1:
         schema = {"type": kinds.pop(), "enum": literals}
     label = f"Literal[{', '.join(repr(v) for v in literals)}]"
+    by_case = _folded({shown: literal for (tag, shown), literal in allowed.items()
+                       if tag == "str"})
 
     def coerce(value: Any) -> Any:
         try:
             match = allowed.get((_tag(value), value), _MISSING)
         except TypeError:
             match = _MISSING
+        if match is _MISSING and type(value) is str:
+            match = by_case.get(value.casefold(), _MISSING)
         if match is _MISSING:
             raise ArgumentError(f"is not one of the values of {label}: {describe(value)}",
                                 expected=label, received=value)

@@ -126,8 +126,7 @@ def foreign_table(objects: Iterable[Any], spec: str, *, binding: Binding = "nati
     and ``timeout`` (the others ``build_local_tools`` takes do not apply and are ignored).
 
     Raises:
-        TargetError: An object cannot be read, two tools share a name, or ``binding`` is
-            ``agentforge`` for a tool whose function the adapter cannot reach.
+        TargetError: An object cannot be read, or two tools share a name.
     """
     if binding not in BINDINGS:
         raise TargetError(f"unknown binding {binding!r}; use one of: {', '.join(BINDINGS)}")

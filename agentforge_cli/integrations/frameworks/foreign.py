@@ -32,7 +32,7 @@ from agentforge_cli.core.executor import (
 )
 from agentforge_cli.core.interrupts import raised_by_tool
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
-from agentforge_cli.errors import TargetError, ToolExecutionError, ToolTimeoutError
+from agentforge_cli.errors import ToolExecutionError, ToolTimeoutError
 
 __all__ = ["BINDINGS", "Binding", "ForeignBoundExecutor", "ForeignTool", "NativeToolExecutor",
            "foreign_executor", "refusal"]
@@ -90,7 +90,7 @@ class NativeToolExecutor:
     binding: Binding = "native"
 
     def __init__(self, tool: ForeignTool, *, propagate_execution_errors: bool = False,
-                 timeout: float | None = None,
+                 timeout: float | None = None, instead: str = "",
                  max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
                  max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS) -> None:
         if timeout is not None and not timeout > 0:
@@ -103,12 +103,15 @@ class NativeToolExecutor:
         self.max_argument_chars = max_argument_chars
         self.max_result_chars = max_result_chars
         self.sensitive_keys: frozenset[str] = frozenset()
+        self.instead = instead
+        """Why ``--binding agentforge`` was asked for but this native path runs (or "")."""
 
     @property
     def binding_note(self) -> str:
         """What ``--explain`` says of the path a call takes."""
-        return (f"binding: native ({self.foreign.library}'s own path, {self.foreign.path}: its "
-                "JSON parsing, its validation, its errors)")
+        note = (f"binding: native ({self.foreign.library}'s own path, {self.foreign.path}: "
+                "its JSON parsing, its validation, its errors)")
+        return f"{note}; {self.instead}" if self.instead else note
 
     def __repr__(self) -> str:
         return f"<NativeToolExecutor {self.name} of {self.foreign.library}>"
@@ -192,27 +195,26 @@ def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: 
                      timeout: float | None = None) -> Any:
     """The executor of ``tool`` for ``binding`` (see the module docstring).
 
-    Raises:
-        TargetError: ``binding`` is ``agentforge`` but the adapter reaches no function, or
-            agentforge cannot read the function's signature.
+    A tool whose function ``agentforge`` cannot reach (the adapter finds none, or its
+    signature cannot be bound) runs natively; its ``binding_note`` says why.
     """
-    if binding == "native":
-        return NativeToolExecutor(tool, propagate_execution_errors=propagate_execution_errors,
-                                  timeout=timeout)
     from agentforge_cli.core.definition import define_tool
     from agentforge_cli.errors import ToolDefinitionError
 
-    name = tool.specification.name
+    def native(instead: str = "") -> NativeToolExecutor:
+        return NativeToolExecutor(tool, propagate_execution_errors=propagate_execution_errors,
+                                  timeout=timeout, instead=instead)
+
+    if binding == "native":
+        return native()
     if tool.function is None:
-        raise TargetError(f'--binding agentforge cannot reach the function of {tool.library} '
-                          f'tool "{name}": {tool.unreachable or "the adapter finds none"}',
-                          hint="call it with --binding native (the default)")
+        return native("--binding agentforge cannot reach its function: "
+                      + (tool.unreachable or "the adapter finds none"))
     try:
-        definition = define_tool(tool.function, name=name,
+        definition = define_tool(tool.function, name=tool.specification.name,
                                  description=tool.specification.description)
     except ToolDefinitionError as exc:
-        raise TargetError(f'--binding agentforge cannot bind {tool.library} tool "{name}": '
-                          f"{exc}", hint="call it with --binding native (the default)") from exc
+        return native(f"--binding agentforge cannot bind its function: {exc}")
     executor = ForeignBoundExecutor(
         tool.function, definition=replace(definition, spec=tool.specification), strict=strict,
         wrap_argument_errors=wrap_argument_errors,
