@@ -43,8 +43,9 @@ def _add_tools(root: typer.Typer) -> None:
 
 def _add_replay(root: typer.Typer) -> None:
     from agentforge_cli.cli import replay_cmd
+    from agentforge_cli.cli.usage import Command
 
-    root.command("replay")(replay_cmd.replay)
+    root.command("replay", cls=Command)(replay_cmd.replay)
 
 
 def _add_serve(root: typer.Typer) -> None:

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agentforge_cli.cli.completion import complete_providers
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
@@ -55,7 +56,7 @@ def check(
                                   "of comparing.")] = False,
     providers: Annotated[list[str] | None, typer.Option(
         "--provider", metavar="NAME", show_default=False,
-        help=_provider_help())] = None,
+        help=_provider_help(), autocompletion=complete_providers)] = None,
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", metavar="LEVEL", case_sensitive=False,
         help="The lowest level that fails the check (exit 1): error or warning."

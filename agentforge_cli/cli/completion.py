@@ -1,4 +1,5 @@
-"""Shell completion of tool names for ``agentforge tools call NAME``.
+"""Shell completion: tool names for ``agentforge tools call NAME``, the formats of
+``tools list --format`` and the providers of ``tools check --provider``.
 
 typer calls :func:`complete_tool_names` while the shell asks for completions: it loads the
 targets given so far on the line (``-t``), else the configured ones (``AGENTFORGE_TOOLS``,
@@ -13,7 +14,7 @@ import contextlib
 import io
 from typing import Any
 
-__all__ = ["complete_tool_names"]
+__all__ = ["complete_formats", "complete_providers", "complete_tool_names"]
 
 
 def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:
@@ -28,3 +29,17 @@ def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:
     except Exception:
         return []
     return [name for name in names if name.startswith(incomplete)]
+
+
+def complete_formats(incomplete: str) -> list[str]:
+    """``tools list --format``: ``table``, ``json`` and the provider formats."""
+    from agentforge_cli.schema.providers import FORMATS
+
+    return [name for name in ("table", "json", *FORMATS) if name.startswith(incomplete)]
+
+
+def complete_providers(incomplete: str) -> list[str]:
+    """``tools check --provider``: every provider of the registry."""
+    from agentforge_cli.schema.providers import PROVIDERS
+
+    return [name for name in PROVIDERS if name.startswith(incomplete)]

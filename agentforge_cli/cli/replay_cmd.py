@@ -38,6 +38,7 @@ from agentforge_cli.cli.guard import failure, guarded
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.replay.compare import MATCH_MODES
 from agentforge_cli.replay.transcripts import registry
 
@@ -94,18 +95,22 @@ class _Outcome:
 
 def replay(
     transcripts: Annotated[list[str], typer.Argument(
-        metavar="TRANSCRIPT", help=f"Recorded conversations: {registry.join_titles()}. "
+        metavar="TRANSCRIPT", click_type=TEXT,
+        help=f"Recorded conversations: {registry.join_titles()}. "
         "Also folders of them (searched recursively for *.json, *.jsonl, *.yaml and "
         "*.yml, also .gz), "
         "or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
     transcript_format: Annotated[FormatName, typer.Option(
-        "--format", "-f", help="The transcript's format; auto detects it.",
+        "--format", "-f", metavar="FORMAT",
+        help=f"The transcript's format: {', '.join(registry.format_names())}; auto (the "
+             "default) detects it.", show_default=False,
         case_sensitive=False)] = FormatName["auto"],
     match: Annotated[MatchMode, typer.Option(
-        "--match", help="How results are compared: exact (JSON results as JSON values), "
-                        "json (also JSON encoded in a JSON string), status (only success "
-                        "against error).", case_sensitive=False)] = MatchMode["exact"],
+        "--match", metavar="exact|json|status",
+        help="How results are compared: exact (JSON results as JSON values), json (also "
+             "JSON encoded in a JSON string), status (only success against error).",
+        case_sensitive=False)] = MatchMode["exact"],
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(

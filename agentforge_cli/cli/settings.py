@@ -8,9 +8,8 @@ malformed table is a usage error (exit 2) naming the key and the file.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-import click
 import typer
 
 __all__ = ["BindingOption", "StrictOption", "project_choices"]
@@ -24,9 +23,8 @@ StrictOption = Annotated[
 ]
 
 BindingOption = Annotated[
-    str,
-    typer.Option("--binding", metavar="native|agentforge",
-                 click_type=click.Choice(["native", "agentforge"]),
+    Literal["native", "agentforge"],
+    typer.Option("--binding", metavar="native|agentforge", show_default=False,
                  help="How tools of other libraries (LangChain, pydantic-ai, OpenAI Agents, "
                       "FastMCP, smolagents) are called: native, through the library's own "
                       "validation (the default); agentforge, through agentforge's coercion "

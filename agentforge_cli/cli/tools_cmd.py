@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.completion import complete_tool_names
+from agentforge_cli.cli.completion import complete_formats, complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
@@ -143,7 +143,7 @@ def list_tools(
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
-        help=_format_help())] = "table",
+        help=_format_help(), autocompletion=complete_formats)] = "table",
     strict: Annotated[bool, typer.Option(
         "--strict", help=_strict_help())] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,

@@ -19,8 +19,9 @@ reported as skipped).
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -206,13 +207,39 @@ def _shrink(call: Callable[[Any], _Case], cases: st.SearchStrategy[Any],
 def fuzz_service(service: Any, options: FuzzOptions, targets: Sequence[str], *,
                  names: Sequence[str] | None = None,
                  on_report: Callable[[ToolReport], None] | None = None) -> list[ToolReport]:
-    """Fuzz the tools of ``service`` (those in ``names``, else all) in registration order."""
+    """Fuzz the tools of ``service`` (those in ``names``, else all) in registration order.
+
+    Nothing is written to disk: hypothesis keeps no example database, and the cache of
+    constants it reads from source files goes to a temporary directory removed afterwards
+    (unless ``HYPOTHESIS_STORAGE_DIRECTORY`` names one)."""
     reports = []
-    for spec in service.specifications:
-        if names is not None and spec.name not in names:
-            continue
-        report = fuzz_tool(service, spec, options, targets)
-        reports.append(report)
-        if on_report is not None:
-            on_report(report)
+    with _private_storage():
+        for spec in service.specifications:
+            if names is not None and spec.name not in names:
+                continue
+            report = fuzz_tool(service, spec, options, targets)
+            reports.append(report)
+            if on_report is not None:
+                on_report(report)
     return reports
+
+
+@contextlib.contextmanager
+def _private_storage() -> Iterator[None]:
+    """hypothesis's storage directory (``.hypothesis`` in the working directory by
+    default) in a temporary directory for the duration."""
+    import os
+    import tempfile
+
+    from hypothesis import configuration
+
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    before = getattr(configuration, "__hypothesis_home_directory", None)  # set or not yet
+    with tempfile.TemporaryDirectory(prefix="agentforge-fuzz-") as directory:
+        configuration.set_hypothesis_home_dir(directory)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)

@@ -480,8 +480,9 @@ def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["format"] == "terse"
     shown = run("replay", "--help").stdout
-    assert "<" + "|".join(("auto", *registry.format_names(), "terse")) + ">" in shown
     flat = " ".join(shown.replace("│", " ").split())
+    assert ("The transcript's format: " + ", ".join((*registry.format_names(), "terse"))
+            + "; auto (the default) detects it.") in flat
     assert f"{registry.FORMATS[-1].TITLE} or terse lines." in flat
 
 

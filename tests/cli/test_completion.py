@@ -48,3 +48,13 @@ def test_a_target_that_cannot_load_offers_nothing_and_prints_nothing():
     assert done.returncode == 0
     assert text(done.stdout).strip() == ""
     assert text(done.stderr) == ""
+
+
+def test_list_formats_and_check_providers_complete_from_the_registries():
+    from agentforge_cli.schema.providers import FORMATS, PROVIDERS
+
+    assert complete("agentforge tools list --format ") == ["table", "json", *FORMATS]
+    assert complete("agentforge tools list --format gem") == [
+        name for name in FORMATS if name.startswith("gem")]
+    assert complete("agentforge tools check --provider ") == list(PROVIDERS)
+    assert complete("agentforge tools check --provider openai-s") == ["openai-strict"]

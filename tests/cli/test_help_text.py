@@ -15,6 +15,7 @@ COMMANDS = {
     ("tools", "call"): "agentforge tools call [OPTIONS] NAME [ARGUMENTS]",
     ("tools", "diff"): "agentforge tools diff [OPTIONS] OLD.json NEW.json",
     ("serve",): "agentforge serve [OPTIONS] [TARGET]...",
+    ("replay",): "agentforge replay [OPTIONS] TRANSCRIPT...",
 }
 
 

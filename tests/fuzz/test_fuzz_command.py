@@ -166,3 +166,16 @@ def test_a_tool_whose_every_call_is_the_same_tool_error_is_flagged_not_failed(cl
     assert ("warning: every call of refuse ended in a tool error: the inputs may never "
             "reach its code (what the error says: ") in result.stderr
     assert "every call of echo" not in result.stderr
+
+
+def test_fuzz_writes_nothing_into_the_working_directory(tmp_path):
+    import os
+
+    env = {key: value for key, value in os.environ.items()
+           if key != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([AGENTFORGE, "tools", "fuzz", "sample_tools.fragile", "--seed", "0",
+                           "--examples", "20"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1, done.stderr  # the planted crash: the tools ran
+    assert list(tmp_path.iterdir()) == []  # no .hypothesis/ left behind
