@@ -256,6 +256,13 @@ def _mcp_served(executor: Any) -> Any:
     return inner.connection if isinstance(inner, McpToolExecutor) else None
 
 
+def _repairs(text: str) -> tuple[str, ...]:
+    """What agentforge's parsing repaired in the argument string (``--explain``)."""
+    from agentforge_cli.core.arguments import argument_repairs
+
+    return argument_repairs(text)
+
+
 def _sent_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """The object an MCP tool is sent (parsed as for Python tools), or the parse error."""
     from agentforge_cli.core.arguments import parse_arguments
@@ -398,6 +405,9 @@ def call_tool(
         fell_back = binding == "agentforge" and ran == "native"
         if (explain or fell_back) and ran is not None and not json_output:
             write(executor.binding_note, stderr=True)
+        repairs = _repairs(text) if explain and not native else ()
+        if repairs and not json_output:
+            write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
         if served is not None or native:
             library = None if served is not None else executor.foreign.library
             rows, explain_error = (_sent_explanation(spec, text, library) if explain
@@ -429,6 +439,7 @@ def call_tool(
             payload.update(_mcp_content(result))
             if explain:
                 payload["explain"] = rows
+                payload["repairs"] = list(repairs)
             write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
         else:
             write(result.text)
@@ -468,7 +479,7 @@ def _mcp_content(result: Any) -> dict[str, Any]:
 
 def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
     keys = ("name", "result", "is_error", "content", "structuredContent", "arguments", "id",
-            "memory_id", "binding", "error", "explain")
+            "memory_id", "binding", "error", "repairs", "explain")
     return {key: payload[key] for key in keys if key in payload}
 
 

@@ -27,6 +27,7 @@ from agentforge_cli.errors import ArgumentError
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_CHARS",
     "DEFAULT_MAX_DEPTH",
+    "argument_repairs",
     "loads_exact",
     "parse_arguments",
     "scan_object",
@@ -106,6 +107,39 @@ def _repair(text: str) -> str:
     if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "\"'":
         stripped = strip_one_layer(stripped)
     return _drop_trailing_commas(stripped)
+
+
+def argument_repairs(text: str | None) -> tuple[str, ...]:
+    """What :func:`parse_arguments` does to ``text`` beyond strict JSON, in words
+    (``--explain``): the object decoded a second time, quotes and escaping removed,
+    trailing commas dropped. ``()`` for strict JSON, and for text it refuses."""
+    if text is None or not text.strip():
+        return ()
+    said: list[str] = []
+
+    def decoded(part: str) -> object:
+        try:
+            return loads_exact(part)
+        except ArgumentError:
+            pass
+        stripped = part.strip()
+        quoted = len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "\"'"
+        unquoted = strip_one_layer(stripped) if quoted else stripped
+        if unquoted != stripped:
+            said.append("surrounding quotes and one level of escaping removed")
+        if _drop_trailing_commas(unquoted) != unquoted:
+            said.append("trailing commas dropped")
+        try:
+            return loads_exact(_repair(part), lenient=True)
+        except ArgumentError:
+            return None
+
+    value = decoded(text.strip())
+    if type(value) is str and value.strip()[:1] == "{":
+        said.insert(0, "the object was encoded twice (a JSON string holding it): decoded "
+                       "once more")
+        value = decoded(value.strip())
+    return tuple(said) if type(value) is dict else ()
 
 
 def parse_arguments(

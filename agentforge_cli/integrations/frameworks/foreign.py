@@ -17,6 +17,7 @@ Standard library only: the libraries are imported by their adapters.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -119,6 +120,8 @@ class NativeToolExecutor:
     def execute(self, request: ToolExecutionRequest, memory_id: object = None
                 ) -> ToolExecutionResult:
         text = request.arguments
+        if isinstance(text, dict):  # the MCP server hands over the object a client sent
+            text = json.dumps(text, ensure_ascii=False)
         if text is not None and len(text) > self.max_argument_chars:
             return ToolExecutionResult(
                 f'Invalid arguments for tool "{self.name}": the argument string is '
