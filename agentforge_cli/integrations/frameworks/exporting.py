@@ -16,7 +16,7 @@ from typing import Any
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 
-__all__ = ["ExportedTool", "exported_tools"]
+__all__ = ["ExportedTool", "export_service", "exported_tools"]
 
 _CALLS = itertools.count(1)
 
@@ -68,8 +68,18 @@ def exported_tools(tools: Any) -> list[ExportedTool]:
     Raises:
         ToolDefinitionError: A tool cannot be defined (every problem listed).
     """
-    if not isinstance(tools, ToolService):
-        from agentforge_cli.core.discovery import build_local_tools
+    service = export_service(tools)
+    return [ExportedTool(spec, service) for spec in service.specifications]
 
-        tools = ToolService().tools(build_local_tools(tools))
-    return [ExportedTool(spec, tools) for spec in tools.specifications]
+
+def export_service(tools: Any) -> ToolService:
+    """``tools`` as a ``ToolService`` (itself when it is one).
+
+    Raises:
+        ToolDefinitionError: A tool cannot be defined (every problem listed).
+    """
+    if isinstance(tools, ToolService):
+        return tools
+    from agentforge_cli.core.discovery import build_local_tools
+
+    return ToolService().tools(build_local_tools(tools))

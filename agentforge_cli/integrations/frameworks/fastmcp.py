@@ -349,9 +349,9 @@ def _invoke(connection: _Connection, name: str, text: str | None) -> ToolExecuti
         try:
             arguments = json.loads(text)
         except ValueError as exc:
-            return refusal(name, LIBRARY, f"the arguments are not valid JSON: {exc}")
+            return refusal(f"the arguments of {name} are not valid JSON: {exc}")
         if not isinstance(arguments, dict):
-            return refusal(name, LIBRARY, "tools/call arguments must be a JSON object, not "
+            return refusal("tools/call arguments must be a JSON object, not "
                                           f"{type(arguments).__name__}")
     try:
         answer, failure = connection.call(name, arguments)

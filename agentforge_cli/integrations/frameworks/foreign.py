@@ -56,8 +56,8 @@ class ForeignTool:
     """The library's own path from the model's argument text to what the model reads.
 
     It returns a result for whatever the library itself answers: a refusal of the
-    arguments (unparsable JSON, its validation) as an error result with the library's
-    message (:func:`refusal`), or the tool's output with the error flag the library sets.
+    arguments (unparsable JSON, its validation) as an error result in the library's
+    words (:func:`refusal`), or the tool's output with the error flag the library sets.
     An exception raised by the tool's function is let through: the executor turns it
     into an error result, or a ``ToolExecutionError``, as for a Python tool."""
     source: object
@@ -72,9 +72,10 @@ class ForeignTool:
     """Why ``function`` is ``None``: ``it takes a RunContext the agent fills in``."""
 
 
-def refusal(tool: str, library: str, message: str) -> ToolExecutionResult:
-    """The error result of a library refusing a call's arguments, in its own words."""
-    return ToolExecutionResult(f'{library} refused the arguments of "{tool}": {message}', True)
+def refusal(message: str) -> ToolExecutionResult:
+    """The error result of a library refusing a call's arguments: its own words, as the
+    model would read them (so a recorded refusal replays as matched)."""
+    return ToolExecutionResult(message, True)
 
 
 class NativeToolExecutor:

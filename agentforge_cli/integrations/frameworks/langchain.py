@@ -79,17 +79,17 @@ def _invoker(tool: Any, name: str, injected: list[str]
              ) -> Callable[[str | None], ToolExecutionResult]:
     def invoke(text: str | None) -> ToolExecutionResult:
         if injected:
-            return refusal(name, LIBRARY, "the tool takes arguments its harness fills in "
+            return refusal(f"{name} takes arguments its harness fills in "
                            f"({', '.join(injected)}), which agentforge cannot give")
         try:
             arguments = json.loads(text or "{}", strict=False)
         except ValueError as exc:  # what LangChain's parsers make an invalid tool call
-            return refusal(name, LIBRARY, f"the arguments are not JSON: {exc}")
+            return refusal(f"the arguments of {name} are not valid JSON: {exc}")
         if not isinstance(arguments, dict):
-            return refusal(name, LIBRARY, "the arguments are not a JSON object")
+            return refusal(f"the arguments of {name} are not a JSON object")
         problem = _validation_problem(tool, arguments)
         if problem is not None:
-            return refusal(name, LIBRARY, problem)
+            return refusal(problem)
         call = {"type": "tool_call", "name": name, "args": arguments, "id": "agentforge"}
         if getattr(tool, "func", True) is None and getattr(tool, "coroutine", None):
             from agentforge_cli.core.coroutines import run_coroutine
