@@ -331,7 +331,20 @@ def _foreign(connection: _Connection, listed: Any) -> ForeignTool:
 
     return ForeignTool(library=LIBRARY, specification=specification, invoke=invoke,
                        source=server_tool if server_tool is not None else listed,
-                       path=_PATH, function=function, unreachable=unreachable)
+                       path=_PATH, function=function, unreachable=unreachable,
+                       failure_text=_answered)
+
+
+_ANSWER = "_agentforge_fastmcp_answer"
+"""The attribute on a tool's exception holding the error result FastMCP answered for it."""
+
+
+def _answered(exc: BaseException, text: str | None) -> str:
+    """FastMCP's own text for the call ``exc`` ended (``Error calling tool 'x': ...``)."""
+    from agentforge_cli.core.executor import error_message
+
+    answer = getattr(exc, _ANSWER, None)
+    return answer if isinstance(answer, str) else error_message(exc)
 
 
 def _invoke(connection: _Connection, name: str, text: str | None) -> ToolExecutionResult:
@@ -357,10 +370,12 @@ def _invoke(connection: _Connection, name: str, text: str | None) -> ToolExecuti
         answer, failure = connection.call(name, arguments)
     except MCPError as exc:  # a JSON-RPC error answer
         return ToolExecutionResult(f"Error executing tool {name}: {exc.error.message}", True)
-    if answer.is_error and failure is not None:
-        raise failure
     content = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
                for block in answer.content]
+    if answer.is_error and failure is not None:
+        with contextlib.suppress(Exception):  # an exception refusing attributes: our words
+            setattr(failure, _ANSWER, blocks_text(content))
+        raise failure
     result = McpToolResult(blocks_text(content), bool(answer.is_error))
     result.arguments = arguments
     result.content = content

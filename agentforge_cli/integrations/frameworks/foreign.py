@@ -70,6 +70,10 @@ class ForeignTool:
     adapter cannot reach one (``unreachable`` says why)."""
     unreachable: str = ""
     """Why ``function`` is ``None``: ``it takes a RunContext the agent fills in``."""
+    failure_text: Callable[[BaseException, str | None], str] | None = None
+    """The text the library gives the model when the tool raises (the exception and the
+    argument text given), so a recorded failure replays as matched; ``None``: the library
+    gives none (its exception ends the run), agentforge's message is used."""
 
 
 def refusal(message: str) -> ToolExecutionResult:
@@ -135,7 +139,7 @@ class NativeToolExecutor:
                     f'Tool "{self.name}" returned {len(result.text)} characters, more than '
                     f"the limit of {self.max_result_chars}")
         except BaseException as exc:  # the tool's failure is the result
-            return self._failure(exc)
+            return self._failure(exc, text)
         return result
 
     def _invoke(self, text: str | None) -> ToolExecutionResult:
@@ -160,13 +164,15 @@ class NativeToolExecutor:
             raise failure[0]
         return box[0]
 
-    def _failure(self, exc: BaseException) -> ToolExecutionResult:
+    def _failure(self, exc: BaseException, text: str | None) -> ToolExecutionResult:
         if not raised_by_tool(exc):
             raise exc  # a Ctrl-C of the process, not the tool's failure
         if isinstance(exc, SystemExit | KeyboardInterrupt):
             message = f'Tool "{self.name}" raised {exit_name(exc)}'
         elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
             message = str(exc)
+        elif self.foreign.failure_text is not None:
+            message = self.foreign.failure_text(exc, text)
         else:
             message = error_message(exc)
         if self.propagate_execution_errors:

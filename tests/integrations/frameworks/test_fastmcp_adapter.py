@@ -133,7 +133,8 @@ def test_the_sloppy_argument_matrix(cli, binding: str, arguments: str,
 def test_a_tool_exception_is_an_error_result_with_its_message(cli) -> None:
     done = cli("tools", "call", "lookup", '{"code": "xx"}', "-t", TARGET)
     assert done.exit_code == 1
-    assert done.stdout == "XX\n"  # the KeyError's own message, not FastMCP's wrapper
+    # FastMCP's own words for the failure, as a client of the server reads them
+    assert done.stdout == "Error calling tool 'lookup': 'XX'\n"
     assert "Traceback" not in done.stderr and "Error calling tool" not in done.stderr
 
 
@@ -311,7 +312,8 @@ def test_serve_passes_blocks_and_output_schema_on(tmp_path: Path) -> None:
         sloppy = run("call_tool", "forecast", {"days": "3"})
         assert (sloppy.is_error, sloppy.content[0].text) == (False, "3 days in celsius for here")
         crash = run("call_tool", "lookup", {"code": "xx"})
-        assert (crash.is_error, crash.content[0].text) == (True, "XX")
+        assert (crash.is_error, crash.content[0].text) == (True, "Error calling tool 'lookup': "
+                                                                 "'XX'")
 
 
 # ---------------------------------------------------------------- bad input, export
