@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentforge_cli.core.arguments import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -58,8 +58,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
     "LocalToolExecutor",
+    "call_with_timeout",
     "error_message",
 ]
+
+_T = TypeVar("_T")
 
 DEFAULT_MAX_RESULT_CHARS = 4_194_304
 """Default limit on the length of a result text (characters)."""
@@ -90,6 +93,33 @@ def exit_name(exc: SystemExit | KeyboardInterrupt) -> str:
     if isinstance(exc, SystemExit):
         return f"SystemExit({exc.code!r})" if exc.code is not None else "SystemExit"
     return type(exc).__name__
+
+
+def call_with_timeout(call: Callable[[], _T], timeout: float, tool: str) -> _T:
+    """``call()`` on a worker thread, waited for at most ``timeout`` seconds.
+
+    Raises:
+        ToolTimeoutError: Still running after ``timeout`` (the thread cannot be stopped
+            and finishes in the background).
+        BaseException: Whatever ``call`` raised.
+    """
+    box: list[_T] = []
+    failure: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            box.append(call())
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=worker, name=f"agentforge-tool-{tool}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise ToolTimeoutError(f'Tool "{tool}" timed out after {timeout:g} s')
+    if failure:
+        raise failure[0]
+    return box[0]
 
 
 class LocalToolExecutor:
@@ -338,29 +368,16 @@ class LocalToolExecutor:
         return ToolExecutionResult(text, False)
 
     def _invoke_with_timeout(self, values: tuple[Any, ...]) -> Any:
-        box: list[Any] = []
-        failure: list[BaseException] = []
+        def call() -> Any:
+            outcome = self._invoke(values)
+            if self.definition.is_async:
+                import asyncio
 
-        def worker() -> None:
-            try:
-                outcome = self._invoke(values)
-                if self.definition.is_async:
-                    import asyncio
+                outcome = asyncio.run(outcome)
+            return outcome
 
-                    outcome = asyncio.run(outcome)
-                box.append(outcome)
-            except BaseException as exc:
-                failure.append(exc)
-
-        thread = threading.Thread(target=worker, name=f"agentforge-tool-{self.name}",
-                                  daemon=True)
-        thread.start()
-        thread.join(self.timeout)
-        if thread.is_alive():
-            raise ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
-        if failure:
-            raise failure[0]
-        return box[0]
+        assert self.timeout is not None  # called only with a timeout
+        return call_with_timeout(call, self.timeout, self.name)
 
     # -- error policy ----------------------------------------------------------------------
 

@@ -8,10 +8,11 @@ the session log as one JSONL line::
 
     {"direction":"client_to_server","timestamp":"2026-12-01T10:00:00.123Z","message":{...}}
 
-which ``agentforge replay`` reads as an MCP session. Each line is forwarded first, then
-written and flushed: a killed proxy loses at most the message in flight. Lines that are
-not JSON, and lines longer than :data:`MAX_RECORDED_BYTES`, are forwarded but not written
-(counted on standard error at the end). The server's standard error is the proxy's.
+which ``agentforge replay`` reads as an MCP session. Each line is written and flushed just
+before its end is forwarded, so the log holds the messages in the order they passed (an
+answer never before its request), and a killed proxy loses at most the message in flight.
+Lines that are not JSON, and lines longer than :data:`MAX_RECORDED_BYTES`, are forwarded
+but not written (counted on standard error at the end). The server's standard error is the proxy's.
 
 Secrets never reach the log unless asked (``mask=False``): the values of ``tools/call``
 arguments named like a secret (:mod:`~agentforge_cli.core.masking`), and every value of
@@ -113,24 +114,26 @@ def _without(value: Any, secrets: tuple[str, ...]) -> Any:
 def _pump(source: IO[bytes], sink: IO[bytes], direction: str, log: SessionLog,
           closed: threading.Event) -> None:
     """Copy lines from ``source`` to ``sink`` until either end closes, writing each to
-    the log once forwarded."""
+    the log just before its last chunk is forwarded: no answer can reach the other side,
+    and so be logged, before the line it answers was logged."""
     pending = b""
     too_long = False
     try:
         while chunk := source.readline(_CHUNK):
+            complete = chunk.endswith(b"\n")
+            if too_long:
+                too_long = not complete
+            else:
+                pending += chunk
+                if len(pending) > MAX_RECORDED_BYTES:
+                    log.unrecorded += 1
+                    pending, too_long = b"", not complete
+                elif complete:
+                    if pending.strip():
+                        log.write(direction, pending)
+                    pending = b""
             sink.write(chunk)
             sink.flush()
-            if too_long:
-                too_long = not chunk.endswith(b"\n")
-                continue
-            pending += chunk
-            if len(pending) > MAX_RECORDED_BYTES:
-                log.unrecorded += 1
-                pending, too_long = b"", not chunk.endswith(b"\n")
-            elif chunk.endswith(b"\n"):
-                if pending.strip():
-                    log.write(direction, pending)
-                pending = b""
         if pending.strip():
             log.write(direction, pending)
     except (OSError, ValueError):

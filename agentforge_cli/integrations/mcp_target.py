@@ -50,7 +50,7 @@ from agentforge_cli.errors import (
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR",
            "McpConnection", "McpOptions", "McpToolExecutor", "McpToolResult", "close_all",
-           "is_mcp_target", "load_mcp_tools"]
+           "is_mcp_target", "load_mcp_tools", "tool_specification"]
 
 PREFIX = "mcp:"
 _URL_PREFIXES = ("http://", "https://")
@@ -561,7 +561,8 @@ class McpToolExecutor:
         return ToolExecutionResult(text, True)
 
 
-def _specification(tool: Any) -> ToolSpecification:
+def tool_specification(tool: Any) -> ToolSpecification:
+    """An MCP ``Tool`` of a ``tools/list`` answer as a specification."""
     annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
                    if tool.annotations is not None else None)
     return ToolSpecification(name=tool.name, description=tool.description or "",
@@ -613,7 +614,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     tools = connection.open()
     _refuse_duplicates(connection, tools)
     for tool in tools:
-        specification = _specification(tool)
+        specification = tool_specification(tool)
         executor: Any = McpToolExecutor(connection, specification,
                                         propagate_execution_errors=propagate_execution_errors)
         if logging:

@@ -46,7 +46,7 @@ import threading
 import uuid
 from typing import Any
 
-from agentforge_cli.core.spec import ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.spec import ToolExecutionResult
 from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 
@@ -295,16 +295,6 @@ def close_all() -> None:
 # ---------------------------------------------------------------- one tool
 
 
-def _specification(tool: Any) -> ToolSpecification:
-    """What ``tools/list`` says of ``tool`` (as an MCP target's specification)."""
-    annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                   if tool.annotations is not None else None)
-    return ToolSpecification(name=tool.name, description=tool.description or "",
-                             parameters=tool.input_schema, title=tool.title,
-                             annotations=annotations or None,
-                             output_schema=tool.output_schema)
-
-
 def _function(server_tool: Any) -> tuple[Any, str]:
     """The plain function behind a server's tool, or ``None`` and why not."""
     from fastmcp.server.dependencies import without_injected_parameters
@@ -321,7 +311,9 @@ def _function(server_tool: Any) -> tuple[Any, str]:
 
 
 def _foreign(connection: _Connection, listed: Any) -> ForeignTool:
-    specification = _specification(listed)
+    from agentforge_cli.integrations.mcp_target import tool_specification
+
+    specification = tool_specification(listed)
     name = listed.name
     server_tool = connection.server_tool(name)
     function, unreachable = _function(server_tool)

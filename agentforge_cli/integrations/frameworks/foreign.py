@@ -18,7 +18,6 @@ Standard library only: the libraries are imported by their adapters.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -28,6 +27,7 @@ from agentforge_cli.core.executor import (
     DEFAULT_MAX_RESULT_CHARS,
     LocalToolExecutor,
     ResultTooLarge,
+    call_with_timeout,
     error_message,
     exit_name,
 )
@@ -145,24 +145,7 @@ class NativeToolExecutor:
     def _invoke(self, text: str | None) -> ToolExecutionResult:
         if self.timeout is None:
             return self.foreign.invoke(text)
-        box: list[ToolExecutionResult] = []
-        failure: list[BaseException] = []
-
-        def worker() -> None:
-            try:
-                box.append(self.foreign.invoke(text))
-            except BaseException as exc:
-                failure.append(exc)
-
-        thread = threading.Thread(target=worker, name=f"agentforge-tool-{self.name}",
-                                  daemon=True)
-        thread.start()
-        thread.join(self.timeout)
-        if thread.is_alive():
-            raise ToolTimeoutError(f'Tool "{self.name}" timed out after {self.timeout:g} s')
-        if failure:
-            raise failure[0]
-        return box[0]
+        return call_with_timeout(lambda: self.foreign.invoke(text), self.timeout, self.name)
 
     def _failure(self, exc: BaseException, text: str | None) -> ToolExecutionResult:
         if not raised_by_tool(exc):

@@ -4,27 +4,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from langchain_core.tools import BaseToolkit, InjectedToolArg, tool
-from pydantic import BaseModel
 
-
-class Place(BaseModel):
-    city: str
-
-
-@tool
-def forecast(days: int, unit: Literal["celsius", "fahrenheit"] = "celsius",
-             place: Place | None = None) -> str:
-    """Forecast the weather.
-
-    Args:
-        days: How many days ahead.
-        unit: The temperature unit.
-        place: Where; here when not given.
-    """
-    return f"{days} days in {unit} for {place.city if place else 'here'}"
+from sample_tools.weather_langchain import forecast
 
 
 @tool

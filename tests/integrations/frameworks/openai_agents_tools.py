@@ -8,29 +8,13 @@ holds two of them and a hosted tool.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from agents import Agent, RunContextWrapper, WebSearchTool, function_tool
-from pydantic import BaseModel
+
+from sample_tools.weather_openai_agents import forecast
 
 CODES = {"AMS": "Amsterdam", "PAR": "Paris"}
-
-
-class Place(BaseModel):
-    city: str
-
-
-@function_tool
-def forecast(days: int, unit: Literal["celsius", "fahrenheit"] = "celsius",
-             place: Place | None = None) -> str:
-    """Forecast the weather.
-
-    Args:
-        days: How many days ahead.
-        unit: The temperature unit.
-        place: Where; here when not given.
-    """
-    return f"{days} days in {unit} for {place.city if place else 'here'}"
 
 
 @function_tool
