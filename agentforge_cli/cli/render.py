@@ -230,7 +230,11 @@ def tool_list(specs: Sequence[ToolSpecification]) -> None:
         head.append(f"[{safe_text(spec.name, one_line=True)}]", style="bold cyan")
         if spec.description:
             head.append(" " + safe_text(" ".join(spec.description.split())))
-        console.print(head, overflow="fold")
+        for index, line in enumerate(head.wrap(console, width - 2, justify="default",
+                                               overflow="fold")):
+            line.rstrip()  # a description's continuation lines are indented under it
+            console.print(Text("  ") + line if index else line, no_wrap=True,
+                          overflow="ignore", crop=False)
         parameters = spec.parameters if isinstance(spec.parameters, dict) else {}
         properties = parameters.get("properties") or {}
         required = set(parameters.get("required") or ())

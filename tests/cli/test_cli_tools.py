@@ -57,6 +57,25 @@ def test_list_is_readable_at_80_columns(cli):
     assert "[placeOrder] Place an order and take its items out of stock." in lines
 
 
+def test_a_long_description_continues_indented_under_its_tool(cli, write_module):
+    path = write_module("wordy", '''
+        from agentforge_cli import tool
+
+        @tool
+        def survey(city: str) -> str:
+            """Survey the weather of a city, every station of it, and report the mean, the
+            spread and the outliers of the last seven days, hour by hour."""
+            return city
+    ''')
+    result = cli("tools", "list", str(path))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("[survey] Survey the weather of a city")
+    assert lines[1].startswith("  ") and not lines[1].startswith("   ")
+    assert lines[-1] == "  parameters: { city: string (required) }"
+    assert all(cell_len(line) <= 80 for line in lines)
+
+
 def test_list_json_is_the_fixed_shape(cli):
     result = cli("tools", "list", CRM, "--format", "json")
     assert result.exit_code == 0
