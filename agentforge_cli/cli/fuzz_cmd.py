@@ -94,7 +94,10 @@ def fuzz(
         from agentforge_cli.integrations.targets import find_targets, load_service
 
         source = find_targets([*(targets or ()), *(tools or ())])
-        service = load_service(list(source.specs), propagate_execution_errors=True,
+        from agentforge_cli.cli.render import skipped_tool
+
+        service = load_service(list(source.specs), skip_problems=skipped_tool,
+                               propagate_execution_errors=True,
                                strict=strict, timeout=timeout, mcp_options=reach,
                                binding=binding)
         unknown = [name for name in names or () if name not in service.names]

@@ -123,6 +123,11 @@ def warning(message: str) -> None:
     stderr_console().print(text, soft_wrap=True)
 
 
+def skipped_tool(problem: str) -> None:
+    """A tool left out because it cannot be defined (the others load): a warning."""
+    warning(f"a tool is left out, it cannot be defined: {problem}")
+
+
 def print_trimmed(console: Console, renderable: Any) -> None:
     """Print a table or grid without the trailing spaces rich pads its cells with."""
     for segments in console.render_lines(renderable, console.options, pad=False):

@@ -172,6 +172,7 @@ def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
                   options: _Options, junit: Path | None, reach: Any, strict: bool | None,
                   timeout: float | None, binding: str) -> int:
     """Replay the collected transcripts; the exit code."""
+    from agentforge_cli.cli.render import skipped_tool
     from agentforge_cli.integrations.targets import load_supply
 
     log = options.log
@@ -179,11 +180,12 @@ def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
         with _stdin_spooled(paths[0]) as path:
             opened = _open(path, options)
             supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                                 mcp_options=reach, binding=binding)
+                                 mcp_options=reach, binding=binding,
+                                 skip_problems=skipped_tool)
             options.tools_header = supply.description
             return _replay_single(opened, supply, options, junit)
     supply = load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                         mcp_options=reach, binding=binding)
+                         mcp_options=reach, binding=binding, skip_problems=skipped_tool)
     options.tools_header = supply.description
     return _replay_many(paths, supply, options, junit)
 

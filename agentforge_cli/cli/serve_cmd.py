@@ -110,9 +110,12 @@ def serve(
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
             # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
+            from agentforge_cli.cli.render import skipped_tool
+
             service = load_service([*(targets or ()), *(tools or ())], logging=log,
                                    strict=strict, timeout=timeout, mcp_options=reach,
-                                   record=recorder, binding=binding)
+                                   record=recorder, binding=binding,
+                                   skip_problems=skipped_tool)
             run_stdio(service, log=log, wire=wire)
 
 
@@ -143,7 +146,10 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
     except ListenError as exc:
         raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
     with sock, claim_stdio():  # nothing but the product's output may reach stdout
+        from agentforge_cli.cli.render import skipped_tool
+
         service = load_service(targets, logging=log, strict=strict, timeout=timeout,
-                               mcp_options=reach, record=record, binding=binding)
+                               mcp_options=reach, record=record, binding=binding,
+                               skip_problems=skipped_tool)
         run_http(service, host=host, sock=sock, allow_origins=allow_origins,
                  allow_hosts=allow_hosts, log=log)

@@ -162,10 +162,11 @@ def list_tools(
                              hint="choose one of: " + ", ".join(formats))
         _check_strict(chosen, strict)
         reach = mcp_options(header, env, cwd)
+        from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
-                               mcp_options=reach)
+                               mcp_options=reach, skip_problems=skipped_tool)
         renderer(service.specifications, strict)
 
 
@@ -387,10 +388,13 @@ def call_tool(
 
         # --debug: the tool's exception is raised, to show its traceback, then answered
         traced = debug_enabled() and not propagate_errors
+        from agentforge_cli.cli.render import skipped_tool
+
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
                                propagate_execution_errors=propagate_errors or traced,
-                               timeout=timeout, mcp_options=reach, binding=binding)
+                               timeout=timeout, mcp_options=reach, binding=binding,
+                               skip_problems=skipped_tool)
         executor = service.executor(name)
         if executor is None:
             import shlex

@@ -18,7 +18,7 @@ naming both definitions.
 from __future__ import annotations
 
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.core.decorator import tool_meta
@@ -116,6 +116,7 @@ def build_local_tools(
     propagate_execution_errors: bool = False,
     timeout: float | None = None,
     tracing: bool | str = False,
+    skip_problems: Callable[[str], None] | None = None,
 ) -> dict[ToolSpecification, ToolExecutor]:
     """Scan targets and build one executor per tool.
 
@@ -132,6 +133,8 @@ def build_local_tools(
             TracingToolExecutor` (an OpenTelemetry ``execute_tool`` span per call);
             ``"content"`` also records the arguments (masked) and results, which makes the
             exported trace a transcript replay reads. Needs ``opentelemetry-api``.
+        skip_problems: Leave out a tool that cannot be defined and give each of its
+            problems to this function, instead of raising, when another tool loads.
 
     Returns:
         ``ToolSpecification`` -> executor, in the order the tools were found.
@@ -167,7 +170,10 @@ def build_local_tools(
             if tracing:
                 wrapped = _traced(wrapped, record_content=tracing == "content")
             table[executor.specification] = wrapped
-    if problems:
+    if problems and skip_problems is not None and table:
+        for problem in problems:
+            skip_problems(problem)
+    elif problems:
         raise ToolDefinitionError("Tools cannot be defined:\n  " + "\n  ".join(problems),
                                   problems=problems)
     return table

@@ -542,6 +542,8 @@ class _Renewal:
                  served: dict[Any, Any], specs: Sequence[str], options: dict[str, Any]
                  ) -> None:
         self.parts, self.served, self.specs, self.options = parts, served, specs, options
+        if options.get("skip_problems") is not None:  # said once, when first loaded
+            self.options = {**options, "skip_problems": _said_already}
         self.kept: dict[Any, Any] = {}  # what a shared tool calls -> its executor
         self.definitions: dict[Any, Any] = {}  # a method's function -> its definition
         self.bases: dict[Any, Any] = {}  # a method's function -> its first local executor
@@ -554,7 +556,7 @@ class _Renewal:
             if callable(getattr(base, "rebound", None)):
                 self.bases[function] = base
         self.settings = {key: value for key, value in options.items()
-                         if key not in ("logging", "binding")}
+                         if key not in ("logging", "binding", "skip_problems")}
         self.foreign: dict[int, Any] = {}  # a library's tool object -> its executor
         for executor in first.values():
             tool = getattr(executor, "foreign", None)
@@ -625,6 +627,10 @@ class _Renewal:
         if all(getattr(func, "__self__", None) is obj for func in found):
             self.methods[cls] = tool_method_names(cls)
         return found
+
+
+def _said_already(problem: str) -> None:
+    """A tool left out again, for another conversation: said when first loaded."""
 
 
 def _executor(func: Any, definition: Any, settings: dict[str, Any], *, logging: bool) -> Any:

@@ -361,3 +361,40 @@ def test_debug_shows_the_tools_traceback_on_stderr(cli, write_module):
     assert "Traceback" in as_json.stderr
     quiet = cli("tools", "call", "boom", "-t", str(path))
     assert (quiet.stdout, quiet.stderr) == ("kaboom\n", "")
+
+
+MIXED = '''
+from agentforge_cli import tool
+
+@tool
+def good(a: int) -> int:
+    """Good."""
+    return a
+
+@tool
+def tag(*labels: str) -> str:
+    """Tag."""
+    return ",".join(labels)
+'''
+
+
+def test_a_tool_that_cannot_be_defined_is_left_out_and_named(cli, write_module):
+    path = str(write_module("mixed_tools", MIXED))
+    listed = cli("tools", "list", path, "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    assert [row["name"] for row in json.loads(listed.stdout)] == ["good"]
+    assert ('warning: a tool is left out, it cannot be defined: mixed_tools.tag: parameter '
+            '"labels": *labels is not supported') in listed.stderr
+    called = cli("tools", "call", "good", '{"a": 2}', "-t", path)
+    assert (called.exit_code, called.stdout) == (0, "2\n")
+    checked = cli("tools", "check", path)  # the check is the gate: it names it and fails
+    assert checked.exit_code == 3
+    assert 'mixed_tools.tag: parameter "labels"' in checked.stderr
+
+
+def test_a_module_whose_every_tool_fails_is_still_an_error(cli, write_module):
+    path = str(write_module("only_bad", MIXED.split("@tool\ndef tag")[0].replace(
+        "def good(a: int)", "def good(*a: int)")))
+    done = cli("tools", "list", path)
+    assert done.exit_code == 3
+    assert "cannot load the tools of" in done.stderr

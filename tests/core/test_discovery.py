@@ -251,3 +251,22 @@ def test_build_local_tools_returns_specification_keys():
     for spec, executor in tools.items():
         assert isinstance(spec, ToolSpecification)
         assert hasattr(executor, "execute")
+
+
+def test_skip_problems_leaves_out_only_the_tool_that_cannot_be_defined():
+    @tool
+    def good(a: int) -> int:
+        return a
+
+    @tool
+    def bad(*labels: str) -> str:
+        return ""
+
+    said: list[str] = []
+    table = build_local_tools([good, bad], skip_problems=said.append)
+    assert [spec.name for spec in table] == ["good"]
+    assert len(said) == 1 and "*labels is not supported" in said[0]
+    with pytest.raises(ToolDefinitionError):  # nothing would load: still an error
+        build_local_tools([bad], skip_problems=said.append)
+    with pytest.raises(ToolDefinitionError):  # without it: every problem raised, as before
+        build_local_tools([good, bad])
