@@ -16,6 +16,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict, Union
 
+import pydantic
 import pytest
 
 from agentforge_cli import Float32, Int8, Int16, Int32, Int64, P, ToolExecutionRequest
@@ -477,3 +478,41 @@ def test_path_parameters_take_a_non_empty_string(probe):
     assert type(tool.receive('"a/b"')) is type(Path("a/b"))
     for bad in ('""', "5", '["a"]', '"a\\u0000b"'):
         assert "is not a file path" in str(tool.refuse(bad))
+
+
+class LaxModel(pydantic.BaseModel):
+    flag: bool
+
+
+class StrictModel(pydantic.BaseModel):
+    flag: pydantic.StrictBool
+
+
+@dataclass
+class PlainFlag:
+    flag: bool
+
+
+def _lax(m: LaxModel) -> str:
+    return repr(m.flag)
+
+
+def _strict(m: StrictModel) -> str:
+    return repr(m.flag)
+
+
+def _plain(m: PlainFlag) -> str:
+    return repr(m.flag)
+
+
+def test_a_pydantic_model_keeps_pydantic_s_bool_rule_and_a_dataclass_this_table_s():
+    """The difference docs/coercion.md states: pydantic validates its own fields."""
+    def call(func, arguments: str):
+        return LocalToolExecutor(func, name="t").execute(
+            ToolExecutionRequest(name="t", arguments=arguments))
+
+    assert call(_lax, '{"m": {"flag": "no"}}') == ("False", False)
+    with pytest.raises(ArgumentError, match=r"flag: Input should be a valid boolean"):
+        call(_strict, '{"m": {"flag": "no"}}')
+    with pytest.raises(ArgumentError, match="non-boolean value for bool: <no>"):
+        call(_plain, '{"m": {"flag": "no"}}')
