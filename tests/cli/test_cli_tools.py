@@ -53,7 +53,9 @@ def test_list_is_readable_at_80_columns(cli):
     assert all(cell_len(line) <= 80 for line in lines)
     assert all(line == line.rstrip() for line in lines)
     assert "[getWeather] 查询城市天气" in lines
-    assert "  parameters: { sku: string (required), quantity: integer = 1," in lines
+    assert "  parameters: { sku: string (required), quantity: integer >= 1 = 1," in lines
+    assert "  parameters: { query: string | integer (required), limit: integer 1..50 = 10 }" \
+        in lines  # the bounds a schema sets are shown
     assert "[placeOrder] Place an order and take its items out of stock." in lines
 
 
@@ -398,3 +400,22 @@ def test_a_module_whose_every_tool_fails_is_still_an_error(cli, write_module):
     done = cli("tools", "list", path)
     assert done.exit_code == 3
     assert "cannot load the tools of" in done.stderr
+
+
+@pytest.mark.parametrize(("schema", "label"), [
+    ({"type": "integer", "minimum": 1, "maximum": 100}, "integer 1..100"),
+    ({"type": "number", "minimum": 0}, "number >= 0"),
+    ({"type": "number", "exclusiveMinimum": 0, "maximum": 1}, "number > 0, <= 1"),
+    ({"type": "integer", "exclusiveMaximum": 10}, "integer < 10"),
+    ({"type": "string", "minLength": 1, "maxLength": 80}, "string 1..80 chars"),
+    ({"type": "array", "items": {"type": "string"}, "maxItems": 5},
+     "array<string> <= 5 items"),
+    ({"type": "integer", "minimum": -2147483648, "maximum": 2147483647}, "integer"),  # Int32
+    ({"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}],
+      "minItems": 2, "maxItems": 2}, "[number, number]"),
+    ({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}, "integer >= 1 | null"),
+])
+def test_the_readable_list_shows_the_bounds_a_schema_sets(schema, label):
+    from agentforge_cli.cli.render import type_label
+
+    assert type_label(schema) == label
