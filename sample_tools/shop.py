@@ -95,7 +95,13 @@ class LineItem:
 
 
 class Address(TypedDict):
-    """A delivery address."""
+    """A delivery address.
+
+    Attributes:
+        street: Street and house number.
+        city: The city.
+        postcode: The postal code, as written locally.
+    """
 
     street: str
     city: str
@@ -103,7 +109,14 @@ class Address(TypedDict):
 
 
 class Parcel(NamedTuple):
-    """Outer size and weight of a parcel."""
+    """Outer size and weight of a parcel.
+
+    Attributes:
+        length_cm: Outer length, in centimetres.
+        width_cm: Outer width, in centimetres.
+        height_cm: Outer height, in centimetres.
+        weight_kg: Weight, in kilograms.
+    """
 
     length_cm: float
     width_cm: float

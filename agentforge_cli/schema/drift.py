@@ -162,6 +162,8 @@ class _SchemaDiff:
         self.new_defs = definitions(new_root)
         self.findings: list[Finding] = []
         self.active: set[tuple[str | None, str | None]] = set()
+        self.comparing: set[tuple[int, int]] = set()
+        """The (old, new) schema objects being compared, by identity."""
 
     def add(self, level: str, rule: str, path: str, text: str) -> None:
         self.findings.append(finding(self.tool, rule, level, text, path))
@@ -211,6 +213,9 @@ class _SchemaDiff:
 
     def compare(self, old: Any, new: Any, path: str) -> None:
         """Compare two schemas of the same argument."""
+        pair = (id(old), id(new))  # the same two schema objects further up: a cycle that
+        if pair in self.comparing:  # ran through a $ref inside anyOf/oneOf/allOf
+            return
         old, old_ref = self._resolve(old, self.old_defs)
         new, new_ref = self._resolve(new, self.new_defs)
         key = (old_ref, new_ref)
@@ -218,10 +223,12 @@ class _SchemaDiff:
             if key in self.active:
                 return  # a recursive type: already being compared further up
             self.active.add(key)
+        self.comparing.add(pair)
         try:
             self._compare(old, new, path)
         finally:
             self.active.discard(key)
+            self.comparing.discard(pair)
 
     def _compare(self, old: dict[str, Any], new: dict[str, Any], path: str) -> None:
         if path != ROOT:

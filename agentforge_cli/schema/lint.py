@@ -225,6 +225,14 @@ class _ValueRules(SchemaWalker):
             self.findings.append(finding(
                 self.tool, "single-enum", WARNING, f"the enum has a single value "
                 f"({enum[0]!r}); the parameter is a constant the model has to repeat", path))
+        properties = schema.get("properties")
+        if path != ROOT and isinstance(properties, dict):  # the parameters: see _neutral
+            for key, sub in properties.items():
+                if isinstance(sub, dict) and not self.described(sub):
+                    self.findings.append(finding(
+                        self.tool, "no-description", WARNING, "the field has no description "
+                        "(add one to its annotation, P(\"...\"), or to the model's field, "
+                        "Field(description=...))", child_path(path, key)))
         super().node(schema, path)
 
 

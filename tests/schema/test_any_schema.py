@@ -139,3 +139,19 @@ def test_any_valid_schema_never_crashes(parameter: Any, root: bool, node: Any,
     cyclic = ({"anyOf": [node, {"$ref": "#/$defs/Node"}]} if isinstance(node, dict)
               else {"$ref": "#/$defs/Node"} if node else False)
     _through_everything(_spec(parameter, root, {"Node": cyclic, "Leaf": leaf}))
+
+
+SELF_IN_ALL_OF = {"anyOf": [{"allOf": [{"$ref": "#/$defs/Node"}]}, {"type": "null"}]}
+"""A recursive type reached through an allOf of one $ref (once inlined into itself)."""
+SELF_IN_ONE_OF = {"prefixItems": [{"oneOf": [{}, {"$ref": "#/$defs/Node"}]}]}
+"""A recursive type reached through a $ref inside oneOf (once compared with itself
+forever)."""
+
+
+@pytest.mark.parametrize("node", [SELF_IN_ALL_OF, SELF_IN_ONE_OF],
+                         ids=["allOf-ref", "oneOf-ref"])
+def test_a_type_recursive_through_a_combinator_exports_checks_and_diffs(node: Any) -> None:
+    parameters = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Node"}},
+                  "$defs": {"Node": node}}
+    _through_everything(ToolSpecification(name="probe", description="A probe.",
+                                          parameters=parameters))

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from provider_testing import obj, raw, spec
 
-from agentforge_cli import P, build_local_tools, tool
+from agentforge_cli import P, ToolSpecification, build_local_tools, tool
 from agentforge_cli.schema.findings import (
     Finding,
     exit_code,
@@ -44,6 +44,24 @@ def test_missing_descriptions_warn():
         ("bare", "no-description", "warning", ""),
         ("bare", "no-description", "warning", "$.a"),
     ]
+
+
+def test_a_nested_field_without_a_description_warns_at_its_path():
+    parameters = {
+        "type": "object",
+        "properties": {"ship_to": {"$ref": "#/$defs/Address", "description": "Where."},
+                       "lines": {"type": "array", "description": "What.",
+                                 "items": {"type": "object", "properties": {
+                                     "sku": {"type": "string", "description": "Code."},
+                                     "qty": {"type": "integer"}}}}},
+        "required": ["ship_to"],
+        "$defs": {"Address": {"type": "object", "properties": {
+            "street": {"type": "string"}, "city": {"type": "string", "description": "City."}}}},
+    }
+    found = rules(check_specs([ToolSpecification(name="order", description="Order.",
+                                                 parameters=parameters)]))
+    assert found == [("order", "no-description", "warning", "$.ship_to.street"),
+                     ("order", "no-description", "warning", "$.lines[*].qty")]
 
 
 def test_single_value_enum_and_any_warn():

@@ -215,13 +215,19 @@ class ProviderWalker(SchemaWalker):
                   "without it (binding still checks the value)")
 
     def flatten(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
-        """``allOf`` of one schema merged in (its ``$ref`` resolved); ``oneOf`` read as
-        ``anyOf`` (warning). ``allOf`` of several schemas is an error and is dropped."""
+        """``allOf`` of one schema merged in; ``oneOf`` read as ``anyOf`` (warning).
+        ``allOf`` of several schemas is an error and is dropped.
+
+        An ``allOf`` of one ``$ref`` becomes that ``$ref`` with the schema's keywords beside
+        it: the caller walks it again (:meth:`reference` resolves it, and tells a
+        recursive type, which resolving it here would inline into itself forever)."""
         if "allOf" in schema:
             parts = schema["allOf"]
             rest = {k: v for k, v in schema.items() if k != "allOf"}
             if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict):
-                part, _ = self.resolve(parts[0], path)
+                part = parts[0]
+                if "$ref" not in part or "$ref" in rest:
+                    part, _ = self.resolve(part, path)
                 schema = {**part, **rest}
             else:
                 self.error(path, "all-of", f"allOf of several schemas {self.no_form}")

@@ -120,6 +120,8 @@ class _Gemini(ProviderWalker):
 
     def node(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         schema = self.flatten(schema, path)
+        if "$ref" in schema:  # an allOf of one $ref
+            return self.reference(schema, path)
         if "anyOf" in schema:
             return self.union(schema, path)
         kind = schema.get("type")

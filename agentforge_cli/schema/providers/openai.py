@@ -177,6 +177,8 @@ class _Strict(ProviderWalker):
 
     def node(self, schema: dict[str, Any], path: str) -> dict[str, Any]:
         schema = self.flatten(schema, path)
+        if "$ref" in schema:  # an allOf of one $ref
+            return self.reference(schema, path)
         out: dict[str, Any] = {}
         kind = schema.get("type")
         is_object = kind == "object" or "properties" in schema
