@@ -47,6 +47,7 @@ import functools
 import json
 import logging
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli import __version__
@@ -83,6 +84,11 @@ MCP_MIN_VERSION = (2, 3)
 """Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
 _RESOURCE_NOT_FOUND = -32002
 """The JSON-RPC error code MCP gives an unknown resource."""
+LOG_BACKLOG = 10_000
+"""Call-log records (``serve --log``) waiting for standard error at most; more are dropped
+and counted."""
+LOG_DRAIN_SECONDS = 2.0
+"""How long the records still waiting are given to reach standard error at exit."""
 INSTALL_HINT = "pip install '.[mcp]'"
 """How to install the optional MCP extra, run in a clone of agentforge (it is installed
 from source)."""
@@ -298,6 +304,58 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
                   on_get_prompt=on_get_prompt)
 
 
+class _UnblockingHandler(logging.Handler):
+    """Writes log records to a stream from a thread of its own, so a client that never
+    reads standard error (MCP lets a client ignore it) never holds up serving: past
+    :data:`LOG_BACKLOG` records waiting, new ones are dropped and counted, and the count
+    is written once the stream takes lines again."""
+
+    def __init__(self, stream: Any, backlog: int = LOG_BACKLOG) -> None:
+        super().__init__()
+        import queue
+
+        self.stream = stream
+        self.lines: queue.Queue[str] = queue.Queue(backlog)
+        self.dropped = 0
+        self._said = 0
+        threading.Thread(target=self._write, name="agentforge-log", daemon=True).start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import queue
+
+        try:
+            self.lines.put_nowait(self.format(record))
+        except queue.Full:
+            self.dropped += 1
+        except Exception:
+            self.handleError(record)
+
+    def flush(self) -> None:
+        """Wait, at most :data:`LOG_DRAIN_SECONDS`, for the records waiting to be
+        written (at exit: the last calls' lines are not lost to a reader)."""
+        import time
+
+        deadline = time.monotonic() + LOG_DRAIN_SECONDS
+        while self.lines.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            try:
+                if self.dropped > self._said:
+                    missed, self._said = self.dropped - self._said, self.dropped
+                    self.stream.write(f"agentforge: {missed} log record"
+                                      f"{'' if missed == 1 else 's'} dropped: standard "
+                                      "error was not read\n")
+                self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                return  # the stream is gone: nothing more can be said
+            finally:
+                self.lines.task_done()
+
+
 def _log_to_stderr() -> None:
     """Send the call log (``agentforge.tools``, INFO) to stderr, once."""
     call_logger = logging.getLogger(LOGGER_NAME)
@@ -306,7 +364,7 @@ def _log_to_stderr() -> None:
     for handler in call_logger.handlers:
         if getattr(handler, "_agentforge_mcp", False):
             return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _UnblockingHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler._agentforge_mcp = True  # type: ignore[attr-defined]  # our mark, read by getattr
     call_logger.addHandler(handler)

@@ -3,7 +3,11 @@ client keeps being answered, over stdio and streamable HTTP."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -116,3 +120,37 @@ def test_stdio_two_requests_with_one_id_each_get_an_answer() -> None:
     assert error["code"] == -32600  # refused: that id is in flight
     assert "in flight" in error["message"]
     assert code == 0
+
+
+def test_a_client_that_never_reads_stderr_is_still_answered_under_log():
+    """MCP lets a client ignore the server's stderr: ``serve --log`` must not stop answering
+    once the pipe's buffer (64 KB) is full of log lines."""
+    server = RawServer("sample_tools.crm:CrmTools", "--log")  # its stderr is never read
+    try:
+        server.send(*HANDSHAKE)
+        server.reply(0)
+        name = "长路" * 200  # each call logs about 2 KB: 1 000 calls fill the pipe 30 times
+
+        def send_all() -> None:  # a server that stops reading blocks the sender, not the test
+            with contextlib.suppress(OSError):
+                for start in range(1, 1001, 100):
+                    server.send(*(call(i, "queryCustomer", {"name": name, "limit": i})
+                                  for i in range(start, start + 100)))
+
+        threading.Thread(target=send_all, daemon=True).start()
+        answered: dict[int, dict] = {}
+        deadline = time.monotonic() + 60
+        while len(answered) < 1000:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{len(answered)} of 1000 calls answered in 60 s"
+            with contextlib.suppress(queue.Empty):
+                message = server.replies.get(timeout=left)
+                assert message is not None, "the server closed stdout"
+                answered[message["id"]] = message
+        assert sorted(answered) == list(range(1, 1001))
+        assert all(not reply["result"]["isError"] for reply in answered.values())
+    finally:
+        server.process.kill()
+        server.process.wait(timeout=30)
+        for stream in (server.process.stdin, server.process.stdout, server.process.stderr):
+            stream.close()
