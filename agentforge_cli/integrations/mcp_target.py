@@ -30,6 +30,7 @@ command or a missing SDK.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -359,6 +360,14 @@ class McpConnection:
     def _keep_process(self, process: Any) -> None:
         self._process = process
 
+    def signal_server(self, signum: int) -> None:
+        """Send ``signum`` to the server's process (``mcp:`` targets; nothing for a URL or
+        a process gone)."""
+        pid = getattr(self._process, "pid", None)
+        if isinstance(pid, int):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signum)
+
     async def _note_status(self, response: Any) -> None:
         """Keep the first HTTP error status of a request (a POST: the optional event
         stream's GET may be refused): the SDK's own error does not name it."""
@@ -480,7 +489,28 @@ def _register(connection: McpConnection) -> None:
 
         atexit.unregister(close_all)
         atexit.register(close_all)
+        _stop_servers_on_sigterm()
     _OPEN.append(connection)
+
+
+def _stop_servers_on_sigterm() -> None:
+    """SIGTERM ends the process as its default handler would, but first passes SIGTERM on
+    to the ``mcp:`` servers started: one busy in a call is not left running (``atexit``
+    does not run on a signal). Only where the default handler is in place."""
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        return
+
+    def stop_then_end(signum: int, frame: Any) -> None:
+        for connection in list(_OPEN):
+            connection.signal_server(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop_then_end)
 
 
 def close_all() -> None:

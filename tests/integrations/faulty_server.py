@@ -7,6 +7,8 @@
 * ``exit139`` — the same, but it exits with status 139 (what a shell reports for a child
   killed by SIGSEGV);
 * ``hang`` — ``tools/call`` is never answered;
+* ``busy PIDFILE`` — ``tools/call`` writes the server's pid to PIDFILE, then sleeps two
+  minutes without reading its input (a server busy in a call);
 * ``strict`` — ``limit`` is refused above 10 although the schema allows any integer:
   JSON-RPC -32602 on ``tools/call`` for ``rpc``, an ``isError`` result saying "validation
   error" for ``pydantic`` (as FastMCP words it), and "Invalid arguments" for ``invalid``;
@@ -24,6 +26,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 MODE = sys.argv[1]
 _LIMIT = {"type": "object", "properties": {"limit": {"type": "integer"}},
@@ -42,6 +45,7 @@ TOOLS = {
     "segv": [_tool("crash", _LIMIT, readOnlyHint=True), _tool("after", readOnlyHint=True)],
     "exit139": [_tool("crash", _LIMIT, readOnlyHint=True)],
     "hang": [_tool("stall", _LIMIT, readOnlyHint=True)],
+    "busy": [_tool("work", readOnlyHint=True)],
     "strict": [_tool(name, _LIMIT, readOnlyHint=True) for name in ("rpc", "pydantic",
                                                                    "invalid")]
     + [_tool("lookup", {"type": "object", "properties": {"key": {"type": "string"}},
@@ -78,6 +82,10 @@ def _call(params):
         _die("fatal: null pointer in crash()")
     if MODE == "hang":
         return None
+    if MODE == "busy":
+        with open(sys.argv[2], "w") as pidfile:
+            pidfile.write(str(os.getpid()))
+        time.sleep(120)
     if MODE == "huge":
         return {"result": _text("x" * int(arguments.get("size", 0)))}
     if MODE == "strict" and name == "lookup":

@@ -191,3 +191,40 @@ def test_an_mcp_result_over_the_limit_is_an_error_like_a_python_tools():
     assert 'Tool "flood" returned 4200000 characters, more than the limit of 4194304' in (
         big.stdout + big.stderr)
     assert "xxxxxxxxxx" not in big.stdout
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_sigterm_stops_an_mcp_server_busy_in_a_call(tmp_path):
+    import signal
+    import time
+
+    pidfile = tmp_path / "server.pid"
+    process = subprocess.Popen([str(AGENTFORGE), "tools", "call", "work", "{}", "-t",
+                                f"{FAULTY} busy {pidfile}"], cwd=ROOT, env=_env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = None
+    try:
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text()):
+            assert time.monotonic() < deadline, "the server never got the call"
+            time.sleep(0.05)
+        server = int(pidfile.read_text())
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == -signal.SIGTERM  # ended as SIGTERM ends it
+        deadline = time.monotonic() + 10
+        while _running(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(server), "the mcp: server was left running"
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+        if server is not None and _running(server):
+            os.kill(server, signal.SIGKILL)
