@@ -8,27 +8,10 @@ objects), ``:toolset`` (a ``FunctionToolset``), ``:agent`` (an ``Agent``).
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel
 from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.toolsets import FunctionToolset
 
-
-class Place(BaseModel):
-    city: str
-
-
-def forecast(days: int, unit: Literal["celsius", "fahrenheit"] = "celsius",
-             place: Place | None = None) -> str:
-    """Forecast the weather.
-
-    Args:
-        days: How many days ahead.
-        unit: The temperature unit.
-        place: Where; here when not given.
-    """
-    return f"{days} days in {unit} for {place.city if place else 'here'}"
+from sample_tools.weather_pydantic_ai import forecast
 
 
 def add(a: int, b: int) -> dict[str, int]:

@@ -156,7 +156,7 @@ def test_a_tool_taking_a_run_context(cli, binding):
 @pytest.mark.parametrize(("binding", "says"), [
     ("native", "binding: native (pydantic-ai's own path, ToolManager.handle_call"),
     ("agentforge", "binding: agentforge (agentforge's coercion table in front of "
-                   "pydantic-ai's function pydantic_ai_tools.forecast"),
+                   "pydantic-ai's function sample_tools.weather_pydantic_ai.forecast"),
 ])
 def test_explain_names_the_path(cli, binding, says):
     result = cli("tools", "call", "forecast", STRING_NUMBER, "-t", TOOLS, "--binding", binding,
