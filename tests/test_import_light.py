@@ -65,10 +65,15 @@ def test_decorating_a_tool_stays_light():
 def test_whole_core_at_work_imports_no_heavy_dependency():
     code = (
         "import pkgutil, importlib, agentforge_cli\n"
-        "for info in pkgutil.walk_packages(agentforge_cli.__path__, 'agentforge_cli.'):\n"
-        "    if info.name.startswith('agentforge_cli.cli'):\n"
-        "        continue\n"
-        "    importlib.import_module(info.name)\n"
+        # walk_packages would import cli's own packages (rich) to walk into them
+        "def walk(path, prefix):\n"
+        "    for info in pkgutil.iter_modules(path, prefix):\n"
+        "        if info.name == 'agentforge_cli.cli':\n"
+        "            continue\n"
+        "        module = importlib.import_module(info.name)\n"
+        "        if info.ispkg:\n"
+        "            walk(module.__path__, info.name + '.')\n"
+        "walk(agentforge_cli.__path__, 'agentforge_cli.')\n"
         "from agentforge_cli import ToolService, ToolExecutionRequest, build_local_tools, "
         "tool, P\n"
         "@tool\n"

@@ -8,7 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from agentforge_cli.cli import render
+from agentforge_cli.cli.render import replay_trace
 
 CRM = "sample_tools.crm:CrmTools"
 TEXTS = ["", " ", "  leading", "trailing  ", "tab\there", "cr\rhere", "长路" * 30, "x" * 69,
@@ -36,7 +36,7 @@ def test_the_plain_trace_is_what_rich_draws(columns, cli, tmp_path, monkeypatch)
     path = _transcript(tmp_path / "t.jsonl")
     monkeypatch.setenv("COLUMNS", columns)
     plain = cli("replay", str(path), "-t", CRM)
-    monkeypatch.setattr(render, "_plain_row", lambda *args: None)  # rich draws every row
+    monkeypatch.setattr(replay_trace, "_plain_row", lambda *args: None)  # rich draws every row
     drawn = cli("replay", str(path), "-t", CRM)
     assert plain.exit_code == drawn.exit_code == 1
     assert plain.stdout == drawn.stdout
