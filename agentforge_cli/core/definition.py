@@ -22,12 +22,9 @@ from typing import Any
 from agentforge_cli.core.decorator import tool_meta
 from agentforge_cli.core.docstrings import parse_docstring
 from agentforge_cli.core.handlers.base import TypeHandler, property_schema
-from agentforge_cli.core.handlers.registry import (
-    BuildContext,
-    UnsupportedTypeError,
-    finalize_schema,
-    param_metadata,
-)
+from agentforge_cli.core.handlers.param_info import param_metadata
+from agentforge_cli.core.handlers.registry import BuildContext, UnsupportedTypeError
+from agentforge_cli.core.handlers.schema_defs import finalize_schema
 from agentforge_cli.core.masking import is_sensitive_name
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import ToolDefinitionError

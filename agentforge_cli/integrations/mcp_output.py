@@ -56,11 +56,8 @@ class OutputSchemas:
 
 
 def _schema_of(definition: Any) -> dict[str, Any] | None:
-    from agentforge_cli.core.handlers.registry import (
-        BuildContext,
-        finalize_schema,
-        is_typeddict,
-    )
+    from agentforge_cli.core.handlers.registry import BuildContext, is_typeddict
+    from agentforge_cli.core.handlers.schema_defs import finalize_schema
 
     try:
         returned = typing.get_type_hints(definition.original).get("return")

@@ -10,13 +10,14 @@ order:
 * ``CLASS_RULES`` — a predicate on a class (``Enum``, dataclass, ``TypedDict``,
   ``NamedTuple``, pydantic model).
 
-Object types are filed under ``$defs`` while a tool is built; :func:`finalize_schema`
-inlines each one again unless it recurs (used more than once, or recursive).
+Object types are filed under ``$defs`` while a tool is built (:class:`BuildContext`);
+:func:`~agentforge_cli.core.handlers.schema_defs.finalize_schema` inlines each one again
+unless it recurs. :mod:`~agentforge_cli.core.handlers.param_info` merges a parameter's
+``P(...)`` marks.
 """
 
 from __future__ import annotations
 
-import collections
 import collections.abc as cabc
 import datetime as _dt
 import enum
@@ -26,17 +27,17 @@ import types
 import typing
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from agentforge_cli.core.handlers import choices, containers, objects, scalars
 from agentforge_cli.core.handlers.base import TypeHandler
-from agentforge_cli.core.params import FixedWidth, P
+from agentforge_cli.core.handlers.param_info import param_metadata
+from agentforge_cli.core.params import FixedWidth
 from agentforge_cli.errors import ToolDefinitionError
 
-__all__ = ["EXACT", "BuildContext", "ParamInfo", "UnsupportedTypeError", "finalize_schema",
-           "handler_for", "param_metadata", "type_label"]
+__all__ = ["EXACT", "BuildContext", "UnsupportedTypeError", "handler_for", "is_typeddict",
+           "type_label"]
 
 
 class UnsupportedTypeError(ToolDefinitionError):
@@ -323,105 +324,3 @@ def type_label(annotation: Any) -> str:
     if isinstance(annotation, type) and typing.get_origin(annotation) is None:
         return annotation.__qualname__
     return repr(annotation).replace("typing.", "")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ParamInfo:
-    """Every ``P(...)`` of one ``Annotated`` merged (later ones win per field)."""
-
-    description: str | None = None
-    """What the parameter means."""
-    name: str | None = None
-    """The JSON key, when it differs from the Python name."""
-    required: bool | None = None
-    """Forced in or out of ``required``; ``None`` decides from the signature."""
-    minimum: int | float | None = None
-    """Inclusive lower bound."""
-    maximum: int | float | None = None
-    """Inclusive upper bound."""
-    sensitive: bool = False
-    """Any of the ``P`` marks the value sensitive."""
-
-
-_NO_INFO = ParamInfo()
-
-
-def param_metadata(metadata: tuple[Any, ...]) -> ParamInfo:
-    """Merge every ``P(...)`` found in ``Annotated`` metadata (later ones win per field)."""
-    merged: dict[str, Any] = {}
-    for item in metadata:
-        if isinstance(item, P):
-            for field in ("description", "name", "required", "minimum", "maximum"):
-                value = getattr(item, field)
-                if value is not None:
-                    merged[field] = value
-            if item.sensitive:
-                merged["sensitive"] = True
-    return ParamInfo(**merged) if merged else _NO_INFO
-
-
-# --- $defs -------------------------------------------------------------------------------
-
-_REF = "#/$defs/"
-
-
-def finalize_schema(root: dict[str, Any], defs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Inline every ``$defs`` entry used once and not recursive; keep the rest as ``$defs``.
-
-    Returns a new schema; ``root`` and ``defs`` are not modified.
-    """
-    if not defs:
-        return root
-    counts: collections.Counter[str] = collections.Counter()
-    edges: dict[str | None, set[str]] = {}
-
-    def scan(node: Any, owner: str | None) -> None:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith(_REF):
-                name = ref[len(_REF):]
-                counts[name] += 1
-                edges.setdefault(owner, set()).add(name)
-            for value in node.values():
-                scan(value, owner)
-        elif isinstance(node, list):
-            for value in node:
-                scan(value, owner)
-
-    scan(root, None)
-    for name, schema in defs.items():
-        scan(schema, name)
-    recursive = {name for name in defs if _reaches(name, name, edges)}
-    inline = {name for name in defs if counts[name] <= 1 and name not in recursive}
-
-    def substitute(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith(_REF) and ref[len(_REF):] in inline:
-                merged = substitute(defs[ref[len(_REF):]])
-                extra = {k: substitute(v) for k, v in node.items() if k != "$ref"}
-                return {**merged, **extra}
-            return {k: substitute(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [substitute(v) for v in node]
-        return node
-
-    result: dict[str, Any] = substitute(root)  # root is an object: so is its substitute
-    kept = {name: substitute(schema) for name, schema in defs.items() if name not in inline}
-    if kept:
-        result["$defs"] = kept
-    return result
-
-
-def _reaches(start: str, goal: str, edges: dict[str | None, set[str]]) -> bool:
-    seen: set[str] = set()
-    stack = list(edges.get(start, ()))
-    while stack:
-        name = stack.pop()
-        if name == goal:
-            return True
-        if name not in seen:
-            seen.add(name)
-            stack.extend(edges.get(name, ()))
-    return False
-
