@@ -39,7 +39,8 @@ from agentforge_cli.cli.settings import BindingOption, StrictOption, project_cho
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import ToolsOption
 from agentforge_cli.cli.usage import TEXT
-from agentforge_cli.replay.compare import MATCH_MODES
+from agentforge_cli.replay.compare import MatchMode
+from agentforge_cli.replay.report import CallStatus
 from agentforge_cli.replay.transcripts import registry
 
 if TYPE_CHECKING:
@@ -52,17 +53,12 @@ FormatName = StrEnum(  # type: ignore[misc]  # its members are read from the reg
 registry when the command is defined, so a format registered there is accepted here)."""
 
 
-MatchMode = StrEnum(  # type: ignore[misc]  # its members are read from MATCH_MODES
-    "MatchMode", [(name, name) for name in MATCH_MODES])
-"""``--match`` of ``replay``: how results are compared."""
-
-
 @dataclass(kw_only=True, slots=True)
 class _Options:
     """What every transcript of one ``replay`` command is replayed with."""
 
     format: str
-    match: str
+    match: MatchMode
     json_output: bool
     junit: bool
     update: bool
@@ -80,7 +76,7 @@ class _Options:
 class _Outcome:
     """One transcript's replay: its summary and how it ended."""
 
-    summary: dict[str, int]
+    summary: dict[CallStatus, int]
     failed: bool = False
     drift_failed: bool = False
     """A call drifted (and drift is not allowed): ``--update`` cannot mend that."""
@@ -110,7 +106,7 @@ def replay(
         "--match", metavar="exact|json|status",
         help="How results are compared: exact (JSON results as JSON values), json (also "
              "JSON encoded in a JSON string), status (only success against error).",
-        case_sensitive=False)] = MatchMode["exact"],
+        case_sensitive=False)] = MatchMode.EXACT,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
@@ -145,7 +141,7 @@ def replay(
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         reach = mcp_options(header, env, cwd)
         strict, timeout = project_choices(strict, timeout)
-        options = _Options(format=transcript_format.value, match=match.value,
+        options = _Options(format=transcript_format.value, match=match,
                            json_output=json_output, junit=junit is not None, update=update,
                            log=log, allow_empty=allow_empty, allow_drift=allow_drift,
                            runs=[] if step_summary.wanted() else None)
@@ -273,7 +269,7 @@ def _write_updates(opened: Transcript, updates: dict[int, tuple[str, bool]],
     _warn_errors_written(opened, broken)
 
 
-_FAILING_STATUSES = frozenset({"mismatched", "drifted"})
+_FAILING_STATUSES = frozenset({CallStatus.MISMATCHED, CallStatus.DRIFTED})
 """The calls the job summary lists."""
 
 
@@ -326,7 +322,7 @@ def _json_extra(opened: Transcript, options: _Options, outcome: _Outcome) -> dic
 
 
 def _title(opened: Transcript, options: _Options) -> str:
-    shown = opened.format if options.match == "exact" else (
+    shown = opened.format if options.match == MatchMode.EXACT else (
         f"{opened.format}, match {options.match}")
     return f"{opened.path} ({shown})"
 
@@ -365,7 +361,7 @@ def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
         render.replay_summary(outcome.summary, _title(opened, options),
                               failed=outcome.failed, updated=outcome.updated,
                               allow_drift=options.allow_drift)
-        _say_next_step(outcome.summary.get("mismatched", 0), options)
+        _say_next_step(outcome.summary.get(CallStatus.MISMATCHED, 0), options)
     return EXIT_FAILED if _fails(outcome, options) else EXIT_OK
 
 
@@ -463,11 +459,11 @@ def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit:
         noun = "transcript" if len(paths) == 1 else "transcripts"
         title = f"all {len(paths)} {noun}" + (f", {failed_files} failed" if failed_files
                                                else "")
-        drift_fails = total.get("drifted", 0) > 0 and not options.allow_drift
+        drift_fails = total.get(CallStatus.DRIFTED, 0) > 0 and not options.allow_drift
         render.replay_summary(total, title, allow_drift=options.allow_drift,
-                              failed=(total["mismatched"] > 0 and not options.update)
+                              failed=(total[CallStatus.MISMATCHED] > 0 and not options.update)
                               or drift_fails)
-        _say_next_step(total.get("mismatched", 0), options)
+        _say_next_step(total.get(CallStatus.MISMATCHED, 0), options)
     return code
 
 

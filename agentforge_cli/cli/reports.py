@@ -25,8 +25,11 @@ import tempfile
 from collections.abc import Callable, Iterable
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay.report import CallStatus
 
 from agentforge_cli.replay.report import call_json
 
@@ -115,7 +118,7 @@ class JsonReport:
         if self._calls is not None:
             self._calls.close()
 
-    def write(self, emit: Callable[[str], None], summary: dict[str, int],
+    def write(self, emit: Callable[[str], None], summary: dict[CallStatus, int],
               extra: dict[str, Any], *, end: str = "\n", stream: Any = None) -> None:
         """Send the document to ``emit`` in chunks, summary first, then ``extra`` keys,
         then ``end``. ``stream``: the text stream ``emit`` writes to as it is; when it
@@ -168,15 +171,17 @@ class JUnitReport:
             "name": _clean(label),
             "time": f"{call.duration_ms / 1000:.6f}",
         })
-        if call.status == "mismatched":
+        from agentforge_cli.replay.report import CallStatus
+
+        if call.status == CallStatus.MISMATCHED:
             failure = ElementTree.SubElement(case, "failure", {
                 "message": "result differs from the recording", "type": "mismatch"})
             failure.text = _clean("\n".join([f"call at {call.where}", *call.diff]))
             self._failures += 1
-        elif call.status == "unrecorded":
+        elif call.status == CallStatus.UNRECORDED:
             ElementTree.SubElement(case, "skipped", {"message": "no recorded result"})
             self._skipped += 1
-        elif call.status == "drifted" and not self.allow_drift:
+        elif call.status == CallStatus.DRIFTED and not self.allow_drift:
             failure = ElementTree.SubElement(case, "failure", {
                 "message": "the recorded arguments no longer fit today's tool (not run)",
                 "type": "drift"})

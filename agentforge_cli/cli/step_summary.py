@@ -14,7 +14,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay.report import CallStatus
 
 __all__ = ["LIMIT", "ReplayRun", "check", "fuzz", "replay", "wanted"]
 
@@ -23,7 +26,6 @@ LIMIT = 50
 """Failing items listed per section; the rest are counted."""
 _FAILING_LEVELS = ("breaking", "error")
 _LEVELS = ("breaking", "error", "warning", "info")
-_REPLAY_STATUSES = ("matched", "mismatched", "drifted", "unrecorded")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&!])")
 _NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029]")
 
@@ -33,7 +35,7 @@ class ReplayRun:
     """One transcript's replay as the summary shows it."""
 
     transcript: str
-    counts: Mapping[str, int] = field(default_factory=dict)
+    counts: Mapping[CallStatus, int] = field(default_factory=dict)
     failing: list[tuple[str, str, str]] = field(default_factory=list)
     """Up to :data:`LIMIT` ``(place, tool, status)`` of mismatched and drifted calls."""
     error: str | None = None
@@ -54,15 +56,19 @@ def replay(runs: Sequence[ReplayRun], *, failed: bool) -> None:
     """The ``replay`` section: the counts per transcript, then the failing calls."""
     if not wanted():
         return
+    from agentforge_cli.replay.report import CallStatus
+
+    statuses = (CallStatus.MATCHED, CallStatus.MISMATCHED, CallStatus.DRIFTED,
+                CallStatus.UNRECORDED)
     lines = [_heading("agentforge replay", failed), "",
-             "| Transcript | " + " | ".join(_REPLAY_STATUSES) + " |",
-             "| --- |" + " ---: |" * len(_REPLAY_STATUSES)]
+             "| Transcript | " + " | ".join(statuses) + " |",
+             "| --- |" + " ---: |" * len(statuses)]
     for run in runs:
-        counts = (" | ".join(str(run.counts.get(s, 0)) for s in _REPLAY_STATUSES)
+        counts = (" | ".join(str(run.counts.get(s, 0)) for s in statuses)
                   if run.error is None else _cell(run.error) + " |" * 3)
         lines.append(f"| {_cell(run.transcript)} | {counts} |")
-    total = sum(run.counts.get("mismatched", 0) + run.counts.get("drifted", 0)
-                for run in runs)
+    total = sum(run.counts.get(CallStatus.MISMATCHED, 0)
+                + run.counts.get(CallStatus.DRIFTED, 0) for run in runs)
     items = [(run.transcript, *call) for run in runs for call in run.failing]
     lines += _items(("Transcript", "Place", "Tool", "Status"),
                     [tuple(_cell(text) for text in item) for item in items], total)

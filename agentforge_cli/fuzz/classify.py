@@ -29,6 +29,7 @@ import os
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -36,14 +37,31 @@ if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolExecutor
 
 __all__ = ["CRASH_CLASSES", "FAILING", "GONE", "INVALID_INPUT", "KINDS", "CrashRule",
-           "Outcome", "classify_call"]
+           "Outcome", "OutcomeKind", "classify_call"]
 
-KINDS = ("ok", "refused", "tool error", "crash", "hang", "bad result", "mismatch")
-FAILING = frozenset({"crash", "hang", "bad result", "mismatch"})
+
+class OutcomeKind(StrEnum):
+    """The class of one call's outcome (see the module docstring); the value is what every
+    output writes."""
+
+    OK = "ok"
+    REFUSED = "refused"
+    TOOL_ERROR = "tool error"
+    CRASH = "crash"
+    HANG = "hang"
+    BAD_RESULT = "bad result"
+    MISMATCH = "mismatch"
+    GONE = "gone"
+    """Not counted: the call never reached the tool (its MCP server died earlier)."""
+
+
+GONE = OutcomeKind.GONE
+KINDS = tuple(kind for kind in OutcomeKind if kind is not GONE)
+"""The kinds every report counts, in report order."""
+FAILING = frozenset({OutcomeKind.CRASH, OutcomeKind.HANG, OutcomeKind.BAD_RESULT,
+                     OutcomeKind.MISMATCH})
 """The kinds that are findings (exit 1)."""
 _INVALID_PARAMS = -32602
-GONE = "gone"
-"""Not a kind: the call never reached the tool (its MCP server died earlier)."""
 INVALID_INPUT = re.compile(r"validation error|invalid (arguments|params|parameters|input)",
                            re.IGNORECASE)
 """What an MCP server's error says when it refuses the input itself: pydantic's "1
@@ -79,8 +97,8 @@ class CrashRule:
 class Outcome:
     """The class of one call and what identifies its failure."""
 
-    kind: str
-    """One of :data:`KINDS`."""
+    kind: OutcomeKind
+    """One of :data:`KINDS`, or :data:`GONE`."""
     detail: str = ""
     """``ZeroDivisionError: division by zero``, the refusal or the result's problem."""
     location: str = ""
@@ -91,7 +109,7 @@ class Outcome:
     @property
     def signature(self) -> tuple[str, str, str]:
         """Failures with the same signature are the same finding."""
-        if self.kind in ("crash", "tool error", "bad result"):
+        if self.kind in (OutcomeKind.CRASH, OutcomeKind.TOOL_ERROR, OutcomeKind.BAD_RESULT):
             return (self.kind, self.detail.split(":", 1)[0], self.location)
         return (self.kind, "", "")
 
@@ -156,33 +174,35 @@ def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashR
     try:
         result = service.execute(request)
     except ToolTimeoutError as exc:
-        return Outcome(kind="hang", detail=str(exc), final=True)
+        return Outcome(kind=OutcomeKind.HANG, detail=str(exc), final=True)
     except ServerCallError as exc:
         return _server_failed(exc)
     except ToolErrorAnswer as exc:
         refused = exc.code == _INVALID_PARAMS or (exc.code is None
                                                   and INVALID_INPUT.search(str(exc)))
         if refused:
-            return Outcome(kind="mismatch" if clean else "refused", detail=str(exc))
-        return Outcome(kind="tool error", detail=str(exc).split("\n", 1)[0])
+            return Outcome(kind=OutcomeKind.MISMATCH if clean else OutcomeKind.REFUSED,
+                           detail=str(exc))
+        return Outcome(kind=OutcomeKind.TOOL_ERROR, detail=str(exc).split("\n", 1)[0])
     except ToolExecutionError as exc:
         cause = exc.__cause__ if exc.__cause__ is not None else exc
         if isinstance(cause, UnserializableResult | ResultTooLarge):
-            return Outcome(kind="bad result", detail=f"{type(cause).__name__}: {exc}")
-        kind = "crash" if rule.is_crash(cause) else "tool error"
+            return Outcome(kind=OutcomeKind.BAD_RESULT, detail=f"{type(cause).__name__}: {exc}")
+        kind = OutcomeKind.CRASH if rule.is_crash(cause) else OutcomeKind.TOOL_ERROR
         return Outcome(kind=kind, detail=_describe(cause), location=_location(cause))
     if result.is_error:
-        return Outcome(kind="mismatch" if clean else "refused", detail=result.text)
-    return Outcome(kind="ok")
+        return Outcome(kind=OutcomeKind.MISMATCH if clean else OutcomeKind.REFUSED,
+                       detail=result.text)
+    return Outcome(kind=OutcomeKind.OK)
 
 
 def _server_failed(exc: Any) -> Outcome:
     """A ``ServerCallError``: a hang, a crash (with the last line of the server's standard
     error), or :data:`GONE`."""
     if exc.outcome == "hung":
-        return Outcome(kind="hang", detail=exc.message, final=True)
+        return Outcome(kind=OutcomeKind.HANG, detail=exc.message, final=True)
     if exc.outcome == "gone":
         return Outcome(kind=GONE, detail=exc.message, final=True)
     lines = (exc.hint or "").splitlines()[1:]
     last = f" (its standard error ended with: {lines[-1].strip()})" if lines else ""
-    return Outcome(kind="crash", detail=exc.message + last, final=True)
+    return Outcome(kind=OutcomeKind.CRASH, detail=exc.message + last, final=True)

@@ -25,7 +25,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.fuzz.classify import FAILING, GONE, CrashRule, Outcome, classify_call
+from agentforge_cli.fuzz.classify import (
+    FAILING,
+    GONE,
+    CrashRule,
+    Outcome,
+    OutcomeKind,
+    classify_call,
+)
 from agentforge_cli.fuzz.forms import CLEAN, FORMS, render
 from agentforge_cli.fuzz.report import Finding, ToolReport, reproduce_command
 from agentforge_cli.fuzz.strategies import arguments
@@ -38,7 +45,6 @@ __all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive", "skip_r
 
 MAX_FINDINGS = 10
 """Distinct failures kept per tool."""
-TOOL_ERROR = "tool error"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -128,7 +134,7 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
         outcome = classify_call(service, spec.name, text, options.rule, clean=form == CLEAN)
         return _Case(arguments=text, form=form, outcome=outcome)
 
-    counts: Counter[str] = Counter()
+    counts: Counter[OutcomeKind] = Counter()
     first: dict[tuple[str, str, str], _Case] = {}
     refusals: dict[tuple[str, str, str], str] = {}  # tool errors: signature -> detail
     stopped: list[Outcome] = []  # the call after which the tool gets no more
@@ -146,7 +152,7 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
             return
         counts[found.outcome.kind] += 1
         signature = found.outcome.signature
-        if found.outcome.kind == TOOL_ERROR and len(refusals) < 2:
+        if found.outcome.kind == OutcomeKind.TOOL_ERROR and len(refusals) < 2:
             refusals.setdefault(signature, found.outcome.detail)
         if found.outcome.kind in FAILING and signature not in first and len(
                 first) < MAX_FINDINGS:
@@ -173,11 +179,11 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
                       findings=tuple(findings), uniform_error=_uniform_error(counts, refusals))
 
 
-def _uniform_error(counts: Counter[str], refusals: dict[tuple[str, str, str], str]
+def _uniform_error(counts: Counter[OutcomeKind], refusals: dict[tuple[str, str, str], str]
                    ) -> str | None:
     """What the one tool error every call ended in says, or ``None`` (some call went
     elsewhere, or the errors differ)."""
-    if len(refusals) != 1 or set(counts) != {TOOL_ERROR}:
+    if len(refusals) != 1 or set(counts) != {OutcomeKind.TOOL_ERROR}:
         return None
     return next(iter(refusals.values()))
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.core.masking import mask_url
-from agentforge_cli.fuzz.classify import FAILING, KINDS
+from agentforge_cli.fuzz.classify import FAILING, KINDS, OutcomeKind
 
 __all__ = ["Finding", "ToolReport", "junit_xml", "reproduce_command", "to_json"]
 
-LABELS = {"mismatch": "schema-binding mismatch"}
+LABELS = {OutcomeKind.MISMATCH: "schema-binding mismatch"}
 """How a kind is written for people (JSON keeps the short kind)."""
 
 
@@ -29,7 +29,7 @@ def reproduce_command(name: str, arguments: str, targets: Sequence[str]) -> str:
 class Finding:
     """One distinct failure of a tool, with its smallest input found."""
 
-    kind: str
+    kind: OutcomeKind
     """``crash``, ``hang``, ``bad result`` or ``mismatch``."""
     detail: str
     """The exception (``ZeroDivisionError: division by zero``) or the refusal."""
@@ -57,7 +57,7 @@ class ToolReport:
     name: str
     examples: int = 0
     """How many calls were made."""
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[OutcomeKind, int] = field(default_factory=dict)
     """Kind -> number of calls (every kind of :data:`KINDS`)."""
     findings: tuple[Finding, ...] = ()
     skipped: str | None = None

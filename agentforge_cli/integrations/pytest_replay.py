@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import pytest
 
 from agentforge_cli.replay.compare import MATCH_MODES
+from agentforge_cli.replay.report import CallStatus
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -101,12 +102,12 @@ class ReplayItem(pytest.Item):
         call = replayed["calls"].get(self.index) if self.index is not None else None
         if call is None:
             raise ReplayFailure(replayed["error"] or "the call was not replayed")
-        if call.status == "unrecorded":
+        if call.status == CallStatus.UNRECORDED:
             pytest.skip("no recorded result")
-        if call.status == "mismatched":
+        if call.status == CallStatus.MISMATCHED:
             raise ReplayFailure("\n".join([f"{call.name} at {call.where}: result differs "
                                            "from the recording", *call.diff]))
-        if call.status == "drifted":
+        if call.status == CallStatus.DRIFTED:
             message = (f"{call.name} at {call.where} drifted, not run: {call.drift}")
             if _allow_drift(self.config):
                 pytest.skip(f"{message} (allowed)")

@@ -1,6 +1,6 @@
 """Whether today's result is the recorded one, and how they differ.
 
-Three ways to compare (:data:`MATCH_MODES`, ``replay --match``):
+Three ways to compare (:class:`MatchMode`, ``replay --match``):
 
 * ``exact`` (the default): when both texts parse as JSON they are compared as JSON values:
   object key order is ignored, numbers are compared by value (``5`` equals ``5.0``;
@@ -18,11 +18,21 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
-__all__ = ["MATCH_MODES", "result_diff", "same_result", "same_status"]
+__all__ = ["MATCH_MODES", "MatchMode", "result_diff", "same_result", "same_status"]
 
-MATCH_MODES = ("exact", "json", "status")
+
+class MatchMode(StrEnum):
+    """How results are compared (see the module docstring); the value is the option's."""
+
+    EXACT = "exact"
+    JSON = "json"
+    STATUS = "status"
+
+
+MATCH_MODES = tuple(MatchMode)
 """How results may be compared, the default first."""
 
 
@@ -62,14 +72,14 @@ def same_status(expected_is_error: bool | None, is_error: bool) -> bool:
     return bool(expected_is_error) == is_error
 
 
-def same_result(expected: str, actual: str, match: str = "exact") -> bool:
+def same_result(expected: str, actual: str, match: MatchMode = MatchMode.EXACT) -> bool:
     """Whether two result texts are the same result under ``match`` (see the module
     docstring; ``status`` mode ignores the texts)."""
-    if match == "status" or expected == actual:
+    if match == MatchMode.STATUS or expected == actual:
         return True
     ok_a, a = _parse_json(expected)
     ok_b, b = _parse_json(actual)
-    if match == "json":
+    if match == MatchMode.JSON:
         (ok_a, a), (ok_b, b) = _unwrap(ok_a, a), _unwrap(ok_b, b)
     if ok_a and ok_b:
         try:
@@ -91,7 +101,7 @@ def _pretty(text: str) -> list[str]:
 
 
 def result_diff(expected: str, actual: str, expected_is_error: bool | None = None,
-                is_error: bool = False, match: str = "exact") -> list[str]:
+                is_error: bool = False, match: MatchMode = MatchMode.EXACT) -> list[str]:
     """Readable lines saying how today's result differs from the recorded one.
 
     Short single-line results give ``- recorded: ...`` / ``+ actual:   ...``; longer ones
@@ -100,7 +110,7 @@ def result_diff(expected: str, actual: str, expected_is_error: bool | None = Non
     """
     import difflib
 
-    if match == "status":
+    if match == MatchMode.STATUS:
         if same_status(expected_is_error, is_error):
             return []
         return [f"status: recorded {'error' if expected_is_error else 'success'}, "

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
+from agentforge_cli.replay.compare import MatchMode
 from agentforge_cli.replay.transcripts.events import (
     AssistantMessage,
     ConversationStart,
@@ -16,14 +18,27 @@ from agentforge_cli.replay.transcripts.events import (
 )
 
 __all__ = ["DRIFTED", "MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport",
-           "Entry", "ReplayReport", "call_json", "json_entry", "matched_entry"]
+           "CallStatus", "Entry", "ReplayReport", "call_json", "json_entry", "matched_entry"]
 
-MATCHED = "matched"
-MISMATCHED = "mismatched"
-UNRECORDED = "unrecorded"
-DRIFTED = "drifted"
-"""The recorded arguments no longer fit today's tool (:mod:`~agentforge_cli.replay.drift`):
-the call was not run."""
+
+class CallStatus(StrEnum):
+    """How a replayed call ended; the value is what every output writes."""
+
+    MATCHED = "matched"
+    """Today's result is the recorded one."""
+    MISMATCHED = "mismatched"
+    """Today's result differs from the recorded one."""
+    UNRECORDED = "unrecorded"
+    """The transcript holds no result for the call."""
+    DRIFTED = "drifted"
+    """The recorded arguments no longer fit today's tool
+    (:mod:`~agentforge_cli.replay.drift`): the call was not run."""
+
+
+MATCHED = CallStatus.MATCHED
+MISMATCHED = CallStatus.MISMATCHED
+UNRECORDED = CallStatus.UNRECORDED
+DRIFTED = CallStatus.DRIFTED
 STATUSES = (MATCHED, MISMATCHED, UNRECORDED)
 """The statuses every summary counts, in summary order; ``drifted`` follows them in a
 summary only when a call drifted."""
@@ -65,7 +80,7 @@ class CallReport:
     """The recorded error flag, ``None`` when the format does not record one."""
     result_where: str | None = None
     """Where the recorded result is in the file."""
-    status: str = UNRECORDED
+    status: CallStatus = UNRECORDED
     """``matched``, ``mismatched``, ``unrecorded`` or ``drifted``."""
     diff: list[str] = field(default_factory=list)
     """For a mismatch: readable lines saying what differs."""
@@ -112,13 +127,13 @@ class ReplayReport:
     """Messages and calls in transcript order (for the trace)."""
     calls: list[CallReport] = field(default_factory=list)
     """Every call, in order."""
-    match: str = "exact"
+    match: MatchMode = MatchMode.EXACT
     """How results were compared (``exact``, ``json`` or ``status``)."""
     allow_drift: bool = False
     """A drifted call does not fail the replay."""
 
     @property
-    def summary(self) -> dict[str, int]:
+    def summary(self) -> dict[CallStatus, int]:
         """Count of calls per status (every status of :data:`STATUSES`, zero included;
         ``drifted`` when a call drifted)."""
         counts = dict.fromkeys(STATUSES, 0)
@@ -158,7 +173,7 @@ def call_json(call: CallReport) -> str:
                       call.where, call.duration_ms, call.drift)
 
 
-def json_entry(call_id: str | None, name: str, status: str, expected: str | None,
+def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str | None,
                actual: str | None, expected_is_error: bool | None, is_error: bool | None,
                arguments: str, where: str, duration_ms: float,
                drift: str | None = None) -> str:

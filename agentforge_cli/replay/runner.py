@@ -36,7 +36,13 @@ from agentforge_cli.core.masking import (
 )
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.core.spec import ToolExecutionRequest
-from agentforge_cli.replay.compare import MATCH_MODES, result_diff, same_result, same_status
+from agentforge_cli.replay.compare import (
+    MATCH_MODES,
+    MatchMode,
+    result_diff,
+    same_result,
+    same_status,
+)
 from agentforge_cli.replay.drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.report import (
     DRIFTED,
@@ -45,6 +51,7 @@ from agentforge_cli.replay.report import (
     STATUSES,
     UNRECORDED,
     CallReport,
+    CallStatus,
     Entry,
     ReplayReport,
     call_json,
@@ -176,25 +183,25 @@ class Replayer:
         memory_id: Passed to each execution.
         describe: Fill :attr:`CallReport.invocation` (binds the arguments a second time).
             :attr:`CallReport.shown_arguments` (masked) is always filled.
-        match: How results are compared: ``exact``, ``json`` or ``status``
-            (:data:`~agentforge_cli.replay.compare.MATCH_MODES`).
+        match: How results are compared: a
+            :class:`~agentforge_cli.replay.compare.MatchMode` or its value.
         allow_drift: A ``drifted`` call does not fail the replay (it is still reported,
             and still not run).
     """
 
     def __init__(self, service: ToolService, *,
                  fresh: Callable[[], ToolService] | None = None, memory_id: object = None,
-                 describe: bool = True, match: str = "exact",
+                 describe: bool = True, match: MatchMode | str = MatchMode.EXACT,
                  allow_drift: bool = False) -> None:
         if match not in MATCH_MODES:
             raise ValueError(f"unknown match mode {match!r}; expected "
                              + ", ".join(MATCH_MODES))
-        self.match = match
+        self.match = MatchMode(match)
         self.service = service
         self.memory_id = memory_id
         self.describe = describe
         self.allow_drift = allow_drift
-        self.summary: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        self.summary: dict[CallStatus, int] = dict.fromkeys(STATUSES, 0)
         """Count of settled calls per status (``drifted`` once a call drifted)."""
         self._fresh = fresh
         self._read: dict[tuple[str, int], tuple[Any, _Facts]] = {}
@@ -252,7 +259,7 @@ class Replayer:
         """
         feed, run_call, settle = self.feed, self._run, self._settle
         waiting, still_open, summary = self._waiting, self._open, self.summary
-        exact_text = self.match != "status"
+        exact_text = self.match != MatchMode.STATUS
         held: tuple[ToolCall, _Ran] | None = None  # the call read last, run, not queued
         try:
             for event in events:
@@ -397,7 +404,7 @@ def replay(
     *,
     memory_id: object = None,
     on_event: Callable[[Event], None] | None = None,
-    match: str = "exact",
+    match: MatchMode | str = MatchMode.EXACT,
     allow_drift: bool = False,
 ) -> ReplayReport:
     """Re-run every recorded call through ``service`` and collect the whole report.
@@ -408,8 +415,8 @@ def replay(
         TranscriptError: From ``events`` at a malformed line; calls before it have run.
         ToolExecutionError: Only from executors set to propagate execution errors.
     """
-    report = ReplayReport(match=match, allow_drift=allow_drift)
     replayer = Replayer(service, memory_id=memory_id, match=match, allow_drift=allow_drift)
+    report = ReplayReport(match=replayer.match, allow_drift=allow_drift)
     for entry in replayer.run(events, on_event):
         report.entries.append(entry)
         if isinstance(entry, CallReport):
@@ -417,7 +424,7 @@ def replay(
     return report
 
 
-def _judge(call: CallReport, match: str) -> None:
+def _judge(call: CallReport, match: MatchMode) -> None:
     if call.drift is not None:
         if call.actual is None or not _recorded_error(call, match):
             call.status = DRIFTED
@@ -429,7 +436,7 @@ def _judge(call: CallReport, match: str) -> None:
         return
     actual, is_error = call.actual, call.is_error
     assert actual is not None and is_error is not None  # only a drifted call did not run
-    if match == "status":
+    if match == MatchMode.STATUS:
         same = same_status(call.expected_is_error, is_error)
     else:
         same = same_result(call.expected, actual, match) and (
@@ -442,10 +449,10 @@ def _judge(call: CallReport, match: str) -> None:
                                 is_error, match)
 
 
-def _recorded_error(call: CallReport, match: str) -> bool:
+def _recorded_error(call: CallReport, match: MatchMode) -> bool:
     """The recording shows the call failing: its error flag, or (with none recorded)
     today's error text itself."""
     if call.expected is None or call.actual is None or call.expected_is_error is False:
         return False
     return call.expected_is_error is True or (
-        match != "status" and same_result(call.expected, call.actual, match))
+        match != MatchMode.STATUS and same_result(call.expected, call.actual, match))

@@ -7,9 +7,10 @@ from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import print_trimmed, safe_text, stdout_console
 from agentforge_cli.cli.render.replay_trace import STATUS_BADGES
+from agentforge_cli.replay.report import CallStatus
 
 
-def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
+def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
                    updated: int | None = None, allow_drift: bool = False) -> None:
     """The summary table (calls per status) and a one-line verdict (a drifted call fails
     it unless ``allow_drift``, also after ``--update``)."""
@@ -27,7 +28,8 @@ def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
     console.print(Text(safe_text(title), style="bold"), overflow="fold")
     print_trimmed(console, table)
     noun = "call" if total == 1 else "calls"
-    drifted = summary.get("drifted", 0)
+    drifted = summary.get(CallStatus.DRIFTED, 0)
+    mismatched = summary[CallStatus.MISMATCHED]
     drift = f"{drifted} of {total} {noun} drifted from today's tools (not run)"
     if updated is not None:
         console.print(Text(f"updated {updated} recorded result"
@@ -35,10 +37,10 @@ def replay_summary(summary: dict[str, int], title: str, *, failed: bool,
         if drifted:
             console.print(Text(f"{'' if allow_drift else '✗ '}{drift}",
                                style="bold" if allow_drift else "bold red"))
-    elif failed and (summary["mismatched"] or (drifted and not allow_drift)):
-        differ = "differs" if summary["mismatched"] == 1 else "differ"
-        parts = [f"{summary['mismatched']} of {total} {noun} {differ} from the recording"
-                 ] if summary["mismatched"] else []
+    elif failed and (mismatched or (drifted and not allow_drift)):
+        differ = "differs" if mismatched == 1 else "differ"
+        parts = [f"{mismatched} of {total} {noun} {differ} from the recording"
+                 ] if mismatched else []
         if drifted and not allow_drift:
             parts.append(f"{drifted} drifted (not run)" if parts else drift)
         console.print(Text("✗ " + "; ".join(parts), style="bold red"))

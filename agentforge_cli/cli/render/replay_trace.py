@@ -10,13 +10,16 @@ from rich.console import Console
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import safe_text, stdout_console
+from agentforge_cli.replay.report import CallStatus
 
 if TYPE_CHECKING:
     from agentforge_cli.replay.report import CallReport
 
 
-STATUS_BADGES = {"matched": ("✓ matched", "green"), "mismatched": ("✗ mismatched", "bold red"),
-           "unrecorded": ("• unrecorded", "yellow"), "drifted": ("⚠ drifted", "bold magenta")}
+STATUS_BADGES = {CallStatus.MATCHED: ("✓ matched", "green"),
+                 CallStatus.MISMATCHED: ("✗ mismatched", "bold red"),
+                 CallStatus.UNRECORDED: ("• unrecorded", "yellow"),
+                 CallStatus.DRIFTED: ("⚠ drifted", "bold magenta")}
 _SHOWN_RESULT = 160
 
 
