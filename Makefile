@@ -13,7 +13,7 @@ LINT_PATHS := agentforge_cli tests sample_tools benchmarks docs
 CRM := sample_tools.crm:CrmTools
 
 .DEFAULT_GOAL := test
-.PHONY: install test lint demo bench fuzz corpus clean
+.PHONY: install test lint demo bench soak fuzz corpus clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,6 +68,11 @@ bench: $(BENCH_STAMP)
 	else \
 		echo "benchmarks: not yet"; \
 	fi
+
+# 50 000 calls through `serve` over stdio and 50 000 over HTTP, hostile clients mixed in:
+# every request answered, the server's memory flat (docs/reliability.md). Not in `make test`.
+soak: $(STAMP)
+	$(PY) benchmarks/soak.py $(SOAK_ARGS)
 
 # Fuzz the argument pipeline (library and `agentforge replay`); N defaults to 100 000.
 fuzz: $(STAMP)

@@ -12,7 +12,8 @@ names (behind a proxy). Allowed browser origins get CORS answers (preflight incl
 The socket is bound before serving, so a taken port is a :class:`ListenError` and port
 ``0`` picks a free one; the URL goes to standard error once the server listens. SIGINT
 and SIGTERM stop it (uvicorn's handlers), exit 0: open connections get a few seconds to
-finish.
+finish. No client can lock the others out by opening sessions:
+:mod:`~agentforge_cli.integrations.http_sessions` bounds them per client and in all.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.service import ToolService
 from agentforge_cli.errors import ListenError
+from agentforge_cli.integrations.http_sessions import SessionGuard, SessionLimits
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -213,17 +215,20 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
-              allow_hosts: Iterable[str] = ()) -> Any:
+              allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
+    :class:`~agentforge_cli.integrations.http_sessions.SessionGuard` (``limits``) and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from agentforge_cli.integrations.mcp_server import build_server
 
+    limits = limits or SessionLimits()
     app = build_server(service).streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host,
+        streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HeaderGuard(app, host=host, extra_origins=allow_origins, extra_hosts=allow_hosts)
+    return HeaderGuard(SessionGuard(app, limits), host=host, extra_origins=allow_origins,
+                       extra_hosts=allow_hosts)
 
 
 def run_http(service: ToolService, *, host: str, sock: socket.socket,
