@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev,mcp,fuzz]'
 	# Node reference MCP servers for tests/integrations; zod 3 makes the SDK write a reused
-	# schema as a JSON Pointer $ref (#/properties/...), the form the tests check
+	# schema as a JSON Pointer $ref (#/properties/...), the form the tests check; the
+	# TypeScript SDK drives server-everything in the record tests (ts_client.mjs)
 	npm install --prefix $(VENV)/node --no-audit --no-fund \
-		@modelcontextprotocol/server-sequential-thinking@2026.8.31 zod@3.25.76
+		@modelcontextprotocol/server-sequential-thinking@2026.8.31 zod@3.25.76 \
+		@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/sdk@1.32.2
 	touch $@
 
 install: $(STAMP)

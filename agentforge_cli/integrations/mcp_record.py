@@ -64,6 +64,11 @@ class SessionLog:
         with self._lock:
             self._file.close()
 
+    def hide(self, secret: str) -> None:
+        """Mask ``secret`` too, wherever it appears from now on (when masking is on)."""
+        if self._mask and secret and secret not in self._secrets:
+            self._secrets = (*self._secrets, secret)
+
     def write(self, direction: str, line: bytes) -> None:
         """Append the message a forwarded line holds (or count it as not recorded)."""
         try:
