@@ -90,9 +90,21 @@ _HTTP_HINTS = {
     "HTTP 401": "send the credentials it expects with --header, e.g. --header "
                 "'Authorization: Bearer ...' (or AGENTFORGE_MCP_HEADERS)",
     "HTTP 404": "nothing is served at this path: a streamable HTTP endpoint is usually at "
-                "/mcp (a server that only speaks the older SSE transport is at /sse, which "
-                "agentforge does not speak)",
+                "/mcp, one of the older HTTP+SSE transport at /sse (agentforge speaks both, "
+                "and tried both here)",
 }
+_TRY_SSE_ON = (400, 404, 405)
+"""HTTP statuses of a refused POST after which a URL is tried over HTTP+SSE (the
+protocol's advice for clients that support older servers)."""
+_SSE_READ = 300.0  # the SDK's default wait for the next event of an SSE stream
+_SSE_FOREVER = 24 * 3600.0  # ... when calls have no time limit
+
+
+def _names_sse(url: str) -> bool:
+    """Whether the URL's path ends in ``/sse``, where HTTP+SSE servers serve."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path.rstrip("/").endswith("/sse")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -283,6 +295,9 @@ class McpConnection:
         self.call_timeout = call_timeout
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
+        self._refused_code: int | None = None  # ... and its code
+        self.sse = _is_url(spec) and _names_sse(spec)
+        """Whether the URL is spoken to over the older HTTP+SSE transport."""
         self._stack: Any = None
         self._session: Any = None
         self._sorter: Any = None  # the session's dispatcher (mcp_listing.ToolSorter)
@@ -306,10 +321,27 @@ class McpConnection:
     def open(self) -> list[Any]:
         """Start the server, initialize the session and return its tools (``types.Tool``).
 
+        A URL is spoken to over streamable HTTP, or over the older HTTP+SSE transport when
+        its path ends in ``/sse`` or its POST is refused with HTTP 400, 404 or 405 and a GET
+        of it opens an event stream (tried once; if it fails too, the first error stands).
+
         Raises:
             TargetError: The server does not start, exits, does not speak MCP or does not
                 answer within the timeout (the connection is closed again).
         """
+        try:
+            return self._open()
+        except TargetError as error:
+            if self.sse or self._refused_code not in _TRY_SSE_ON:
+                raise
+            self.sse, self._refused, self._refused_code = True, None, None
+            self._problems.clear()
+            try:
+                return self._open()
+            except TargetError:
+                raise error from None
+
+    def _open(self) -> list[Any]:
         import contextlib
         import tempfile
 
@@ -391,6 +423,16 @@ class McpConnection:
         async def transport() -> Any:
             import logging
 
+            if self.sse:
+                from mcp.client.sse import sse_client
+
+                # the event stream stays open between calls: a call may wait that long
+                read = max(_SSE_READ, self.call_timeout or _SSE_FOREVER, self.timeout)
+                async with sse_client(self.spec, headers=self.headers, timeout=self.timeout,
+                                      sse_read_timeout=read,
+                                      httpx_client_factory=self._http_client) as streams:
+                    yield streams
+                return
             if _is_url(self.spec):
                 from mcp.client.streamable_http import streamable_http_client
                 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -427,12 +469,23 @@ class McpConnection:
             with contextlib.suppress(OSError):
                 os.kill(pid, signum)
 
+    def _http_client(self, headers: dict[str, str] | None = None, timeout: Any = None,
+                     auth: Any = None) -> Any:
+        """The SDK's HTTP client for the SSE transport, noting error statuses."""
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client.event_hooks["response"].append(self._note_status)
+        return client
+
     async def _note_status(self, response: Any) -> None:
-        """Keep the first HTTP error status of a request (a POST: the optional event
-        stream's GET may be refused): the SDK's own error does not name it."""
+        """Keep the first HTTP error status of a request (a POST; over streamable HTTP the
+        optional event stream's GET may be refused, over SSE it is the connection): the
+        SDK's own error does not name it."""
         if (response.status_code >= 400 and self._refused is None
-                and response.request.method == "POST"):
+                and (response.request.method == "POST" or self.sse)):
             self._refused = _http_status(response)
+            self._refused_code = response.status_code
 
     # -- requests -------------------------------------------------------------------------
 
