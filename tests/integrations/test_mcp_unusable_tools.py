@@ -134,3 +134,12 @@ def test_a_call_to_a_task_only_tool_is_refused_before_it_reaches_the_server() ->
     assert "background must be called as a task" not in done.stdout + done.stderr
     either = agentforge("tools", "call", "either", "{}", "-t", TASKS)
     assert (either.returncode, either.stdout) == (0, "ok\n"), either.stderr
+
+
+def test_fuzz_skips_a_task_only_tool_and_says_why() -> None:
+    done = agentforge("tools", "fuzz", TASKS, "--examples", "5", "--seed", "1", "--json",
+                      "--include-destructive")
+    assert done.returncode == 0, done.stderr
+    reports = {tool["name"]: tool for tool in json.loads(done.stdout)["tools"]}
+    assert 'execution.taskSupport: "required"' in reports["background"]["skipped"]
+    assert reports["either"].get("skipped") is None
