@@ -78,7 +78,8 @@ def check(
                              hint="e.g. agentforge tools check --snapshot tools.lock.json "
                                   "--update-snapshot")
         selected = _providers(providers)
-        reach = mcp_options(header, env, cwd)
+        skipped: list[Any] = []  # MCP tools a server lists that cannot be used
+        reach = mcp_options(header, env, cwd, on_skipped=skipped.append)
 
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.schema.findings import exit_code, findings_to_json
@@ -90,6 +91,10 @@ def check(
         with _snapshot_errors(snapshot):
             findings = run_checks(table, providers=selected, snapshot=snapshot,
                                   update_snapshot=update_snapshot)
+        if skipped or any(spec.execution for spec in specs):
+            from agentforge_cli.integrations.mcp_findings import mcp_findings
+
+            findings[:0] = mcp_findings(skipped, specs)
         code = exit_code(findings, fail_on.value)
         if json_output:
             document = findings_to_json(findings, fail_on.value)

@@ -68,14 +68,16 @@ def _pairs(values: list[str] | None, separator: str, option: str, form: str
     return pairs
 
 
-def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None) -> Any:
-    """The ``McpOptions`` of the options given, or ``None`` when none is.
+def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None, *,
+                on_skipped: Any = None) -> Any:
+    """The ``McpOptions`` of the options given (and ``on_skipped``, which receives each
+    unusable tool of a server), or ``None`` when none is.
 
     Raises:
         UsageError: A malformed ``--header``/``--env`` or a ``--cwd`` that is not a
             directory (exit 2).
     """
-    if not (header or env or cwd):
+    if not (header or env or cwd or on_skipped):
         return None
     headers = _pairs(header, ":", "--header", "KEY:VALUE")
     variables = _pairs(env, "=", "--env", "KEY=VALUE")
@@ -87,4 +89,4 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
                              hint="give the directory mcp: servers should run in")
     from agentforge_cli.integrations.mcp_target import McpOptions
 
-    return McpOptions(headers=headers, env=variables, cwd=directory)
+    return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped)

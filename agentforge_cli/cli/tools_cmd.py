@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -167,7 +167,20 @@ def list_tools(
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
                                mcp_options=reach, skip_problems=skipped_tool)
+        _warn_task_only(service.specifications)
         renderer(service.specifications, strict)
+
+
+def _warn_task_only(specs: Sequence[Any]) -> None:
+    """A warning per MCP tool that must be called as a task (its calls are refused)."""
+    if not any(spec.execution for spec in specs):
+        return
+    from agentforge_cli.cli.render import warning
+    from agentforge_cli.integrations.mcp_target import TASK_REQUIRED_TEXT, task_required
+
+    for spec in specs:
+        if task_required(spec):
+            warning(f'tool "{spec.name}": {TASK_REQUIRED_TEXT} (its calls are refused)')
 
 
 # -- tools call ---------------------------------------------------------------------------------

@@ -39,15 +39,19 @@ class ToolSpecification:
     output_schema: dict[str, Any] | None = None
     """A JSON Schema of the tool's structured result (an MCP tool's ``outputSchema``);
     ``None`` for Python tools. Treat it as read-only."""
+    execution: dict[str, Any] | None = None
+    """How an MCP tool may be called (its ``execution``, e.g. ``{"taskSupport":
+    "required"}``); ``None`` for Python tools."""
 
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.title,
-                     json.dumps([self.parameters, self.annotations, self.output_schema],
-                                sort_keys=True, default=repr)))
+                     json.dumps([self.parameters, self.annotations, self.output_schema,
+                                 self.execution], sort_keys=True, default=repr)))
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row),
-        plus ``title``, ``annotations`` and ``output_schema`` when the tool has them."""
+        plus ``title``, ``annotations``, ``output_schema`` and ``execution`` when the tool
+        has them."""
         row: dict[str, Any] = {"name": self.name, "description": self.description,
                                "parameters": self.parameters}
         if self.title is not None:
@@ -56,6 +60,8 @@ class ToolSpecification:
             row["annotations"] = self.annotations
         if self.output_schema is not None:
             row["output_schema"] = self.output_schema
+        if self.execution:
+            row["execution"] = self.execution
         return row
 
 

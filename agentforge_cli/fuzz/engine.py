@@ -94,6 +94,9 @@ def _marked_safe(annotations: dict[str, Any]) -> bool:
 
 def skip_reason(spec: Any, options: FuzzOptions) -> str | None:
     """Why fuzzing does not call the tool, or ``None`` when it does."""
+    if (getattr(spec, "execution", None) or {}).get("taskSupport") == "required":
+        return ('it must be called as an MCP task (execution.taskSupport: "required"), '
+                "which agentforge cannot do yet")
     if options.include_destructive:
         return None
     if is_destructive(spec):

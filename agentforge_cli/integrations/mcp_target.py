@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,9 +49,25 @@ from agentforge_cli.errors import (
     ToolExecutionError,
 )
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "PREFIX", "TIMEOUT_VAR",
-           "McpConnection", "McpOptions", "McpToolExecutor", "McpToolResult", "close_all",
-           "is_mcp_target", "load_mcp_tools", "tool_specification"]
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "HEADERS_VAR",
+    "PREFIX",
+    "TASK_REQUIRED",
+    "TASK_REQUIRED_TEXT",
+    "TIMEOUT_VAR",
+    "McpConnection",
+    "McpOptions",
+    "McpToolExecutor",
+    "McpToolResult",
+    "SkippedTool",
+    "close_all",
+    "is_mcp_target",
+    "load_mcp_tools",
+    "task_required",
+    "tool_specification",
+]
 
 PREFIX = "mcp:"
 _URL_PREFIXES = ("http://", "https://")
@@ -65,6 +81,7 @@ _STDERR_LINES = 10
 _INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
                  "`pip install '.[mcp]'` (or `pip install mcp`)")
 _CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC error code for a closed connection
+_METHOD_NOT_FOUND = -32601  # what a server answers a task-only tool called without a task
 _EXIT_WAIT = 2.0  # seconds a server that closed the connection gets to exit
 MAX_PAGES = 1000
 """Pages of ``tools/list`` read before a server that keeps paging is given up on."""
@@ -73,9 +90,21 @@ _HTTP_HINTS = {
     "HTTP 401": "send the credentials it expects with --header, e.g. --header "
                 "'Authorization: Bearer ...' (or AGENTFORGE_MCP_HEADERS)",
     "HTTP 404": "nothing is served at this path: a streamable HTTP endpoint is usually at "
-                "/mcp (a server that only speaks the older SSE transport is at /sse, which "
-                "agentforge does not speak)",
+                "/mcp, one of the older HTTP+SSE transport at /sse (agentforge speaks both, "
+                "and tried both here)",
 }
+_TRY_SSE_ON = (400, 404, 405)
+"""HTTP statuses of a refused POST after which a URL is tried over HTTP+SSE (the
+protocol's advice for clients that support older servers)."""
+_SSE_READ = 300.0  # the SDK's default wait for the next event of an SSE stream
+_SSE_FOREVER = 24 * 3600.0  # ... when calls have no time limit
+
+
+def _names_sse(url: str) -> bool:
+    """Whether the URL's path ends in ``/sse``, where HTTP+SSE servers serve."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path.rstrip("/").endswith("/sse")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -95,6 +124,40 @@ class McpOptions:
     call_timeout: float | None = DEFAULT_CALL_TIMEOUT
     """Seconds each ``tools/call`` may take (``None``: no limit); a command's ``timeout``
     wins."""
+    on_skipped: Callable[[SkippedTool], None] | None = None
+    """Receives each tool a server lists that cannot be used (see :func:`load_mcp_tools`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedTool:
+    """A tool of a ``tools/list`` answer that agentforge leaves out: the SDK's types
+    refuse it (an ``inputSchema`` that is not an object schema, no name...)."""
+
+    server: str
+    """The server, as messages name it (a URL masked, or the command in backquotes)."""
+    name: str
+    """The tool's name, or ``#N`` (its place in the listing) when it has none."""
+    reason: str
+    """Why, e.g. ``inputSchema.type: Input should be 'object'``."""
+
+    def __str__(self) -> str:
+        return f"tool {self.name!r} of MCP server {self.server}: {self.reason}"
+
+
+TASK_REQUIRED = "required"
+"""The ``execution.taskSupport`` of a tool that must be called as a task."""
+
+
+def task_required(specification: ToolSpecification) -> bool:
+    """Whether the MCP tool must be called as a task (``execution.taskSupport:
+    "required"``), which agentforge cannot do yet."""
+    execution = specification.execution or {}
+    return execution.get("taskSupport") == TASK_REQUIRED
+
+
+TASK_REQUIRED_TEXT = ('it must be called as an MCP task (execution.taskSupport: '
+                      '"required"), which agentforge cannot do yet')
+"""Why a task-only tool cannot be called."""
 
 
 def is_mcp_target(spec: str) -> bool:
@@ -232,12 +295,18 @@ class McpConnection:
         self.call_timeout = call_timeout
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
+        self._refused_code: int | None = None  # ... and its code
+        self.sse = _is_url(spec) and _names_sse(spec)
+        """Whether the URL is spoken to over the older HTTP+SSE transport."""
         self._stack: Any = None
         self._session: Any = None
+        self._sorter: Any = None  # the session's dispatcher (mcp_listing.ToolSorter)
         self._portal: Any = None
         self._stderr: Any = None
         self._process: Any = None  # the stdio server's process (see mcp_process)
         self._died: str | None = None  # how the server died during a call
+        self.skipped: list[SkippedTool] = []
+        """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
 
     @property
     def label(self) -> str:
@@ -252,10 +321,27 @@ class McpConnection:
     def open(self) -> list[Any]:
         """Start the server, initialize the session and return its tools (``types.Tool``).
 
+        A URL is spoken to over streamable HTTP, or over the older HTTP+SSE transport when
+        its path ends in ``/sse`` or its POST is refused with HTTP 400, 404 or 405 and a GET
+        of it opens an event stream (tried once; if it fails too, the first error stands).
+
         Raises:
             TargetError: The server does not start, exits, does not speak MCP or does not
                 answer within the timeout (the connection is closed again).
         """
+        try:
+            return self._open()
+        except TargetError as error:
+            if self.sse or self._refused_code not in _TRY_SSE_ON:
+                raise
+            self.sse, self._refused, self._refused_code = True, None, None
+            self._problems.clear()
+            try:
+                return self._open()
+            except TargetError:
+                raise error from None
+
+    def _open(self) -> list[Any]:
         import contextlib
         import tempfile
 
@@ -273,6 +359,8 @@ class McpConnection:
             self._session = self._stack.enter_context(
                 self._portal.wrap_async_context_manager(self._connect()))
             tools: list[Any] = self._portal.call(self._bounded, self._list_tools, self.timeout)
+            self.skipped = [SkippedTool(self.label, name, reason)
+                            for name, reason in self._sorter.skipped]
         except TargetError:
             self.close()
             raise
@@ -313,14 +401,17 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
+            from agentforge_cli.integrations.mcp_listing import ToolSorter
 
             me = types.Implementation(name="agentforge", version=__version__)
-            async with self._transport() as (read, write), \
-                    ClientSession(read, write, message_handler=on_message,
-                                  client_info=me) as session:
-                with anyio.fail_after(self.timeout):
-                    await session.initialize()
-                yield session
+            async with self._transport() as (read, write):
+                self._sorter = ToolSorter(read, write, version=lambda: None)
+                async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
+                                         client_info=me) as session:
+                    self._sorter.version = lambda: session.protocol_version
+                    with anyio.fail_after(self.timeout):
+                        await session.initialize()
+                    yield session
 
         return connect()
 
@@ -332,6 +423,16 @@ class McpConnection:
         async def transport() -> Any:
             import logging
 
+            if self.sse:
+                from mcp.client.sse import sse_client
+
+                # the event stream stays open between calls: a call may wait that long
+                read = max(_SSE_READ, self.call_timeout or _SSE_FOREVER, self.timeout)
+                async with sse_client(self.spec, headers=self.headers, timeout=self.timeout,
+                                      sse_read_timeout=read,
+                                      httpx_client_factory=self._http_client) as streams:
+                    yield streams
+                return
             if _is_url(self.spec):
                 from mcp.client.streamable_http import streamable_http_client
                 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -368,12 +469,23 @@ class McpConnection:
             with contextlib.suppress(OSError):
                 os.kill(pid, signum)
 
+    def _http_client(self, headers: dict[str, str] | None = None, timeout: Any = None,
+                     auth: Any = None) -> Any:
+        """The SDK's HTTP client for the SSE transport, noting error statuses."""
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client.event_hooks["response"].append(self._note_status)
+        return client
+
     async def _note_status(self, response: Any) -> None:
-        """Keep the first HTTP error status of a request (a POST: the optional event
-        stream's GET may be refused): the SDK's own error does not name it."""
+        """Keep the first HTTP error status of a request (a POST; over streamable HTTP the
+        optional event stream's GET may be refused, over SSE it is the connection): the
+        SDK's own error does not name it."""
         if (response.status_code >= 400 and self._refused is None
-                and response.request.method == "POST"):
+                and (response.request.method == "POST" or self.sse)):
             self._refused = _http_status(response)
+            self._refused_code = response.status_code
 
     # -- requests -------------------------------------------------------------------------
 
@@ -567,6 +679,9 @@ class McpToolExecutor:
         from agentforge_cli.core.content_blocks import blocks_text
 
         arguments = parse_arguments(request.arguments)
+        if task_required(self.specification):  # the server would answer -32601
+            return self._failed(f"Error executing tool {self.name}: "
+                                f"{TASK_REQUIRED_TEXT}", _METHOD_NOT_FOUND)
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed
@@ -595,10 +710,14 @@ def tool_specification(tool: Any) -> ToolSpecification:
     """An MCP ``Tool`` of a ``tools/list`` answer as a specification."""
     annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
                    if tool.annotations is not None else None)
+    execution = getattr(tool, "execution", None)
+    execution = (execution.model_dump(mode="json", by_alias=True, exclude_none=True)
+                 if execution is not None else None)
     return ToolSpecification(name=tool.name, description=tool.description or "",
                              parameters=tool.input_schema, title=tool.title,
                              annotations=annotations or None,
-                             output_schema=tool.output_schema)
+                             output_schema=tool.output_schema,
+                             execution=execution or None)
 
 
 def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
@@ -614,14 +733,37 @@ def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
         first[tool.name] = index
 
 
+def _report_skipped(connection: McpConnection, options: McpOptions,
+                    skip_problems: Callable[[str], None] | None) -> None:
+    """Give each unusable tool to ``options.on_skipped``, else to ``skip_problems`` as a
+    message; with neither, refuse the server naming them."""
+    for skipped in connection.skipped:
+        if options.on_skipped is not None:
+            options.on_skipped(skipped)
+        elif skip_problems is not None:
+            skip_problems(str(skipped))
+    if connection.skipped and options.on_skipped is None and skip_problems is None:
+        connection.close()
+        raise TargetError(f"MCP server {connection.label} lists tools that cannot be used: "
+                          + "; ".join(f"{s.name!r} ({s.reason})" for s in connection.skipped),
+                          hint="the command line leaves such tools out and warns")
+
+
 def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                    logging: bool = False, propagate_execution_errors: bool = False,
-                   options: McpOptions | None = None) -> dict[ToolSpecification, Any]:
+                   options: McpOptions | None = None,
+                   skip_problems: Callable[[str], None] | None = None
+                   ) -> dict[ToolSpecification, Any]:
     """Start the server ``spec`` names and return its tools and their executors.
 
     ``timeout`` bounds start-up and each call (default: see the module docstring, and
     :attr:`McpOptions.call_timeout` for the calls). ``options`` adds headers
     (``http(s)://``), or environment variables and a working directory (``mcp:``).
+
+    A tool of the server's ``tools/list`` that the SDK's types refuse is left out, the
+    others load: each goes to :attr:`McpOptions.on_skipped` as a :class:`SkippedTool`,
+    else to ``skip_problems`` as a message; with neither, the server is refused (a
+    ``TargetError`` naming them).
 
     Raises:
         TargetConfigError: An empty or malformed command, or the SDK is not installed.
@@ -643,6 +785,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     table: dict[ToolSpecification, Any] = {}
     tools = connection.open()
     _refuse_duplicates(connection, tools)
+    _report_skipped(connection, options, skip_problems)
     for tool in tools:
         specification = tool_specification(tool)
         executor: Any = McpToolExecutor(connection, specification,

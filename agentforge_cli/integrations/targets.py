@@ -442,7 +442,7 @@ def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
                            logging=bool(options.get("logging")),
                            propagate_execution_errors=bool(
                                options.get("propagate_execution_errors")),
-                           options=mcp_options)
+                           options=mcp_options, skip_problems=options.get("skip_problems"))
     _add_served(table, tools, spec)
 
 

@@ -16,7 +16,12 @@
 * ``annotations`` — tools with every kind of annotation, and none;
 * ``duplicate`` — two tools named ``twice``;
 * ``paging`` — ``tools/list`` answers with a ``nextCursor`` forever;
-* ``huge`` — ``flood`` answers with a text of ``{"size": N}`` characters.
+* ``huge`` — ``flood`` answers with a text of ``{"size": N}`` characters;
+* ``badschema`` — beside ``fine``, a tool whose ``inputSchema`` is an array schema
+  (``listish``) and one with no name;
+* ``tasks`` — ``background`` must be called as a task (``execution.taskSupport:
+  "required"``: called without one it is refused with -32601, as the protocol says),
+  ``either`` may be (``"optional"``) and ``plain`` declares nothing.
 
 Each request line gets at most one answer line; ``initialize`` records the client's
 ``clientInfo`` on stderr (``client: NAME VERSION``).
@@ -61,6 +66,13 @@ TOOLS = {
     "paging": [_tool("fine", readOnlyHint=True)],
     "huge": [_tool("flood", {"type": "object", "properties": {"size": {"type": "integer"}}},
                    readOnlyHint=True)],
+    "badschema": [_tool("fine", readOnlyHint=True),
+                  _tool("listish", {"type": "array", "items": {"type": "string"}}),
+                  {"description": "A tool without a name.", "inputSchema": _NOTHING}],
+    "tasks": [{**_tool("background", readOnlyHint=True),
+               "execution": {"taskSupport": "required"}},
+              {**_tool("either", readOnlyHint=True), "execution": {"taskSupport": "optional"}},
+              _tool("plain", readOnlyHint=True)],
 }
 
 
@@ -86,6 +98,8 @@ def _call(params):
         with open(sys.argv[2], "w") as pidfile:
             pidfile.write(str(os.getpid()))
         time.sleep(120)
+    if MODE == "tasks" and name == "background":
+        return {"error": {"code": -32601, "message": "background must be called as a task"}}
     if MODE == "huge":
         return {"result": _text("x" * int(arguments.get("size", 0)))}
     if MODE == "strict" and name == "lookup":

@@ -1,8 +1,8 @@
 """MCP: the ``tools/list`` result, ``{"tools": [{"name", "description", "inputSchema"}]}``.
 
 ``inputSchema`` is JSON Schema and takes ``parameters`` as generated (it must describe an
-object). ``title``, ``annotations`` and ``outputSchema`` are added when the
-specification carries them.
+object). ``title``, ``annotations``, ``outputSchema`` and ``execution`` (an MCP tool's
+``taskSupport``) are added when the specification carries them.
 Lint warns about a ``/`` in a tool name (``mcp:name``): the protocol accepts it, its
 tool-name guidance does not list it.
 """
@@ -47,6 +47,9 @@ def convert_mcp(spec: ToolSpecification) -> ToolConversion:
     output_schema = getattr(spec, "output_schema", None)
     if output_schema is not None:
         data["outputSchema"] = plain_copy(output_schema)
+    execution = getattr(spec, "execution", None)
+    if execution:
+        data["execution"] = plain_copy(dict(execution))
     return walker.conversion(data)
 
 
