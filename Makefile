@@ -13,7 +13,7 @@ LINT_PATHS := agentforge_cli tests sample_tools benchmarks docs
 CRM := sample_tools.crm:CrmTools
 
 .DEFAULT_GOAL := test
-.PHONY: install test lint demo bench soak fuzz corpus clean
+.PHONY: install test lint demo bench soak fuzz corpus clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,11 +27,17 @@ $(STAMP): pyproject.toml
 		@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/sdk@1.32.2
 	touch $@
 
-install: $(STAMP)
+# Debian's Chromium, for the browser test of serve's CORS (tests/integrations/
+# test_mcp_browser.py): installed with apt when missing (CI runs as root on Debian).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		apt-get update && apt-get install -y --no-install-recommends chromium; }
+
+install: $(STAMP) chromium
 
 # Lint, the type check and the tests all run, so one CI log shows everything; the target
 # fails if any failed.
-test: $(STAMP)
+test: $(STAMP) chromium
 	@status=0; \
 	$(VENV)/bin/ruff check $(LINT_PATHS) || status=1; \
 	$(VENV)/bin/mypy || status=1; \

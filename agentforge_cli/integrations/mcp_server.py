@@ -56,7 +56,7 @@ from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
 from agentforge_cli.errors import MCPUnavailableError, ToolExecutionError
-from agentforge_cli.integrations.mcp_output import OutputSchemas
+from agentforge_cli.integrations.mcp_output import OutputSchemas, StructuredResult
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -186,7 +186,9 @@ def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
         structured = getattr(result, "structured_content", None)
         return types.CallToolResult.model_validate(
             {"content": content, "structuredContent": structured, "isError": result.is_error})
-    structured = None if result.is_error else _structured(result.text)
+    structured = getattr(result, "structured_content", None)  # checked (see _checked)
+    if structured is None and not result.is_error:
+        structured = _structured(result.text)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=result.text)],
         structured_content=structured,
@@ -200,11 +202,11 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
     (a client would refuse it)."""
     if result.is_error or schemas.schema(name) is None:
         return result
-    value = _structured(result.text)
-    problem = ("the result is not a JSON object" if value is None
-               else schemas.problem(name, value))
-    if problem is None:
-        return result
+    value, problem = schemas.structured(name, result.text)
+    if value is not None and problem is None:
+        checked = StructuredResult(result.text, False)
+        checked.structured_content = value
+        return checked
     return ToolExecutionResult(f'Tool "{name}" returned a result that does not match its '
                                f"outputSchema: {problem}", True)
 

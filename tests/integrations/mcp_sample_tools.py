@@ -3,8 +3,8 @@
 An int tool, async tools (one that reports which thread it runs on, one that raises), a
 tool that raises, a tool returning an object, a tool that writes to stdout, a pair (one
 sync, one async) showing that a blocked sync tool leaves the event loop free, and tools
-whose return annotation is an object type (a dataclass, a TypedDict: an ``outputSchema``)
-or not quite one (a NamedTuple, written as an array).
+whose return annotation is an object type (a dataclass, a TypedDict, a NamedTuple written
+as an array: an ``outputSchema``).
 
 ``tests/integrations`` has no ``__init__.py``: it is on ``sys.path`` while testing, so no
 module in it may be named like a library it imports (``mcp``).
@@ -153,5 +153,5 @@ async def stock(sku: str) -> Stock:
 
 @tool
 def point() -> Point:
-    """A point, sent as a JSON array: no outputSchema."""
+    """A point, written as a JSON array; its structuredContent is an object."""
     return Point(1, 2)

@@ -176,8 +176,10 @@ def test_an_object_return_type_is_an_output_schema_and_structured_content(remote
     assert schema["type"] == "object" and schema["title"] == "Reading"
     assert set(schema["required"]) == {"city", "degrees", "unit", "taken"}
     assert listed["stock"].output_schema["properties"]["count"] == {"type": "integer"}
-    for untyped in ("point", "add", "where", "check_stock"):  # no object return type
+    for untyped in ("add", "where", "check_stock"):  # no object return type
         assert listed[untyped].output_schema is None, untyped
+    assert listed["point"].output_schema["required"] == ["x", "y"]  # a NamedTuple
+    assert remote.call("point").structured_content == {"x": 1, "y": 2}
 
     # the SDK client validates structuredContent against the outputSchema
     result = remote.call("reading", {"city": "Oslo"})
