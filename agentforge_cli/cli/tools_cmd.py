@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,6 +28,9 @@ from agentforge_cli.cli.settings import BindingOption, StrictOption, project_cho
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
 from agentforge_cli.core.masking import mask_url
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.argument_explanation import ArgumentExplanation
 
 app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
                   no_args_is_help=True, add_completion=False)
@@ -237,37 +240,16 @@ def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     return masked
 
 
-def _explanation(executor: Any, text: str) -> tuple[list[dict[str, Any]], str | None]:
-    """Per-parameter rows (JSON-safe, masked) and the binding error, if any."""
-    from agentforge_cli.cli.values import json_safe
-    from agentforge_cli.core.diagnostics import explain
-    from agentforge_cli.core.masking import MASK, mask_value, sensitive_keys
+def _explanation(executor: Any, text: str) -> ArgumentExplanation:
+    """How the executor says the arguments bind (:meth:`explain_arguments`); no rows for
+    an executor that cannot say."""
+    from agentforge_cli.core.argument_explanation import ArgumentExplanation
 
-    explanation = explain(executor, text)
-    if explanation is None:
-        return [], None
-    keys, traces = sensitive_keys(executor), explanation.traces
-    raws = mask_value({t.name: json_safe(t.raw) for t in traces}, keys)
-    values = mask_value({t.name: json_safe(t.value) for t in traces}, keys)
-    rows = []
-    for trace in traces:
-        bound = trace.status == "bound"
-        rows.append({"parameter": trace.name, "present": trace.present,
-                     "raw": raws[trace.name],
-                     "value": values[trace.name] if bound else None,
-                     "python": (MASK if trace.sensitive else repr(mask_value(trace.value)))
-                     if bound else None,
-                     "type": type(trace.value).__name__ if bound else None,
-                     "status": trace.status, "rule": trace.rule})
-    return rows, explanation.error
-
-
-def _mcp_served(executor: Any) -> Any:
-    """The MCP connection serving this tool, or ``None`` for a Python tool."""
-    from agentforge_cli.integrations.mcp_target import McpToolExecutor
-
-    inner = getattr(executor, "delegate", executor)  # under --log
-    return inner.connection if isinstance(inner, McpToolExecutor) else None
+    describe = getattr(executor, "explain_arguments", None)
+    if describe is None:
+        return ArgumentExplanation(rows=(), error=None)
+    explained: ArgumentExplanation = describe(text)
+    return explained
 
 
 def _repairs(text: str) -> tuple[str, ...]:
@@ -277,71 +259,20 @@ def _repairs(text: str) -> tuple[str, ...]:
     return argument_repairs(text)
 
 
-def _sent_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The object an MCP tool is sent (parsed as for Python tools), or the parse error."""
-    from agentforge_cli.core.arguments import parse_arguments
-    from agentforge_cli.errors import ArgumentError
-
-    try:
-        return parse_arguments(text), None
-    except ArgumentError as exc:
-        return None, f"the arguments are not a JSON object: {exc}"
-
-
-def _sent_explanation(spec: Any, text: str, library: str | None
-                      ) -> tuple[list[dict[str, Any]], str | None]:
-    """Rows shaped like a Python tool's: what is sent per parameter of the schema (the
-    MCP server, or the tool's ``library``, binds it, so no coerced value), and the parse
-    error, if any."""
-    sent, error = _sent_arguments(text)
-    sent = sent or {}
-    schema = spec.parameters if isinstance(spec.parameters, dict) else {}
-    properties = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
-    required = schema["required"] if isinstance(schema.get("required"), list) else []
-    rows = []
-    for key in dict.fromkeys([*properties, *sent]):
-        declared = properties.get(key)
-        rule = (("bound by the MCP server; inputSchema: " if library is None
-                 else f"bound by {library}; schema: ")
-                + (json.dumps(declared, ensure_ascii=False) if declared is not None
-                   else "not declared"))
-        rows.append({"parameter": key, "present": key in sent, "raw": sent.get(key),
-                     "value": None, "python": None, "type": None,
-                     "status": "sent" if key in sent else
-                     ("missing" if key in required else "not sent"),
-                     "rule": rule + (" (required)" if key in required else "")})
-    return rows, error
-
-
-def _show_sent_explanation(name: str, connection: Any, library: str | None, spec: Any,
-                           text: str) -> None:
-    from agentforge_cli.cli.output import write
-    from agentforge_cli.cli.render import safe_text
-
-    sent, error = _sent_arguments(text)
-    lead = (f"{name} is served by MCP server {connection.label}: agentforge parses the "
-            "arguments and sends the object as it is; the server binds it (no coercion "
-            "here)." if library is None else
-            f"{name} is bound by {library}: it reads the argument text itself (no coercion "
-            "by agentforge).")
-    lines = [lead,
-             "sent: " + (json.dumps(sent, ensure_ascii=False) if error is None else error),
-             ("inputSchema: " if library is None else "schema: ")
-             + json.dumps(spec.parameters, ensure_ascii=False, indent=2)]
-    write(safe_text("\n".join(lines)), stderr=True)
-
-
-def _show_explanation(rows: list[dict[str, Any]], error_text: str | None) -> None:
+def _show_explanation(explained: ArgumentExplanation) -> None:
     from agentforge_cli.cli import render
     from agentforge_cli.cli.values import display
 
+    if explained.note is not None:  # bound elsewhere: what is sent, and who binds it
+        render.write(render.safe_text(explained.note), stderr=True)
+        return
     shown = []
-    for row in rows:
-        raw = display(row["raw"]) if row["present"] else "(missing)"
-        coerced = row.get("python") or ("✗" if row.get("status") == "failed" else "—")
-        shown.append({"parameter": row["parameter"], "raw": raw, "coerced": coerced,
-                      "rule": row["rule"]})
-    render.explain(shown, error_text=error_text)
+    for row in explained.rows:
+        raw = display(row.raw) if row.present else "(missing)"
+        coerced = row.python or ("✗" if row.status == "failed" else "—")
+        shown.append({"parameter": row.parameter, "raw": raw, "coerced": coerced,
+                      "rule": row.rule})
+    render.explain(shown, error_text=explained.error)
 
 
 @app.command("call", cls=Command)
@@ -415,8 +346,6 @@ def call_tool(
             listed = " ".join(shlex.quote(mask_url(target)) for target in tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
-        served = _mcp_served(executor)
-        spec = next(s for s in service.specifications if s.name == name)
         ran = getattr(executor, "binding", None)  # another library's tool: the path taken
         native = ran == "native"
         fell_back = binding == "agentforge" and ran == "native"
@@ -425,21 +354,16 @@ def call_tool(
         repairs = _repairs(text) if explain and not native else ()
         if repairs and not json_output:
             write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
-        if served is not None or native:
-            library = None if served is not None else executor.foreign.library
-            rows, explain_error = (_sent_explanation(spec, text, library) if explain
-                                   else ([], None))
-            if explain and not json_output:
-                _show_sent_explanation(name, served, library, spec, text)
-        else:
-            rows, explain_error = _explanation(executor, text) if explain else ([], None)
-            if explain and not json_output:
-                _show_explanation(rows, explain_error)
+        explained = _explanation(executor, text) if explain or json_output else None
+        if explain and explained is not None and not json_output:
+            _show_explanation(explained)
+        rows = [row.as_json() for row in explained.rows] if explained is not None else []
         request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
                                        arguments=text)
         payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
         if json_output:
-            payload["arguments"] = (_sent_arguments(text)[0] if served is not None or native
+            assert explained is not None  # made for --json
+            payload["arguments"] = (explained.sent if explained.bound_elsewhere
                                     else _bound_arguments(executor, text))
             if ran is not None:
                 payload["binding"] = ran

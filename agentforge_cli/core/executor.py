@@ -52,6 +52,7 @@ from agentforge_cli.errors import (
 )
 
 if TYPE_CHECKING:
+    from agentforge_cli.core.argument_explanation import ArgumentExplanation
     from agentforge_cli.core.diagnostics import Explanation
     from agentforge_cli.core.spec import ToolSpecification
 
@@ -337,6 +338,14 @@ class LocalToolExecutor:
         explanation = explain(self, arguments)
         assert explanation is not None  # None only for an executor that is not local
         return explanation
+
+    def explain_arguments(self, arguments: str | dict[str, Any] | None
+                          ) -> ArgumentExplanation:
+        """``--explain``'s rows: agentforge binds this tool's arguments (see
+        :func:`~agentforge_cli.core.argument_explanation.bound_explanation`)."""
+        from agentforge_cli.core.argument_explanation import bound_explanation
+
+        return bound_explanation(self, arguments)
 
     def call_bound(self, values: tuple[Any, ...], arguments: dict[str, Any] | None = None
                    ) -> ToolExecutionResult:

@@ -17,6 +17,7 @@ __all__ = [
     "NUMBER_TEXT",
     "JsonFloat",
     "describe",
+    "json_safe",
     "json_type",
     "number_text",
     "plain",
@@ -158,3 +159,29 @@ def describe(value: Any) -> str:
     if len(text) > _SHOWN_CHARS:
         text = text[:_SHOWN_CHARS] + f"… ({len(text)} characters)"
     return f"<{text}>{suffix}"
+
+
+def json_safe(value: Any) -> Any:
+    """A JSON-serialisable form of a bound value (as a tool's result would be written).
+
+    ``Decimal``, ``UUID``, dates, enums, dataclasses, sets and the like are converted the
+    way the return-value rules write them; anything without a JSON form becomes its
+    ``repr``.
+    """
+    kind = type(value)
+    if value is None or kind in (str, bool, int):
+        return value
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else repr(float(value))
+    from agentforge_cli.core.returns import UnserializableResult, result_text
+
+    try:
+        text = result_text(value)
+    except UnserializableResult:
+        return repr(value)
+    if isinstance(value, str):  # a str subclass (str-valued enum...) is returned as is
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to parse
+        return text

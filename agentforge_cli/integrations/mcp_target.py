@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.argument_explanation import ArgumentExplanation, sent_explanation
 from agentforge_cli.core.executor import DEFAULT_MAX_RESULT_CHARS
 from agentforge_cli.core.masking import mask_url, mask_values
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
@@ -704,6 +705,16 @@ class McpToolExecutor:
         if self.propagate_execution_errors:
             raise ToolErrorAnswer(text, code=code)
         return ToolExecutionResult(text, True)
+
+    def explain_arguments(self, arguments: str | dict[str, Any] | None
+                          ) -> ArgumentExplanation:
+        """``--explain``: the server binds the arguments; what it is sent, per parameter."""
+        return sent_explanation(
+            self.specification.parameters, arguments, bound_by="bound by the MCP server",
+            schema_label="inputSchema",
+            lead=f"{self.name} is served by MCP server {self.connection.label}: agentforge "
+                 "parses the arguments and sends the object as it is; the server binds it "
+                 "(no coercion here).")
 
 
 def tool_specification(tool: Any) -> ToolSpecification:

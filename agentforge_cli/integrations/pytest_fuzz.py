@@ -11,12 +11,11 @@ only when the option is given.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from _pytest._code.code import TerminalRepr
+from agentforge_cli.integrations.pytest_items import RouteItem
 
 __all__ = ["FUZZ_OPTION", "FuzzItem"]
 
@@ -39,8 +38,11 @@ class FuzzFailure(Exception):
     """The tool has findings (shown without a traceback)."""
 
 
-class FuzzItem(pytest.Item):
+class FuzzItem(RouteItem):
     """Fuzz one tool; fails on a crash, hang, bad result or schema-binding mismatch."""
+
+    ROUTE = "agentforge fuzz"
+    FAILURE = FuzzFailure
 
     def __init__(self, *, tool: str, context: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -67,14 +69,9 @@ class FuzzItem(pytest.Item):
                           f"    reproduce: {finding.command}"]
             raise FuzzFailure("\n".join(lines))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str | TerminalRepr:
-        if isinstance(excinfo.value, FuzzFailure):
-            return f"agentforge fuzz: {excinfo.value}"
-        return super().repr_failure(excinfo, style=style)
-
-    def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"agentforge fuzz: {self.tool}"
+    @property
+    def subject(self) -> str:
+        return self.tool
 
 
 def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:

@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import pytest
 
+from agentforge_cli.integrations.pytest_items import RouteItem
 from agentforge_cli.replay.compare import MATCH_MODES
 from agentforge_cli.replay.report import CallStatus
 
 if TYPE_CHECKING:
-    from _pytest._code.code import TerminalRepr
 
     from agentforge_cli.replay.report import CallReport
 
@@ -85,8 +85,11 @@ class ReplayFailure(Exception):
     traceback)."""
 
 
-class ReplayItem(pytest.Item):
+class ReplayItem(RouteItem):
     """One recorded call (or, with ``index`` ``None``, a transcript that cannot be read)."""
+
+    ROUTE = "agentforge replay"
+    FAILURE = ReplayFailure
 
     def __init__(self, *, transcript: str, index: int | None, error: str | None = None,
                  **kwargs: Any) -> None:
@@ -112,15 +115,6 @@ class ReplayItem(pytest.Item):
             if _allow_drift(self.config):
                 pytest.skip(f"{message} (allowed)")
             raise ReplayFailure(message)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str | TerminalRepr:
-        if isinstance(excinfo.value, ReplayFailure):
-            return f"agentforge replay: {excinfo.value}"
-        return super().repr_failure(excinfo, style=style)
-
-    def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"agentforge replay: {self.name}"
 
 
 def _allow_drift(config: pytest.Config) -> bool:

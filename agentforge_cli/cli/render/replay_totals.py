@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import print_trimmed, safe_text, stdout_console
-from agentforge_cli.cli.render.replay_trace import STATUS_BADGES
-from agentforge_cli.replay.report import CallStatus
+from agentforge_cli.cli.render.replay_trace import status_badges
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay.report import CallStatus
 
 
 def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
@@ -21,13 +25,15 @@ def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
     table.add_column("status")
     table.add_column("calls", justify="right")
     for status, count in summary.items():
-        style = STATUS_BADGES[status][1] if count else "dim"
+        style = status_badges()[status][1] if count else "dim"
         table.add_row(Text(status, style=style), Text(str(count), style=style))
     table.add_row(Text("total", style="bold"), Text(str(total), style="bold"))
     console.print()
     console.print(Text(safe_text(title), style="bold"), overflow="fold")
     print_trimmed(console, table)
     noun = "call" if total == 1 else "calls"
+    from agentforge_cli.replay.report import CallStatus
+
     drifted = summary.get(CallStatus.DRIFTED, 0)
     mismatched = summary[CallStatus.MISMATCHED]
     drift = f"{drifted} of {total} {noun} drifted from today's tools (not run)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -10,16 +11,23 @@ from rich.console import Console
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import safe_text, stdout_console
-from agentforge_cli.replay.report import CallStatus
 
 if TYPE_CHECKING:
-    from agentforge_cli.replay.report import CallReport
+    from agentforge_cli.replay.report import CallReport, CallStatus
 
 
-STATUS_BADGES = {CallStatus.MATCHED: ("✓ matched", "green"),
-                 CallStatus.MISMATCHED: ("✗ mismatched", "bold red"),
-                 CallStatus.UNRECORDED: ("• unrecorded", "yellow"),
-                 CallStatus.DRIFTED: ("⚠ drifted", "bold magenta")}
+@functools.cache
+def status_badges() -> dict[CallStatus, tuple[str, str]]:
+    """Each call status's badge and style (made on first use: the replay package loads
+    only when a replay is drawn)."""
+    from agentforge_cli.replay.report import CallStatus
+
+    return {CallStatus.MATCHED: ("✓ matched", "green"),
+            CallStatus.MISMATCHED: ("✗ mismatched", "bold red"),
+            CallStatus.UNRECORDED: ("• unrecorded", "yellow"),
+            CallStatus.DRIFTED: ("⚠ drifted", "bold magenta")}
+
+
 _SHOWN_RESULT = 160
 
 
@@ -37,7 +45,7 @@ and the badge's ``(text, style)``."""
 
 
 def _call_rows(call: CallReport) -> list[_Row]:
-    badge = STATUS_BADGES[call.status]
+    badge = status_badges()[call.status]
     act: _Row = ("act", "magenta", [(safe_text(call.name, one_line=True), "bold"),
                                     (" " + _one_line(call.masked_arguments()), None)], None)
     if call.actual is None:  # drifted: not run, the drift says why

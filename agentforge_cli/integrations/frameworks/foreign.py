@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from agentforge_cli.core.argument_explanation import ArgumentExplanation, sent_explanation
 from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
 from agentforge_cli.core.executor import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -121,6 +122,16 @@ class NativeToolExecutor:
 
     def __repr__(self) -> str:
         return f"<NativeToolExecutor {self.name} of {self.foreign.library}>"
+
+    def explain_arguments(self, arguments: str | dict[str, Any] | None
+                          ) -> ArgumentExplanation:
+        """``--explain``: the library binds the arguments; what it is sent, per parameter."""
+        library = self.foreign.library
+        return sent_explanation(
+            self.specification.parameters, arguments, bound_by=f"bound by {library}",
+            schema_label="schema",
+            lead=f"{self.name} is bound by {library}: it reads the argument text itself (no "
+                 "coercion by agentforge).")
 
     def execute(self, request: ToolExecutionRequest, memory_id: object = None
                 ) -> ToolExecutionResult:
