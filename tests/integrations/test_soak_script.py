@@ -30,7 +30,7 @@ def test_a_small_soak_passes_and_reports_both_transports() -> None:
                for line in lines), done.stdout
     assert any(line.startswith("http: 100 calls in ") and "0 unanswered, 0 wrong" in line
                for line in lines), done.stdout
-    assert "not JSON 1" in done.stdout and "sessions abandoned 6" in done.stdout
+    assert "not JSON 1" in done.stdout and "sessions abandoned 12" in done.stdout
     assert "client gone mid-call: the server exited 0" in done.stdout
     assert sum("server RSS: first quarter" in line for line in lines) == 2
 
