@@ -151,7 +151,9 @@ class SessionGuard:
 
     async def _end(self, session_id: str) -> None:
         """End a session with a ``DELETE`` through the app, as its client would."""
-        session = self.sessions[session_id]
+        session = self.sessions.get(session_id)
+        if session is None or session.ending:  # another request is ending it
+            return
         session.ending = True
         self.ended += 1
         delivered = False

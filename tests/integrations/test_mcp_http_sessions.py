@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import uvicorn
@@ -55,15 +56,27 @@ def well_behaved_call(url: str) -> Any:
     return session_run(url, body)[1]
 
 
-def test_a_flood_of_abandoned_sessions_leaves_room_for_a_well_behaved_client() -> None:
+def test_a_flood_of_abandoned_sessions_leaves_room_for_well_behaved_clients() -> None:
+    """A session of the official client open before the flood keeps working, and a new
+    one opens after it; the flooding client holds no more sessions than its limit."""
     limit = SessionLimits().per_client
     server = Served()
-    try:
+
+    def flood() -> list[str]:
         with httpx.Client(timeout=BOUND) as hostile:
-            opened = [open_session(hostile, server.url) for _ in range(limit + 50)]
-            result = well_behaved_call(server.url)
-            assert (result.is_error, result.content[0].text) == (False, "384.00")
-            # the client holds no more than its limit: its oldest sessions were ended
+            return [open_session(hostile, server.url) for _ in range(limit + 50)]
+
+    async def during_flood(session: ClientSession) -> Any:
+        return (await anyio.to_thread.run_sync(flood),
+                await session.call_tool("getPrice", {"sku": "TEA-001", "quantity": "3"}))
+
+    try:
+        _, (opened, result) = session_run(server.url, during_flood)
+        assert (result.is_error, result.content[0].text) == (False, "384.00")
+        result = well_behaved_call(server.url)
+        assert (result.is_error, result.content[0].text) == (False, "384.00")
+        with httpx.Client(timeout=BOUND) as hostile:
+            # its oldest sessions were ended to make room
             assert not alive(hostile, server.url, opened[0])
             assert not alive(hostile, server.url, opened[49])
             assert alive(hostile, server.url, opened[-1])
