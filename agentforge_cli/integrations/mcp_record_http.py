@@ -26,7 +26,6 @@ it (DNS rebinding).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import signal
 import socket
@@ -53,7 +52,7 @@ _HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-authenticate",
 _NOT_SENT_ON = _HOP_BY_HOP | {b"host", b"content-length", b"origin"}
 _NOT_SENT_BACK = _HOP_BY_HOP
 _CONNECT_SECONDS = 30.0
-_SHORTEST_SECRET = 4  # a shorter header value is not hunted down in every string
+_SHORTEST_SECRET = 3  # a shorter header value is not hunted down in every string
 _SHUTDOWN_GRACE = 3
 _TO_SERVER, _TO_CLIENT = "client_to_server", "server_to_client"
 
@@ -326,18 +325,16 @@ def run_proxy(upstream: str, log: SessionLog, *, sock: socket.socket,
                             date_header=False,
                             timeout_graceful_shutdown=_SHUTDOWN_GRACE)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the handler it
-    # replaced: SIGINT's raises KeyboardInterrupt, and so does SIGTERM's set here.
-    previous = signal.signal(signal.SIGTERM, _stop)
+    # replaced: ignoring both meanwhile makes that a quiet end (exit 0).
+    stopping = (signal.SIGINT, signal.SIGTERM)
+    replaced = [signal.signal(number, signal.SIG_IGN) for number in stopping]
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            _Server(config).run(sockets=[sock])
+        _Server(config).run(sockets=[sock])
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in zip(stopping, replaced, strict=True):
+            signal.signal(number, handler)
     if log.unrecorded:
         print(f"agentforge record: {log.unrecorded} bod(ies) or event(s) were not JSON-RPC "
               "messages (or too long, or compressed unreadably): forwarded, not written to "
               "the log", file=sys.stderr)
 
-
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

@@ -48,45 +48,47 @@ def add(a: int, b: int) -> int:
 
 
 class Running:
-    """A command running until :meth:`stop`; ``url`` is the first ``http://`` address on
-    its standard error after ``marker``."""
+    """A command running until :meth:`stop`; ``url`` is the first word after ``marker``
+    on its standard error."""
 
     def __init__(self, command: list[str], marker: str, env: dict[str, str] | None = None
                  ) -> None:
         self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env={**server_env(), **(env or {})})
-        self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.found: queue.Queue[str] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, args=(marker,), daemon=True)
+        self.reader.start()
         try:
-            while (line := self.lines.get(timeout=BOUND)) is not None:
-                self.stderr.append(line)
-                if marker in line:
-                    self.url = line.split(marker)[1].split()[0]
-                    return
-            raise AssertionError(f"{command[1]} did not start: {''.join(self.stderr)}")
-        except BaseException:
+            self.url = self.found.get(timeout=BOUND)
+        except queue.Empty:
             self.stop()
-            raise
+            raise AssertionError(f"{command[1]} did not start: {''.join(self.stderr)}"
+                                 ) from None
 
-    def _drain(self) -> None:
-        for line in self.process.stderr:  # type: ignore[union-attr]
-            self.lines.put(line)
-        self.lines.put(None)
+    def _read(self, marker: str) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line)
+            if marker in line and self.found.empty():
+                self.found.put(line.split(marker)[1].split()[0])
 
     def stop(self, sig: int = signal.SIGINT) -> tuple[int, str, str]:
         """Signal the command and wait for it: its exit code, stdout and stderr."""
         if self.process.poll() is None:
             self.process.send_signal(sig)
         try:
-            out, _ = self.process.communicate(timeout=BOUND)
+            self.process.wait(timeout=BOUND)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
                 self.process.wait()
-        while (line := self.lines.get(timeout=BOUND)) is not None:
-            self.stderr.append(line)
+        assert self.process.stdout is not None
+        with self.process.stdout:
+            out = self.process.stdout.read()
+        self.reader.join(BOUND)
+        self.process.stderr.close()  # type: ignore[union-attr]
         return self.process.returncode, out, "".join(self.stderr)
 
 
