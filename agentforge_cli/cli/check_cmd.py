@@ -80,6 +80,7 @@ def check(
         selected = _providers(providers)
         reach = mcp_options(header, env, cwd)
 
+        from agentforge_cli.integrations.origins import tool_origins
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
@@ -89,7 +90,8 @@ def check(
         table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
         with _snapshot_errors(snapshot):
             findings = run_checks(table, providers=selected, snapshot=snapshot,
-                                  update_snapshot=update_snapshot)
+                                  update_snapshot=update_snapshot,
+                                  origins=tool_origins(service))
         code = exit_code(findings, fail_on.value)
         if json_output:
             document = findings_to_json(findings, fail_on.value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -54,29 +54,33 @@ ToolsOption = Annotated[
 # -- tools list ---------------------------------------------------------------------------------
 
 
-def _list_table(specs: list[Any], strict: bool) -> None:
+Renderer = Callable[[list[Any], bool, Mapping[str, Any]], None]
+"""A ``--format``'s renderer: (specifications, ``--strict``, each tool's origin by name)."""
+
+
+def _list_table(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
     from agentforge_cli.cli import render
 
     render.tool_list(specs)
 
 
-def _list_json(specs: list[Any], strict: bool) -> None:
+def _list_json(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
     from agentforge_cli.cli.output import write
 
     write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
 
 
-def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
+def _provider_export(provider: str) -> Renderer:
     """The renderer of a provider format: the export's JSON on stdout, each part exported
     in the closest accepted form as a warning on stderr; exit 1 when some part has no
     form the provider accepts."""
 
-    def render_export(specs: list[Any], strict: bool) -> None:
+    def render_export(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
         from agentforge_cli.cli.output import write
         from agentforge_cli.schema.providers import ProviderExportError, export_tools
 
         try:
-            export = export_tools(specs, provider, strict=strict)
+            export = export_tools(specs, provider, strict=strict, origins=origins)
         except ProviderExportError as exc:
             raise CliError(str(exc), hint="lint the tools for this provider with: "
                                           f"agentforge tools check --provider {exc.provider}"
@@ -91,7 +95,7 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
     return render_export
 
 
-def list_formats() -> dict[str, Callable[[list[Any], bool], None]]:
+def list_formats() -> dict[str, Renderer]:
     """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
     provider format of the registry, read when the command runs (``--strict`` is refused
     before loading for a provider format that has no strict form)."""
@@ -167,7 +171,9 @@ def list_tools(
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
                                mcp_options=reach, skip_problems=skipped_tool)
-        renderer(service.specifications, strict)
+        from agentforge_cli.integrations.origins import tool_origins
+
+        renderer(service.specifications, strict, tool_origins(service))
 
 
 # -- tools call ---------------------------------------------------------------------------------
