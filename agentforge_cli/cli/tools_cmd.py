@@ -24,6 +24,7 @@ import typer
 from agentforge_cli.cli.completion import complete_formats, complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
@@ -150,6 +151,7 @@ def list_tools(
         help=_format_help(), autocompletion=complete_formats)] = "table",
     strict: Annotated[bool, typer.Option(
         "--strict", help=_strict_help())] = False,
+    schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
@@ -165,6 +167,10 @@ def list_tools(
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(formats))
         _check_strict(chosen, strict)
+        if schema_form != "standard" and chosen != "mcp":
+            raise UsageError(f"--schema-form {schema_form} needs --format mcp",
+                             hint="e.g. agentforge tools list --format mcp --schema-form "
+                                  f"{schema_form}")
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets import load_service
@@ -173,6 +179,7 @@ def list_tools(
                                mcp_options=reach, skip_problems=skipped_tool)
         from agentforge_cli.integrations.origins import tool_origins
 
+        apply_schema_form(service, schema_form)
         renderer(service.specifications, strict, tool_origins(service))
 
 
