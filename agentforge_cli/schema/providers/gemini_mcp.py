@@ -55,8 +55,9 @@ BRIDGE_KEEPS = frozenset({
 """The keywords the bridge's filter keeps; it drops every other one."""
 
 _BRIDGE = "the google-genai MCP bridge"
-_FIX_BOOLEAN = ('write {} for true and {"not": {}} for false (same meaning), or pass the '
-                "schema to Gemini as parametersJsonSchema")
+_FIX_BOOLEAN = ("agentforge serve --schema-form gemini-mcp serves the form the bridge takes; "
+                'by hand, write {} for true and {"not": {}} for false (same meaning), or '
+                "pass the schema to Gemini as parametersJsonSchema")
 _SERVER_CHECKS = "the server still has to check it"
 
 

@@ -8,8 +8,8 @@ Gemini export (:mod:`~agentforge_cli.schema.providers.gemini`: one type per sche
 ``additionalProperties``, what Gemini lacks noted in the description) and writes it as
 the JSON Schema the bridge reads back into the same Gemini schema:
 
-* ``nullable: true`` -> ``"type": [T, "null"]`` (or ``anyOf`` with ``{"type": "null"}``
-  beside a ``default``, which the bridge drops next to a type list);
+* ``nullable: true`` -> ``"type": [T, "null"]`` (a union: ``{"type": "null"}`` joins its
+  ``anyOf``);
 * ``minLength``, ``maxLength``, ``minItems``, ``maxItems``, ``minProperties`` and
   ``maxProperties`` -> their snake-case names, which the bridge keeps and sends (it
   compares keyword names in snake case);
@@ -68,7 +68,7 @@ def bridge_form(schema: dict[str, Any]) -> dict[str, Any]:
     if not schema.get("nullable"):
         return out
     kind = out.get("type")
-    if isinstance(kind, str) and "default" not in out:
+    if isinstance(kind, str):
         out["type"] = [kind, "null"]
         return out
     described: dict[str, Any] = {k: out.pop(k) for k in ("description", "title", "default")
