@@ -28,54 +28,47 @@ MCP_SERVER = ToolOrigin(
             "validation can still check it")
 """A tool of an MCP server (``mcp:COMMAND``, ``http(s)://``), whatever its language."""
 
-_PYDANTIC_FIELD = "describe the model's field, Field(description=...)"
+def _library(name: str, *, tool: str, parameter: str, rename: str,
+             field: str = "describe the model's field, Field(description=...)",
+             checker: str = "") -> ToolOrigin:
+    """The origin of a library's tools: its calls are checked by the library itself."""
+    checker = checker or f"{name}'s own validation"
+    return ToolOrigin(name=name, describe_tool=tool, describe_parameter=parameter,
+                      describe_field=field, rename=rename,
+                      unbound=f"only {checker} can still check it")
 
-LIBRARY_ORIGINS: dict[str, ToolOrigin] = {
-    "LangChain": ToolOrigin(
-        name="LangChain",
-        describe_tool="give the function a docstring, or description= to @tool or "
-                      "StructuredTool",
-        describe_parameter="LangChain reads a docstring's Args: only with "
-                           "@tool(parse_docstring=True); or give its args_schema "
-                           "Field(description=...)",
-        describe_field=_PYDANTIC_FIELD,
-        rename='rename it with @tool("name") or StructuredTool(name=...)',
-        unbound="only LangChain's own validation can still check it"),
-    "pydantic-ai": ToolOrigin(
-        name="pydantic-ai",
-        describe_tool="give the function a docstring, or Tool(..., description=...)",
-        describe_parameter="add an Args: entry to the function's docstring (pydantic-ai "
-                           "reads it), or Annotated[..., Field(description=...)]",
-        describe_field=_PYDANTIC_FIELD,
-        rename="rename it with Tool(..., name=...)",
-        unbound="only pydantic-ai's own validation can still check it"),
-    "OpenAI Agents SDK": ToolOrigin(
-        name="OpenAI Agents SDK",
-        describe_tool="give the function a docstring, or "
-                      "@function_tool(description_override=...)",
-        describe_parameter="add an Args: entry to the function's docstring "
-                           "(@function_tool reads it), or Annotated[..., "
-                           "Field(description=...)]",
-        describe_field=_PYDANTIC_FIELD,
-        rename="rename it with @function_tool(name_override=...)",
-        unbound="only the Agents SDK's own validation can still check it"),
-    "FastMCP": ToolOrigin(
-        name="FastMCP",
-        describe_tool="give the function a docstring, or @mcp.tool(description=...)",
-        describe_parameter="annotate it Annotated[..., Field(description=...)]",
-        describe_field=_PYDANTIC_FIELD,
-        rename="rename it with @mcp.tool(name=...)",
-        unbound="only FastMCP's own validation can still check it"),
-    "smolagents": ToolOrigin(
-        name="smolagents",
-        describe_tool="give the function a docstring (@tool), or the Tool class a "
-                      "description",
-        describe_parameter="add an Args: entry to the function's docstring (@tool), or "
-                           "a description to the Tool class's inputs",
-        describe_field="describe it in the Tool class's inputs",
-        rename="rename the function, or set name on the Tool class",
-        unbound="only smolagents' own checks can still check it"),
-}
+
+LIBRARY_ORIGINS: dict[str, ToolOrigin] = {origin.name: origin for origin in (
+    _library("LangChain",
+             tool="give the function a docstring, or description= to @tool or StructuredTool",
+             parameter="LangChain reads a docstring's Args: only with "
+                       "@tool(parse_docstring=True); or give its args_schema "
+                       "Field(description=...)",
+             rename='rename it with @tool("name") or StructuredTool(name=...)'),
+    _library("pydantic-ai",
+             tool="give the function a docstring, or Tool(..., description=...)",
+             parameter="add an Args: entry to the function's docstring (pydantic-ai reads "
+                       "it), or Annotated[..., Field(description=...)]",
+             rename="rename it with Tool(..., name=...)"),
+    _library("OpenAI Agents SDK",
+             tool="give the function a docstring, or "
+                  "@function_tool(description_override=...)",
+             parameter="add an Args: entry to the function's docstring (@function_tool "
+                       "reads it), or Annotated[..., Field(description=...)]",
+             rename="rename it with @function_tool(name_override=...)",
+             checker="the Agents SDK's own validation"),
+    _library("FastMCP",
+             tool="give the function a docstring, or @mcp.tool(description=...)",
+             parameter="annotate it Annotated[..., Field(description=...)]",
+             rename="rename it with @mcp.tool(name=...)"),
+    _library("smolagents",
+             tool="give the function a docstring (@tool), or the Tool class a description",
+             parameter="add an Args: entry to the function's docstring (@tool), or a "
+                       "description to the Tool class's inputs",
+             rename="rename the function, or set name on the Tool class",
+             field="describe it in the Tool class's inputs",
+             checker="smolagents itself"),
+)}
 """The origin of a tool of each library an adapter reads, by the adapter's library name."""
 
 
