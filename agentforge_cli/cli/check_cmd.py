@@ -81,6 +81,7 @@ def check(
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
         reach = mcp_options(header, env, cwd, on_skipped=skipped.append)
 
+        from agentforge_cli.integrations.origins import tool_origins
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
@@ -90,7 +91,8 @@ def check(
         table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
         with _snapshot_errors(snapshot):
             findings = run_checks(table, providers=selected, snapshot=snapshot,
-                                  update_snapshot=update_snapshot)
+                                  update_snapshot=update_snapshot,
+                                  origins=tool_origins(service))
         if skipped or any(spec.execution for spec in specs):
             from agentforge_cli.integrations.mcp_findings import mcp_findings
 

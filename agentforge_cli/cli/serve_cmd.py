@@ -24,6 +24,7 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.schema_form import SchemaForm, SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
@@ -67,6 +68,7 @@ def serve(
         help="Append every call and its result to FILE, an agentforge JSONL transcript "
              "that replay reads (secrets masked).")] = None,
     binding: BindingOption = "native",
+    schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
@@ -105,7 +107,7 @@ def serve(
                         timeout=timeout, host=host or "127.0.0.1",
                         port=8000 if port is None else port, allow_origins=allow_origin or (),
                         allow_hosts=allow_host or (), reach=reach, record=recorder,
-                        binding=binding)
+                        binding=binding, schema_form=schema_form)
             return
         with claim_stdio() as wire:
             # The call log is the logging decorator's (build with logging=log) rendered by
@@ -116,6 +118,7 @@ def serve(
                                    strict=strict, timeout=timeout, mcp_options=reach,
                                    record=recorder, binding=binding,
                                    skip_problems=skipped_tool)
+            apply_schema_form(service, schema_form)
             run_stdio(service, log=log, wire=wire)
 
 
@@ -136,7 +139,7 @@ def _recorder(record: Path | None) -> Any:
 def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
                 host: str, port: int, allow_origins: Sequence[str],
                 allow_hosts: Sequence[str], reach: Any, record: Any,
-                binding: str) -> None:
+                binding: str, schema_form: SchemaForm) -> None:
     from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
     from agentforge_cli.integrations.mcp_stdio import claim_stdio
     from agentforge_cli.integrations.targets import load_service
@@ -151,5 +154,6 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
         service = load_service(targets, logging=log, strict=strict, timeout=timeout,
                                mcp_options=reach, record=record, binding=binding,
                                skip_problems=skipped_tool)
+        apply_schema_form(service, schema_form)
         run_http(service, host=host, sock=sock, allow_origins=allow_origins,
                  allow_hosts=allow_hosts, log=log)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,6 +24,7 @@ import typer
 from agentforge_cli.cli.completion import complete_formats, complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command
@@ -57,29 +58,33 @@ ToolsOption = Annotated[
 # -- tools list ---------------------------------------------------------------------------------
 
 
-def _list_table(specs: list[Any], strict: bool) -> None:
+Renderer = Callable[[list[Any], bool, Mapping[str, Any]], None]
+"""A ``--format``'s renderer: (specifications, ``--strict``, each tool's origin by name)."""
+
+
+def _list_table(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
     from agentforge_cli.cli import render
 
     render.tool_list(specs)
 
 
-def _list_json(specs: list[Any], strict: bool) -> None:
+def _list_json(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
     from agentforge_cli.cli.output import write
 
     write(json.dumps([spec.to_dict() for spec in specs], ensure_ascii=False, indent=2))
 
 
-def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
+def _provider_export(provider: str) -> Renderer:
     """The renderer of a provider format: the export's JSON on stdout, each part exported
     in the closest accepted form as a warning on stderr; exit 1 when some part has no
     form the provider accepts."""
 
-    def render_export(specs: list[Any], strict: bool) -> None:
+    def render_export(specs: list[Any], strict: bool, origins: Mapping[str, Any]) -> None:
         from agentforge_cli.cli.output import write
         from agentforge_cli.schema.providers import ProviderExportError, export_tools
 
         try:
-            export = export_tools(specs, provider, strict=strict)
+            export = export_tools(specs, provider, strict=strict, origins=origins)
         except ProviderExportError as exc:
             raise CliError(str(exc), hint="lint the tools for this provider with: "
                                           f"agentforge tools check --provider {exc.provider}"
@@ -94,7 +99,7 @@ def _provider_export(provider: str) -> Callable[[list[Any], bool], None]:
     return render_export
 
 
-def list_formats() -> dict[str, Callable[[list[Any], bool], None]]:
+def list_formats() -> dict[str, Renderer]:
     """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
     provider format of the registry, read when the command runs (``--strict`` is refused
     before loading for a provider format that has no strict form)."""
@@ -149,6 +154,7 @@ def list_tools(
         help=_format_help(), autocompletion=complete_formats)] = "table",
     strict: Annotated[bool, typer.Option(
         "--strict", help=_strict_help())] = False,
+    schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
@@ -164,14 +170,21 @@ def list_tools(
             raise UsageError(f"unknown --format {output_format!r}",
                              hint="choose one of: " + ", ".join(formats))
         _check_strict(chosen, strict)
+        if schema_form != "standard" and chosen != "mcp":
+            raise UsageError(f"--schema-form {schema_form} needs --format mcp",
+                             hint="e.g. agentforge tools list --format mcp --schema-form "
+                                  f"{schema_form}")
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
                                mcp_options=reach, skip_problems=skipped_tool)
+        from agentforge_cli.integrations.origins import tool_origins
+
+        apply_schema_form(service, schema_form)
         _warn_task_only(service.specifications)
-        renderer(service.specifications, strict)
+        renderer(service.specifications, strict, tool_origins(service))
 
 
 def _warn_task_only(specs: Sequence[Any]) -> None:

@@ -45,6 +45,7 @@ from agentforge_cli.schema.jsonschema import (
     ref_name,
     unresolved_reason,
 )
+from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers import Provider, get_provider
 from agentforge_cli.schema.snapshots import check_snapshot
 
@@ -54,7 +55,8 @@ __all__ = ["check_specs", "run_checks"]
 # --- running -----------------------------------------------------------------------------
 
 def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (), *,
-                validate_schema: bool = True) -> list[Finding]:
+                validate_schema: bool = True,
+                origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
     """Run the neutral rules, then each provider's rules, over every tool.
 
     Args:
@@ -64,6 +66,9 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
             :data:`~agentforge_cli.schema.providers.PROVIDERS`); none runs only the
             neutral rules.
         validate_schema: Check each schema against the JSON Schema 2020-12 metaschema.
+        origins: Where each tool comes from, by name (see
+            :mod:`~agentforge_cli.schema.origins`), so that advice fits it; a tool left
+            out is agentforge's own.
 
     Raises:
         ValueError: An unknown provider name.
@@ -84,15 +89,17 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
                                     f"{count} tools share this name; a model cannot tell "
                                     "them apart"))
     for spec in specs:
-        findings.extend(_neutral(spec, validator))
+        origin = origin_of(origins, spec.name)
+        findings.extend(_neutral(spec, validator, origin))
         findings.extend(_mutable_defaults(spec.name, defaults.get(spec.name, {})))
         for provider in selected:
-            findings.extend(_provider(spec, provider))
+            findings.extend(_provider(spec, provider, origin))
     return findings
 
 
 def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] = (),
-               snapshot: Any = None, update_snapshot: bool = False) -> list[Finding]:
+               snapshot: Any = None, update_snapshot: bool = False,
+               origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
@@ -101,13 +108,14 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
         providers: Provider names for the provider rules.
         snapshot: A snapshot file path, or ``None``.
         update_snapshot: Write ``snapshot`` from ``specs`` instead of comparing.
+        origins: Where each tool comes from (see :func:`check_specs`).
 
     Raises:
         SnapshotMissingError: ``snapshot`` does not exist and ``update_snapshot`` is off
             (the CLI exits 3).
         SnapshotError: ``snapshot`` cannot be read.
     """
-    findings = check_specs(specs, providers)
+    findings = check_specs(specs, providers, origins=origins)
     specs = list(specs)
     if snapshot is not None:
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
@@ -124,7 +132,7 @@ def _metaschema_validator() -> Any:
     return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
-def _neutral(spec: ToolSpecification, validator: Any) -> Iterator[Finding]:
+def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Iterator[Finding]:
     name = spec.name
     parameters = spec.parameters
     if validator is not None:
@@ -143,15 +151,15 @@ def _neutral(spec: ToolSpecification, validator: Any) -> Iterator[Finding]:
     if not (spec.description or "").strip():
         yield finding(name, "no-description", WARNING,
                       "the tool has no description; the model chooses tools by it "
-                      "(add a docstring or @tool(description=...))")
-    rules = _ValueRules(spec)
+                      f"({origin.describe_tool})")
+    rules = _ValueRules(spec, origin)
     properties = parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
             if isinstance(schema, dict) and not rules.described(schema):
                 yield finding(name, "no-description", WARNING,
-                              "the parameter has no description (add P(\"...\") or an "
-                              "Args: entry in the docstring)", child_path(ROOT, key))
+                              f"the parameter has no description ({origin.describe_parameter})",
+                              child_path(ROOT, key))
     for def_name in rules.defs:
         cycle = ref_cycle(def_name, rules.defs)
         if cycle:
@@ -188,9 +196,10 @@ class _ValueRules(SchemaWalker):
     """``any-type``, ``unresolved-ref`` and ``single-enum``, over every schema a value of
     the arguments meets (a ``$ref``'s definition once per branch)."""
 
-    def __init__(self, spec: ToolSpecification) -> None:
+    def __init__(self, spec: ToolSpecification, origin: ToolOrigin) -> None:
         super().__init__(spec.parameters)
         self.tool = spec.name
+        self.origin = origin
         self.findings: list[Finding] = []
 
     def described(self, schema: dict[str, Any]) -> bool:
@@ -231,8 +240,7 @@ class _ValueRules(SchemaWalker):
                 if isinstance(sub, dict) and not self.described(sub):
                     self.findings.append(finding(
                         self.tool, "no-description", WARNING, "the field has no description "
-                        "(add one to its annotation, P(\"...\"), or to the model's field, "
-                        "Field(description=...))", child_path(path, key)))
+                        f"({self.origin.describe_field})", child_path(path, key)))
         super().node(schema, path)
 
 
@@ -241,7 +249,8 @@ class _ValueRules(SchemaWalker):
 _NEUTRAL_RULES = frozenset({"root-not-object", "unresolved-ref", "ref-cycle"})
 
 
-def _provider(spec: ToolSpecification, provider: Provider) -> Iterator[Finding]:
+def _provider(spec: ToolSpecification, provider: Provider, origin: ToolOrigin
+              ) -> Iterator[Finding]:
     problem = provider.name_rule.problem(spec.name)
     if problem:
         yield finding(spec.name, f"{provider.name}:name", ERROR,
@@ -253,5 +262,5 @@ def _provider(spec: ToolSpecification, provider: Provider) -> Iterator[Finding]:
         for issue in issues:
             if issue.rule in _NEUTRAL_RULES:
                 continue  # reported once, by the neutral rule of the same name
-            yield finding(spec.name, f"{provider.name}:{issue.rule}", level, issue.message,
-                          issue.path)
+            yield finding(spec.name, f"{provider.name}:{issue.rule}", level,
+                          issue.told(origin).message, issue.path)

@@ -16,12 +16,13 @@ states the provider's rule (``tools check --provider`` reports it as an error).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT
+from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers.anthropic import ANTHROPIC
 from agentforge_cli.schema.providers.base import (
     Provider,
@@ -143,13 +144,17 @@ class ProviderExport:
 
 
 def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
-                 strict: bool = False) -> ProviderExport:
+                 strict: bool = False,
+                 origins: Mapping[str, ToolOrigin] | None = None) -> ProviderExport:
     """Export every tool for one provider.
 
     Args:
         specs: The specifications (a ``build_local_tools`` table works too: its keys).
         provider: A name of :data:`PROVIDERS`.
         strict: The provider's strict form (``openai`` -> ``openai-strict``).
+        origins: Where each tool comes from, by name, so that the warnings' advice fits
+            it (see :mod:`~agentforge_cli.schema.origins`); a tool left out is
+            agentforge's own.
 
     Raises:
         ProviderExportError: Some part of some tool has no form the provider accepts;
@@ -161,13 +166,14 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
     warnings: list[SchemaIssue] = []
     errors: list[SchemaIssue] = []
     for spec in specs:
+        origin = origin_of(origins, spec.name)
         if chosen.name_rule.problem(spec.name):
             warnings.append(SchemaIssue(
                 provider=chosen.name, tool=spec.name, path=ROOT, rule="name",
                 message=f"the name is refused: {chosen.name_rule.text}; exported as it is "
-                        "(rename it with @tool(name=...))"))
+                        f"({origin.rename})"))
         result = chosen.convert(spec)
-        warnings.extend(result.warnings)
+        warnings.extend(issue.told(origin) for issue in result.warnings)
         errors.extend(result.errors)
         if result.data is not None:
             entries.append(result.data)

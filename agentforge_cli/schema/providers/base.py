@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.spec import ToolSpecification
@@ -27,8 +27,10 @@ from agentforge_cli.schema.jsonschema import (
     resolve_ref,
     unresolved_reason,
 )
+from agentforge_cli.schema.origins import ToolOrigin
 
 __all__ = [
+    "META_KEYWORDS",
     "LintRule",
     "NameRule",
     "Provider",
@@ -55,8 +57,26 @@ class SchemaIssue:
     message: str
     """What is wrong and what the export does about it."""
 
+    def told(self, origin: ToolOrigin) -> SchemaIssue:
+        """The issue as it is true for a tool of ``origin``: a closing "(binding still
+        ...)" note, true only where agentforge binds the calls, says who can still
+        check the value instead."""
+        note = _BINDING_NOTE.search(self.message)
+        if note is None or not origin.unbound:
+            return self
+        return replace(self, message=f"{self.message[:note.start()]} ({origin.unbound})")
+
     def __str__(self) -> str:
         return f"{self.provider}: {subject(self.tool, self.path)}: {self.message} [{self.rule}]"
+
+
+_BINDING_NOTE = re.compile(r" \(binding still [^()]*\)$")
+"""The closing note of a message about a constraint an export leaves out that agentforge's
+binding still enforces."""
+
+META_KEYWORDS = frozenset({"$schema", "$id", "$comment"})
+"""Keywords that constrain no value and tell the model nothing: an export leaves them out
+without an issue."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -210,7 +230,10 @@ class ProviderWalker(SchemaWalker):
         return merged, name
 
     def drop(self, key: str, path: str) -> None:
-        """Record a keyword the provider lacks, left out of the export (warning)."""
+        """Record a keyword the provider lacks, left out of the export (warning); one of
+        :data:`META_KEYWORDS` is left out without a warning."""
+        if key in META_KEYWORDS:
+            return
         self.warn(path, "unsupported-keyword", f'"{key}" {self.unsupported}; exported '
                   "without it (binding still checks the value)")
 

@@ -33,6 +33,7 @@ from typing import Any
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT, child_path, definition_path
 from agentforge_cli.schema.providers.base import (
+    META_KEYWORDS,
     Provider,
     ProviderWalker,
     ToolConversion,
@@ -53,12 +54,10 @@ BRIDGE_KEEPS = frozenset({
 })
 """The keywords the bridge's filter keeps; it drops every other one."""
 
-_UNREPORTED = frozenset({"$schema", "$id", "$comment"})
-"""Dropped keywords that carry nothing for the model."""
-
 _BRIDGE = "the google-genai MCP bridge"
-_FIX_BOOLEAN = ('write {} for true and {"not": {}} for false (same meaning), or pass the '
-                "schema to Gemini as parametersJsonSchema")
+_FIX_BOOLEAN = ("agentforge serve --schema-form gemini-mcp serves the form the bridge takes; "
+                'by hand, write {} for true and {"not": {}} for false (same meaning), or '
+                "pass the schema to Gemini as parametersJsonSchema")
 _SERVER_CHECKS = "the server still has to check it"
 
 
@@ -99,7 +98,7 @@ class _Bridge(ProviderWalker):
                     self.sub_schema(member, "the schema" if name else key, where, where)
             elif key == "$ref" and not isinstance(value, str):
                 self.crash(path, "$ref", value)
-            elif key not in BRIDGE_KEEPS and key not in _UNREPORTED:
+            elif key not in BRIDGE_KEEPS and key not in META_KEYWORDS:
                 dropped.append(key)
         if dropped:
             them = "them" if len(dropped) > 1 else "it"

@@ -1,0 +1,55 @@
+"""``--schema-form`` of ``serve`` and ``tools list``: the tools' input schemas as written,
+or in the form google-genai's MCP bridge takes (``gemini-mcp``, see
+:mod:`~agentforge_cli.schema.providers.gemini_mcp_form`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+import typer
+
+from agentforge_cli.cli.errors import CliError
+
+__all__ = ["SchemaForm", "SchemaFormOption", "apply_schema_form"]
+
+SchemaForm = Literal["standard", "gemini-mcp"]
+
+SchemaFormOption = Annotated[SchemaForm, typer.Option(
+    "--schema-form", metavar="standard|gemini-mcp", show_default=False,
+    help="The input schemas as written (standard, the default), or gemini-mcp: the form "
+         "google-genai's MCP bridge takes whole (no boolean schemas, nothing it drops; "
+         "tools check --provider gemini-mcp is clean on it).")]
+
+
+def apply_schema_form(service: Any, form: SchemaForm) -> None:
+    """Give each tool of ``service`` its input schema in ``form`` (calls still bind
+    against each tool's own signature). Each part written in the closest form is a
+    warning on stderr.
+
+    Raises:
+        CliError: Some part of some tool has no form the bridge takes (exit 1).
+    """
+    if form == "standard":
+        return
+    from agentforge_cli.cli import render
+    from agentforge_cli.errors import ProviderExportError
+    from agentforge_cli.integrations.origins import tool_origins
+    from agentforge_cli.schema.origins import origin_of
+    from agentforge_cli.schema.providers.gemini_mcp_form import convert_gemini_mcp_form
+
+    origins = tool_origins(service)
+    table: dict[Any, Any] = {}
+    errors = []
+    for spec in service.specifications:
+        conversion = convert_gemini_mcp_form(spec)
+        errors.extend(conversion.errors)
+        for issue in conversion.warnings:
+            render.warning(str(issue.told(origin_of(origins, spec.name))))
+        if conversion.data is not None:
+            table[replace(spec, parameters=conversion.data)] = service.executor(spec.name)
+    if errors:
+        raise CliError(str(ProviderExportError("gemini-mcp", errors)),
+                       hint="these have no form in Gemini's schema: see agentforge tools "
+                            "check --provider gemini")
+    service.tools(table)  # the same names: each replaces its tool's specification
