@@ -300,7 +300,7 @@ class McpConnection:
         """Whether the URL is spoken to over the older HTTP+SSE transport."""
         self._stack: Any = None
         self._session: Any = None
-        self._sorter: Any = None  # the session's dispatcher (mcp_listing.ToolSorter)
+        self._sorter: Any = None  # the session's dispatcher (mcp_listing.tool_sorter)
         self._portal: Any = None
         self._stderr: Any = None
         self._process: Any = None  # the stdio server's process (see mcp_process)
@@ -401,11 +401,11 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
-            from agentforge_cli.integrations.mcp_listing import ToolSorter
+            from agentforge_cli.integrations.mcp_listing import tool_sorter
 
             me = types.Implementation(name="agentforge", version=__version__)
             async with self._transport() as (read, write):
-                self._sorter = ToolSorter(read, write, version=lambda: None)
+                self._sorter = tool_sorter(read, write)
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
                                          client_info=me) as session:
                     self._sorter.version = lambda: session.protocol_version
