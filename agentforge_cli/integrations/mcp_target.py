@@ -1,5 +1,6 @@
 """MCP servers as targets: ``mcp:COMMAND [ARGS...]`` starts a server over stdio,
-``http://...``/``https://...`` reaches one over streamable HTTP (headers from
+``http://...``/``https://...`` reaches one over streamable HTTP, or the older HTTP+SSE
+transport (:meth:`McpConnection.open` says when) (headers from
 ``AGENTFORGE_MCP_HEADERS``, a JSON object, and :class:`McpOptions`, never printed); their
 tools join the others.
 
@@ -8,7 +9,9 @@ the target's base directory (or :attr:`McpOptions.cwd`) with the caller's enviro
 (minus ``AGENTFORGE_TOOLS``, so an ``agentforge serve`` without targets cannot start itself
 again) plus :attr:`McpOptions.env`, and spoken to with the official ``mcp`` SDK client. Its
 tools come from ``tools/list`` (every page) and keep the server's names, descriptions,
-``inputSchema``, ``outputSchema``, title and annotations; calling one sends ``tools/call``
+``inputSchema``, ``outputSchema``, title, annotations and ``execution`` (a tool the SDK's
+types refuse is left out and reported, see :func:`load_mcp_tools`; one that must be
+called as a task is refused when called); calling one sends ``tools/call``
 with the arguments as given (the server binds them) and returns a :class:`McpToolResult`
 (the text, plus the content blocks and ``structuredContent`` as the server sent them).
 
