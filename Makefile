@@ -68,6 +68,9 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 $(BENCH_STAMP): $(STAMP)
 	$(PY) -m pip install -e '.[dev,mcp,fuzz,bench]'
+	# the cold `tools list` row: the reference server it lists, and the Inspector CLI beside it
+	npm install --prefix $(VENV)/node --no-audit --no-fund \
+		@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0
 	touch $@
 
 bench: $(BENCH_STAMP)

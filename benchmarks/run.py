@@ -135,6 +135,14 @@ def bench_cli() -> None:
         ours / base <= 1.5)
 
 
+def bench_mcp_client() -> None:
+    from mcp_client_workload import mcp_client_row
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "agentforge_cli")],
+                   check=True, capture_output=True)
+    mcp_client_row(row, _command_seconds)
+
+
 def bench_specs() -> None:
     """5 000 tools against 20 000, each the best of several builds (one build of 1 000
     tools takes a tenth of a second: too short to compare reliably)."""
@@ -244,6 +252,7 @@ def main() -> int:
     print("agentforge benchmarks (each row measured against its baseline in this run)",
           file=sys.stderr)
     for bench in (bench_two_param, bench_recording, bench_six_param, bench_import, bench_cli,
+                  bench_mcp_client,
                   bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
                   bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve):
         try:

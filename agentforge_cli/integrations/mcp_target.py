@@ -1,5 +1,6 @@
 """MCP servers as targets: ``mcp:COMMAND [ARGS...]`` starts a server over stdio,
-``http://...``/``https://...`` reaches one over streamable HTTP (headers from
+``http://...``/``https://...`` reaches one over streamable HTTP, or the older HTTP+SSE
+transport (:meth:`McpConnection.open` says when) (headers from
 ``AGENTFORGE_MCP_HEADERS``, a JSON object, and :class:`McpOptions`, never printed); their
 tools join the others.
 
@@ -8,7 +9,9 @@ the target's base directory (or :attr:`McpOptions.cwd`) with the caller's enviro
 (minus ``AGENTFORGE_TOOLS``, so an ``agentforge serve`` without targets cannot start itself
 again) plus :attr:`McpOptions.env`, and spoken to with the official ``mcp`` SDK client. Its
 tools come from ``tools/list`` (every page) and keep the server's names, descriptions,
-``inputSchema``, ``outputSchema``, title and annotations; calling one sends ``tools/call``
+``inputSchema``, ``outputSchema``, title, annotations and ``execution`` (a tool the SDK's
+types refuse is left out and reported, see :func:`load_mcp_tools`; one that must be
+called as a task is refused when called); calling one sends ``tools/call``
 with the arguments as given (the server binds them) and returns a :class:`McpToolResult`
 (the text, plus the content blocks and ``structuredContent`` as the server sent them).
 
@@ -301,7 +304,7 @@ class McpConnection:
         """Whether the URL is spoken to over the older HTTP+SSE transport."""
         self._stack: Any = None
         self._session: Any = None
-        self._sorter: Any = None  # the session's dispatcher (mcp_listing.ToolSorter)
+        self._sorter: Any = None  # the session's dispatcher (mcp_listing.tool_sorter)
         self._portal: Any = None
         self._stderr: Any = None
         self._process: Any = None  # the stdio server's process (see mcp_process)
@@ -402,11 +405,11 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
-            from agentforge_cli.integrations.mcp_listing import ToolSorter
+            from agentforge_cli.integrations.mcp_listing import tool_sorter
 
             me = types.Implementation(name="agentforge", version=__version__)
             async with self._transport() as (read, write):
-                self._sorter = ToolSorter(read, write, version=lambda: None)
+                self._sorter = tool_sorter(read, write)
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
                                          client_info=me) as session:
                     self._sorter.version = lambda: session.protocol_version
