@@ -20,9 +20,12 @@ message says how to install the extra, when the SDK is missing or too old.
   ``outputSchema`` and its results go on as its server sent them;
 * ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are empty lists;
   ``tools/list`` has one page, so a ``cursor`` is ``-32602``;
-* ``async def`` tools are awaited on the server's event loop; every other tool runs in a
-  worker thread, so a slow tool never blocks other requests. A call's time limit and
-  strictness are the executor's (``build_local_tools(..., timeout=..., strict=...)``);
+* ``async def`` Python tools run on a tool loop, off the server's event loop
+  (:mod:`~agentforge_cli.core.tool_loops`: one that blocks, ``time.sleep`` in an ``async
+  def``, holds up nothing else and still times out); sync tools each on a thread of their
+  own (:mod:`~agentforge_cli.core.tool_threads`, 64 at once); an MCP target's tools on the
+  server's loop, where its session lives. A call's time limit and strictness are the
+  executor's (``build_local_tools(..., timeout=..., strict=...)``);
 * ``notifications/cancelled`` is the SDK's: the call's task is cancelled (an ``async
   def`` tool is interrupted; a sync tool runs on in its thread and its result is
   dropped) and the request is never answered;
@@ -147,8 +150,9 @@ async def execute_tool(service: ToolService, request: ToolExecutionRequest,
                        memory_id: object = None) -> ToolExecutionResult:
     """Execute ``request`` through ``service`` without blocking the event loop.
 
-    :meth:`ToolService.aexecute`: ``async def`` tools are awaited on the running loop, sync
-    tools run in a worker thread; argument errors and unknown tools are error results. An
+    :meth:`ToolService.aexecute`: ``async def`` Python tools run on a tool loop and are
+    waited for by wall clock (:func:`_off_the_loop`), sync tools run on a thread of their
+    own; argument errors and unknown tools are error results. An
     executor set to propagate execution errors still yields an error result here. Lone
     surrogates in the text are escaped (``\\udcff``), so the answer can be encoded.
     """
