@@ -103,8 +103,18 @@ async def execute_async(executor: ToolExecutor, request: ToolExecutionRequest,
 
 async def execute_in_thread(executor: ToolExecutor, request: ToolExecutionRequest,
                             memory_id: object = None) -> ToolExecutionResult:
-    """Run ``executor.execute`` in a worker thread; the event loop keeps running."""
-    return await asyncio.to_thread(executor.execute, request, memory_id)
+    """Run ``executor.execute`` in a thread of its own (:mod:`~agentforge_cli.core.tool_threads`,
+    at most ``TOOL_THREADS`` at once), with the caller's context variables; the event loop
+    keeps running. Cancelled before it starts, the call never runs; after, it runs on and
+    its result is dropped."""
+    import contextvars
+
+    from agentforge_cli.core.tool_threads import tool_threads
+
+    context = contextvars.copy_context()
+    future = tool_threads().submit(context.run, executor.execute, request, memory_id)
+    result: ToolExecutionResult = await asyncio.wrap_future(future)
+    return result
 
 
 def never_suspends(func: Any) -> bool:

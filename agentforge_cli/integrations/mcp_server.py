@@ -20,9 +20,12 @@ message says how to install the extra, when the SDK is missing or too old.
   ``outputSchema`` and its results go on as its server sent them;
 * ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are empty lists;
   ``tools/list`` has one page, so a ``cursor`` is ``-32602``;
-* ``async def`` tools are awaited on the server's event loop; every other tool runs in a
-  worker thread, so a slow tool never blocks other requests. A call's time limit and
-  strictness are the executor's (``build_local_tools(..., timeout=..., strict=...)``);
+* ``async def`` Python tools run on a tool loop, off the server's event loop
+  (:mod:`~agentforge_cli.core.tool_loops`: one that blocks, ``time.sleep`` in an ``async
+  def``, holds up nothing else and still times out); sync tools each on a thread of their
+  own (:mod:`~agentforge_cli.core.tool_threads`, 64 at once); an MCP target's tools on the
+  server's loop, where its session lives. A call's time limit and strictness are the
+  executor's (``build_local_tools(..., timeout=..., strict=...)``);
 * ``notifications/cancelled`` is the SDK's: the call's task is cancelled (an ``async
   def`` tool is interrupted; a sync tool runs on in its thread and its result is
   dropped) and the request is never answered;
@@ -52,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentforge_cli import __version__
 from agentforge_cli.core.calllog import LOGGER_NAME
+from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
@@ -87,6 +91,9 @@ _RESOURCE_NOT_FOUND = -32002
 LOG_BACKLOG = 10_000
 """Call-log records (``serve --log``) waiting for standard error at most; more are dropped
 and counted."""
+BLOCKED_GRACE = 0.5
+"""How long past its timeout an ``async def`` tool that blocks its event loop is given
+before the server answers the timeout itself."""
 LOG_DRAIN_SECONDS = 2.0
 """How long the records still waiting are given to reach standard error at exit."""
 INSTALL_HINT = "pip install '.[mcp]'"
@@ -143,17 +150,68 @@ async def execute_tool(service: ToolService, request: ToolExecutionRequest,
                        memory_id: object = None) -> ToolExecutionResult:
     """Execute ``request`` through ``service`` without blocking the event loop.
 
-    :meth:`ToolService.aexecute`: ``async def`` tools are awaited on the running loop, sync
-    tools run in a worker thread; argument errors and unknown tools are error results. An
+    :meth:`ToolService.aexecute`: ``async def`` Python tools run on a tool loop and are
+    waited for by wall clock (:func:`_off_the_loop`), sync tools run on a thread of their
+    own; argument errors and unknown tools are error results. An
     executor set to propagate execution errors still yields an error result here. Lone
     surrogates in the text are escaped (``\\udcff``), so the answer can be encoded.
     """
     try:
-        result = await service.aexecute(request, memory_id)
+        local = _async_tool(service.executor(request.name))
+        if local is None:
+            result = await service.aexecute(request, memory_id)
+        else:
+            result = await _off_the_loop(service, request, memory_id, local)
     except ToolExecutionError as error:
         result = ToolExecutionResult(str(error), True)
     text = encodable(result.text)  # what any executor answers must reach the wire
     return result if text is result.text else ToolExecutionResult(text, result.is_error)
+
+
+def _async_tool(executor: Any) -> LocalToolExecutor | None:
+    """The ``async def`` Python tool behind ``executor`` (through log and trace wrappers),
+    or ``None`` (a sync tool, an MCP target's, a foreign framework's)."""
+    while executor is not None and not isinstance(executor, LocalToolExecutor):
+        executor = getattr(executor, "delegate", None)
+    return executor if executor is not None and executor.definition.is_async else None
+
+
+async def _off_the_loop(service: ToolService, request: ToolExecutionRequest,
+                        memory_id: object, local: LocalToolExecutor) -> ToolExecutionResult:
+    """Run an ``async def`` tool's call on a tool loop (:mod:`~agentforge_cli.core.tool_loops`)
+    and wait for it by wall clock: a tool that blocks its loop (``time.sleep``) holds up
+    neither the server nor other calls, and still times out (:data:`BLOCKED_GRACE` after
+    its limit, when its own loop cannot run the timeout)."""
+    import asyncio
+
+    from agentforge_cli.core.tool_loops import tool_loops
+
+    answer = asyncio.wrap_future(
+        tool_loops(_warn).run(service.aexecute(request, memory_id), request.name))
+    if local.timeout is None:
+        result: ToolExecutionResult = await answer
+        return result
+    try:
+        async with asyncio.timeout(local.timeout + BLOCKED_GRACE) as scope:
+            result = await answer
+    except TimeoutError:
+        if not scope.expired():
+            raise
+        # the call is cancelled on its loop; the late outcome is dropped
+        return ToolExecutionResult(
+            f'Tool "{request.name}" timed out after {local.timeout:g} s', True)
+    return result
+
+
+def _warn(text: str) -> None:
+    """Say ``text`` on stderr from a thread of its own: a client that never reads
+    stderr never holds up serving."""
+    def write() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"agentforge: {text}\n")
+            sys.stderr.flush()
+
+    threading.Thread(target=write, name="agentforge-warn", daemon=True).start()
 
 
 # ---------------------------------------------------------------- protocol shapes

@@ -94,6 +94,14 @@ def claim_stdio() -> Iterator[Wire]:
         # and a descriptor closed and reused under it would feed it someone else's data.
 
 
+LINE_LIMIT = 1 << 26
+"""Characters in one line from the client, at most (64 MiB); a longer line is skipped
+and answered ``-32600``."""
+TOO_LONG = "\x00agentforge: a line over the limit\n"
+"""What :class:`LineReader` hands over for a line over its limit (not JSON, so the SDK
+passes it on as a parse error, which :func:`draining` answers)."""
+
+
 class LineReader:
     """The client's lines (``async for line in LineReader(wire.reader)``), read by one
     daemon thread.
@@ -104,13 +112,15 @@ class LineReader:
     64 KiB at a time) and hands the whole lines over together when the loop asks for
     the next, so a burst of requests costs one hand-over, not one per line, and a flood
     of input waits in the pipe, not in memory. Lines are decoded as a text file reads
-    them: UTF-8 with errors replaced, universal newlines.
+    them: UTF-8 with errors replaced, universal newlines. A line longer than ``limit``
+    characters (:data:`LINE_LIMIT`) is not kept: :data:`TOO_LONG` stands for it.
     """
 
-    __slots__ = ("_batch", "_binary", "_lines", "_taken")
+    __slots__ = ("_batch", "_binary", "_lines", "_taken", "limit")
 
-    def __init__(self, binary: BinaryIO) -> None:
+    def __init__(self, binary: BinaryIO, limit: int = LINE_LIMIT) -> None:
         self._binary = binary
+        self.limit = limit
         self._lines: Any = None
         self._batch: collections.deque[str | None] = collections.deque()
         self._taken = threading.Semaphore(1)  # the loop has taken the last batch
@@ -133,19 +143,40 @@ class LineReader:
         return line
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read lines in linear time: the pieces of a line are joined once, at its end;
+        a line longer than ``limit`` is skipped as it comes and handed over as
+        :data:`TOO_LONG`."""
         decoder = io.IncrementalNewlineDecoder(
             codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True)
         read = getattr(self._binary, "read1", self._binary.read)
-        partial = ""
+        pieces: list[str] = []  # the line so far (empty while one too long is skipped)
+        size = 0  # its length; -1 while skipping
         try:
             while chunk := read(_CHUNK):
-                *lines, partial = (partial + decoder.decode(chunk)).split("\n")
+                text = decoder.decode(chunk)
+                lines: list[str | None] = []
+                start = 0
+                while (end := text.find("\n", start)) >= 0:
+                    lines.append(self._line(pieces, size, text[start:end + 1]))
+                    pieces, size, start = [], 0, end + 1
+                if start < len(text) and size >= 0:
+                    size += len(text) - start
+                    pieces.append(text[start:])
+                    if size > self.limit:
+                        pieces, size = [], -1  # too long: skip to its end
                 if lines:
-                    self._hand_over(loop, [line + "\n" for line in lines])
-            partial += decoder.decode(b"", final=True)
-            self._hand_over(loop, [partial, None] if partial else [None])  # EOF
+                    self._hand_over(loop, lines)
+            rest = decoder.decode(b"", final=True)
+            last = self._line(pieces, size, rest) if pieces or rest or size < 0 else None
+            self._hand_over(loop, [last, None] if last else [None])  # EOF
         except (RuntimeError, OSError, ValueError):
             pass  # the loop is gone or closing (the server stopped), or stdin broke
+
+    def _line(self, pieces: list[str], size: int, end: str) -> str:
+        if size < 0 or size + len(end) > self.limit + 1:  # the newline does not count
+            return TOO_LONG
+        pieces.append(end)
+        return "".join(pieces)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop, lines: list[str | None]) -> None:
         self._taken.acquire()  # one batch waits for the loop at most
@@ -154,7 +185,6 @@ class LineReader:
 
 _CHUNK = 1 << 16
 """How much of stdin the reader thread takes at a time."""
-
 
 class WireWriter:
     """The protocol's output as the SDK's stdio transport writes it (``await
@@ -208,11 +238,20 @@ Linux; POSIX guarantees 512)."""
 # ---------------------------------------------------------------- answering at EOF
 
 
+OPEN_LIMIT = 256
+"""Requests read and not answered yet, at most: past it, no more are read until one is
+answered (a client that sends without reading cannot grow the server without bound)."""
+WRITE_QUEUE = 16
+"""Messages waiting to be written to the client, at most: while that many wait (the
+client is not reading its answers), no more requests are read."""
+
+
 class _Ledger:
-    """The ids of the requests read and neither answered nor cancelled yet."""
+    """The ids of the requests read and neither answered nor cancelled yet, and the
+    messages waiting to be written: whether there is room to read another request."""
 
     __slots__ = ("_answers", "_cancelled_id", "_event", "_idle", "_notification", "_request",
-                 "open")
+                 "_room", "open", "writing")
 
     def __init__(self) -> None:
         import anyio
@@ -230,7 +269,9 @@ class _Ledger:
         self._cancelled_id = cancelled_request_id_from_params
         self._event = anyio.Event
         self._idle: Any = None
+        self._room: Any = None
         self.open: set[Any] = set()
+        self.writing = 0
 
     def read(self, item: Any) -> None:
         message = getattr(item, "message", None)
@@ -260,14 +301,31 @@ class _Ledger:
                                            error=ErrorData(code=code, message=text)))
 
     def written(self, item: Any) -> None:
+        self.writing -= 1
         message = getattr(item, "message", None)
         if isinstance(message, self._answers):
             self._settle(message.id)
+        self._make_room()
 
     def _settle(self, request_id: Any) -> None:
         self.open.discard(request_id)
         if not self.open and self._idle is not None:
             self._idle.set()
+        self._make_room()
+
+    def _full(self) -> bool:
+        return len(self.open) >= OPEN_LIMIT or self.writing >= WRITE_QUEUE
+
+    def _make_room(self) -> None:
+        if self._room is not None and not self._full():
+            self._room.set()
+
+    async def room(self) -> None:
+        """Return once another request may be read (back-pressure: see
+        :data:`OPEN_LIMIT` and :data:`WRITE_QUEUE`)."""
+        while self._full():
+            self._room = self._event()
+            await self._room.wait()
 
     async def answered(self) -> None:
         """Return once every request read has been answered or cancelled."""
@@ -296,6 +354,9 @@ def _is_blank(exc: Exception) -> bool:
 def _unreadable(exc: Exception) -> tuple[int, str, Any]:
     """Code, message and id of the error answering a line the SDK could not read."""
     errors = _errors(exc)
+    if errors and errors[0].get("input") == TOO_LONG:
+        return (_INVALID_REQUEST, f"Invalid request: the line is longer than the limit of "
+                f"{LINE_LIMIT} characters; it was skipped", None)
     if not errors or any(error.get("type") == "json_invalid" for error in errors):
         return _PARSE_ERROR, "Parse error: the line is not JSON (or nested too deep)", None
     value = errors[0].get("input")
@@ -334,6 +395,7 @@ class _DrainingReader:
 
     async def receive(self) -> Any:
         while True:
+            await self._ledger.room()
             try:
                 item = await self._inner.receive()
             except self._end:
@@ -378,6 +440,7 @@ class _AnsweringWriter:
         self._ledger = ledger
 
     async def send(self, item: Any) -> None:
+        self._ledger.writing += 1
         try:
             await self._inner.send(item)
         finally:

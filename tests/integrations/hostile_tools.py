@@ -85,3 +85,33 @@ def nap(seconds: float) -> str:
 
     time.sleep(min(seconds, 5.0))
     return "rested"
+
+
+@tool
+async def async_block(seconds: float) -> str:
+    """An async tool that blocks its event loop (``time.sleep`` in an ``async def``).
+
+    Args:
+        seconds: How long (at most 30).
+    """
+    import time
+
+    time.sleep(min(seconds, 30.0))
+    return "unblocked"
+
+
+@tool
+async def aping() -> str:
+    """Answer ``apong`` (an async tool)."""
+    return "apong"
+
+
+@tool
+def big(size: int, pad: str = "") -> str:
+    """Return ``size`` characters.
+
+    Args:
+        size: How many (at most 4 000 000).
+        pad: Ignored (makes a request as long as wanted).
+    """
+    return "x" * min(size, 4_000_000)

@@ -150,12 +150,17 @@ def run_closed(args: list[str], messages: list[dict[str, Any]]
 class RawServer:
     """``agentforge serve ARGS`` as a subprocess spoken to line by line."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, read: bool = True) -> None:
         self.process = subprocess.Popen(
             [str(AGENTFORGE), "serve", *args], cwd=ROOT, env=server_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.received: list[dict[str, Any]] = []
+        if read:
+            self.start_reading()
+
+    def start_reading(self) -> None:
+        """Read the server's stdout from now on (once; ``read=False`` waits for this)."""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:

@@ -141,11 +141,12 @@ def test_unknown_tool_is_a_protocol_error(remote: Remote) -> None:
     assert info.value.message == 'Unknown tool "ad". Did you mean: add?'
 
 
-def test_async_tool_runs_on_the_server_loop(remote: Remote) -> None:
+def test_tools_run_off_the_server_loop(remote: Remote) -> None:
+    # an async tool runs on a loop of its own (one that blocks cannot freeze the server)
     result = remote.call("countdown", {"start": "3"})
     assert result.is_error is False
-    assert json.loads(remote.text(result)) == {"values": [3, 2, 1], "on_main_thread": True}
-    # ...while a sync tool runs in a worker thread.
+    assert json.loads(remote.text(result)) == {"values": [3, 2, 1], "on_main_thread": False}
+    # ...and a sync tool on a thread of its own.
     assert remote.call("where").structured_content == {"on_main_thread": False}
 
 
