@@ -219,3 +219,12 @@ def test_text_messages_do_not_fill_a_detection_window(tmp_path):
     document = tmp_path / "late.json"
     document.write_text(json.dumps([*texts, *ANTHROPIC_CALL]), encoding="utf-8")
     assert open_transcript(document).format == "anthropic"
+
+
+def test_read_progress_counts_every_line_of_a_run_of_blank_lines(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(ASK) + "\n" + "\n" * 1000 + " \t\n" + json.dumps(ASK) + "\n",
+                    encoding="utf-8")
+    transcript = open_transcript(path)
+    assert len(list(transcript.events())) == 2
+    assert transcript.progress.records == transcript.count_records() == 1003

@@ -112,7 +112,10 @@ class Transcript:
         book = fmt.book(self.path)
         record_events = fmt.record_events
         for record in records:
-            progress.records += 1
+            if record.data is not None or not record.text:
+                progress.records += 1
+            else:  # a run of blank lines: as many as count_records counts
+                progress.records += max(record.text.count("\n"), 1)
             yield from record_events(record, book)
         yield from book.finish()
 
