@@ -6,9 +6,9 @@ standard error, so whatever the user's code prints, at import or inside a tool, 
 there; the command writes its results to :func:`product_stream`, the standard output
 the command started with.
 
-``tools call`` prints exactly the text the model receives and ``--json`` prints JSON; both
-go through :func:`write`, which never fails on text the stream cannot encode (a lone
-surrogate from a tool is written as a backslash escape).
+``tools call`` prints exactly the text the model receives (escaped on a terminal) and
+``--json`` prints JSON; both go through :func:`write`, which never fails on text the
+stream cannot encode (a lone surrogate from a tool is written as a backslash escape).
 """
 
 from __future__ import annotations

@@ -396,8 +396,25 @@ def call_tool(
                 payload["repairs"] = list(repairs)
             write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
         else:
-            write(result.text)
+            write(_as_shown(result.text))
         raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+
+def _as_shown(text: str) -> str:
+    """A result as ``tools call`` prints it: exactly the text the model receives, but on a
+    terminal with its control characters escaped (a tool's text must not clear the screen,
+    set the title or draw a hyperlink with a fake label); a pipe or a file gets it as is."""
+    from agentforge_cli.cli.output import product_stream
+
+    try:
+        terminal = product_stream().isatty()
+    except (AttributeError, ValueError, OSError):
+        terminal = False
+    if not terminal:
+        return text
+    from agentforge_cli.cli.render import safe_text
+
+    return safe_text(text)
 
 
 def _traced_failure(exc: BaseException) -> Any:

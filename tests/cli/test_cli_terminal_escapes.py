@@ -56,3 +56,29 @@ def test_replay_trace_of_a_hostile_transcript(cli, tmp_path: Path) -> None:
     result = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools")
     assert RAW.search(result.output) is None, repr(result.output)
     assert not any(line.startswith("[act] fake") for line in result.output.splitlines())
+
+
+HOSTILE_RESULT = '''
+from agentforge_cli import tool
+
+@tool
+def banner() -> str:
+    """A banner."""
+    return "ok\\x1b]0;pwned\\x07\\x1b[2J\\x1b]8;;http://x\\x1b\\\\label\\u202e\\x9b1m"
+'''
+RESULT_TEXT = "ok\x1b]0;pwned\x07\x1b[2J\x1b]8;;http://x\x1b\\label\u202e\x9b1m"
+
+
+def test_tools_call_escapes_its_result_on_a_terminal_and_not_on_a_pipe(write_module) -> None:
+    from test_progress import run_on_terminal
+
+    module = str(write_module("banner_tools", HOSTILE_RESULT))
+    code, shown, _, errors = run_on_terminal("tools", "call", "banner", "{}", "-t", module,
+                                             stdout="tty", stderr="pipe")
+    assert code == 0, errors
+    assert RAW.search(shown) is None, repr(shown)
+    assert "ok\\x1b]0;pwned\\x07\\x1b[2J" in shown and "\\u202e" in shown
+    code, _, piped, errors = run_on_terminal("tools", "call", "banner", "{}", "-t", module,
+                                             stdout="pipe", stderr="pipe")
+    assert code == 0, errors
+    assert piped == RESULT_TEXT + "\n"  # the product's output, as the model receives it

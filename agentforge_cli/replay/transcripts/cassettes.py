@@ -4,9 +4,13 @@ records, and the JSON an HTTP body holds.
 A cassette is ``{"interactions": [{"request": {...}, "response": {...}}, ...],
 "version": 1}`` in YAML or JSON, ``.gz`` read transparently. YAML is read one interaction
 at a time (PyYAML's composer, its C parser when available), so memory holds one
-interaction; a JSON cassette is parsed whole, up to
-:data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES`. PyYAML is
-imported only here, when a YAML cassette is read.
+interaction, and that one is at most
+:data:`~agentforge_cli.replay.transcripts.records.MAX_LINE_BYTES` of YAML (a longer one,
+or a scalar as long, is refused as soon as that much is read: a 2 MB ``.yaml.gz`` may
+hold a scalar of gigabytes); a cassette, YAML or JSON, is at most
+:data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES` decompressed, and a
+JSON one is parsed whole. A compressed HTTP body is inflated no further than its limit
+(:func:`body_value`). PyYAML is imported only here, when a YAML cassette is read.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.exchanges import Unreadable, parse_events
 from agentforge_cli.replay.transcripts.records import (
     MAX_DOCUMENT_BYTES,
+    MAX_LINE_BYTES,
     Record,
     open_bytes,
     read_head,
@@ -88,7 +93,7 @@ def _json_interactions(path: Path, stream: Any) -> Iterator[Record]:
     raw = stream.read(MAX_DOCUMENT_BYTES + 1)
     if len(raw) > MAX_DOCUMENT_BYTES:
         raise TranscriptError(path, "", f"the cassette is more than the {MAX_DOCUMENT_BYTES} "
-                              "bytes a JSON cassette may have (YAML cassettes are streamed)")
+                              "bytes a cassette may have (decompressed)")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -119,13 +124,56 @@ def _loader(stream: Any) -> Any:
     return _Loader(stream)
 
 
+_READ_AHEAD = 1 << 20
+"""More than the parser reads ahead of the value it is composing (its buffer is 16 KiB
+for the C parser, 64 KiB for the Python one): a value is refused only past its limit and
+this much, so that one is never refused for the bytes of the next."""
+
+
+class _TooLong(Exception):
+    """The YAML read so far is over a limit (the message says which)."""
+
+
+class _CountedStream:
+    """A cassette's bytes as the YAML parser reads them, counted, so that no value (an
+    interaction, or any other top-level value: a scalar may be gigabytes) is read past
+    :data:`~agentforge_cli.replay.transcripts.records.MAX_LINE_BYTES`, nor the cassette
+    past :data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES`; a
+    compressed cassette is inflated only as far as it is read."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.total = 0
+        self.value_start = 0
+        """How much had been read when the value being composed started."""
+        self.where = ""
+        """The value being composed (``interactions[3]``, with its line once known)."""
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self._stream.read(size if 0 <= size <= _READ_AHEAD else _READ_AHEAD)
+        self.total += len(data)
+        if self.total > MAX_DOCUMENT_BYTES:
+            raise _TooLong(f"the cassette is more than the {MAX_DOCUMENT_BYTES} bytes a "
+                           "cassette may have (decompressed)")
+        if self.total - self.value_start > MAX_LINE_BYTES + _READ_AHEAD:
+            raise _TooLong(f"more than {MAX_LINE_BYTES} bytes of YAML (the limit of an "
+                           "interaction); nothing more of it was read")
+        return data
+
+    def start_value(self, where: str) -> None:
+        self.value_start, self.where = self.total, where
+
+
 def _yaml_interactions(path: Path, stream: Any) -> Iterator[Record]:
     import yaml
     from yaml import events
 
-    loader = _loader(stream)
+    counted = _CountedStream(stream)
+    loader = _loader(counted)
     try:
-        yield from _walk(path, loader, events)
+        yield from _walk(path, loader, events, counted)
+    except _TooLong as exc:
+        raise TranscriptError(path, counted.where, str(exc)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}" if mark is not None else ""
@@ -137,9 +185,9 @@ def _yaml_interactions(path: Path, stream: Any) -> Iterator[Record]:
         loader.dispose()
 
 
-def _walk(path: Path, loader: Any, events: Any) -> Iterator[Record]:
+def _walk(path: Path, loader: Any, events: Any, counted: _CountedStream) -> Iterator[Record]:
     """The interactions of the top-level mapping, composed and built one at a time; any
-    other top-level value is composed and dropped."""
+    other top-level value is composed and dropped (each counted from its start)."""
     loader.get_event()  # stream start
     if loader.check_event(events.StreamEndEvent):
         raise TranscriptError(path, "", "the cassette is empty")
@@ -150,21 +198,29 @@ def _walk(path: Path, loader: Any, events: Any) -> Iterator[Record]:
                                     f"{_NOT_A_CASSETTE}; found a YAML {node.id}")
     loader.get_event()
     found = False
+    counted.start_value("")
     while not loader.check_event(events.MappingEndEvent):
         key = loader.compose_node(None, None)
+        where = f"line {key.start_mark.line + 1}"
+        counted.start_value(where)
         if key.id == "scalar" and key.value == "interactions" and loader.check_event(
                 events.SequenceStartEvent):
             found = True
             loader.get_event()
             index = 0
-            while not loader.check_event(events.SequenceEndEvent):
+            while True:
+                counted.start_value(f"interactions[{index}]")
+                if loader.check_event(events.SequenceEndEvent):
+                    break
+                line = loader.peek_event().start_mark.line + 1
+                counted.where = f"line {line}, interactions[{index}]"
                 node = loader.compose_node(None, None)
-                where = f"line {node.start_mark.line + 1}, interactions[{index}]"
-                yield Record(loader.construct_document(node), where, index)
+                yield Record(loader.construct_document(node), counted.where, index)
                 index += 1
             loader.get_event()
         else:
             loader.compose_node(None, None)
+        counted.start_value("")
     if not found:
         raise TranscriptFormatError(path, "", _NOT_A_CASSETTE)
 
@@ -183,6 +239,32 @@ def _header(headers: Any, name: str) -> str:
     return ""
 
 
+_NOT_DECOMPRESSED = frozenset({"br", "zstd", "compress"})
+"""Content encodings a body is not decompressed from (they stay their few bytes)."""
+
+
+class _TooLarge(Exception):
+    """A compressed body inflates to more than the limit."""
+
+
+def _inflate(body: bytes, wbits: int) -> bytes:
+    """A gzip (``wbits`` 16 + 15) or zlib body, inflated no further than one byte past
+    :data:`~agentforge_cli.replay.transcripts.records.MAX_LINE_BYTES` (a body of 1 MB
+    may inflate to gigabytes).
+
+    Raises:
+        _TooLarge: It inflates to more.
+        zlib.error: It is not a whole stream.
+    """
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, MAX_LINE_BYTES + 1)
+    if len(out) > MAX_LINE_BYTES:
+        raise _TooLarge
+    if not inflater.eof:
+        raise zlib.error("incomplete or truncated stream")
+    return out
+
+
 def body_value(side: dict[str, Any]) -> Any:
     """What an HTTP body holds: a JSON value, the events of a streamed body
     (:class:`~agentforge_cli.replay.transcripts.exchanges.ServerEvents`), ``None`` for no
@@ -192,7 +274,9 @@ def body_value(side: dict[str, Any]) -> Any:
     response) or a ``parsed_body`` mapping (pydantic-ai's cassettes); gzip- or
     deflate-compressed when ``Content-Encoding`` says so or it starts with gzip's magic
     bytes. A body that does not decompress is read as it is (a header that says gzip over
-    plain text is common in recordings). Never raises.
+    plain text is common in recordings); one that inflates to more than
+    :data:`~agentforge_cli.replay.transcripts.records.MAX_LINE_BYTES` is unreadable, found
+    out without inflating more, as is a ``br`` or ``zstd`` body. Never raises.
     """
     if "parsed_body" in side:
         return side["parsed_body"]
@@ -207,11 +291,17 @@ def body_value(side: dict[str, Any]) -> Any:
     damaged = None
     try:
         if encoding == "gzip" or body.startswith(b"\x1f\x8b"):
-            body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+            body = _inflate(body, 16 + zlib.MAX_WBITS)
         elif encoding == "deflate":
-            body = zlib.decompress(body)
+            body = _inflate(body, zlib.MAX_WBITS)
     except zlib.error as exc:
         damaged = exc  # perhaps not compressed after all: read as it is
+    except _TooLarge:
+        return Unreadable(f"a {encoding or 'gzip'} body that inflates to more than "
+                          f"{MAX_LINE_BYTES} bytes (the limit)")
+    if encoding in _NOT_DECOMPRESSED:
+        return Unreadable(f"a {encoding}-compressed body (replay does not decompress "
+                          f"{encoding})")
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -2,15 +2,19 @@
 
 The container comes from the first non-blank line; the format from the records: each
 registered format is asked, in registry order, whether a record is its own
-(:class:`~agentforge_cli.replay.transcripts.format.Claim`), for up to
-:data:`DETECTION_WINDOW` leading records.
+(:class:`~agentforge_cli.replay.transcripts.format.Claim`), record after record until
+one is some format's own, one is no format's, or the file ends. There is no window of
+leading records that blank lines or plain text messages (which several formats read)
+could fill: an Anthropic conversation whose first ``tool_use`` comes after thousands of
+text messages is still told from an OpenAI one. Runs of blank lines cost what their bytes
+cost (:func:`~agentforge_cli.replay.transcripts.records.iter_jsonl`).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Generator, Iterable
 from pathlib import Path
 
 from agentforge_cli.errors import TranscriptFormatError
@@ -23,11 +27,7 @@ from agentforge_cli.replay.transcripts.format import (
 )
 from agentforge_cli.replay.transcripts.records import Record, envelope_keys, open_bytes
 
-__all__ = ["DETECTION_WINDOW", "container_of", "detect_format", "document_records",
-           "unknown_format"]
-
-DETECTION_WINDOW = 1000
-"""How many leading JSONL records auto-detection may look at before it settles."""
+__all__ = ["container_of", "detect_format", "document_records", "unknown_format"]
 
 
 def container_of(head: str, path: Path | None = None) -> str:
@@ -53,17 +53,34 @@ def container_of(head: str, path: Path | None = None) -> str:
     return "jsonl"
 
 
+_NOT_SPACE = re.compile(rb"[^ \t\r\f\v\n]")
+
+
 def _has_second_line(path: Path) -> bool:
-    """Two lines of the file hold something (read in blocks: a line may be very long)."""
+    """Two lines of the file hold something (read in blocks: a line may be very long,
+    and blank lines, however many, are skipped at the cost of their bytes)."""
     found, current = 0, False  # non-blank lines ended; the current one holds something
     with open_bytes(path) as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
-            for piece in block.split(b"\n")[:-1] if b"\n" in block else ():
-                found += current or bool(piece.strip())
-                current = False
-                if found >= 2:
-                    return True
-            current = current or bool(block.rsplit(b"\n", 1)[-1].strip())
+            if not block.strip():  # blank lines only, or the current line's spaces
+                if current and b"\n" in block:
+                    found, current = found + 1, False
+                continue
+            at = 0
+            while found < 2:
+                something = _NOT_SPACE.search(block, at)
+                stop = len(block) if something is None else something.start()
+                if current and block.find(b"\n", at, stop) >= 0:
+                    found, current = found + 1, False
+                if something is None:
+                    break
+                current = True
+                end = block.find(b"\n", stop)
+                if end < 0:
+                    break
+                found, current, at = found + 1, False, end + 1
+            if found >= 2:
+                return True
     return found + current >= 2
 
 
@@ -73,15 +90,15 @@ def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
     return no_format_reads(path, where, found, registry.FORMATS)
 
 
-def document_records(path: Path) -> list[Record]:
-    """The first :data:`DETECTION_WINDOW` messages of a JSON document, for detection.
+def document_records(path: Path) -> Generator[Record, None, None]:
+    """A JSON document's messages, streamed, for detection.
 
     Raises:
         TranscriptFormatError: The document is neither a message array nor an object with
             ``"messages"``.
     """
     try:
-        return list(itertools.islice(iter_document(path), DETECTION_WINDOW))
+        yield from iter_document(path)
     except TranscriptFormatError as exc:
         raise unknown_format(path, exc.where, exc.reason) from None
 

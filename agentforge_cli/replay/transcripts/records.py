@@ -6,13 +6,15 @@ whole lines, each line numbered (a line that is not UTF-8 is reported by number)
 document is streamed message by message
 (:mod:`~agentforge_cli.replay.transcripts.documents`), and parsed whole only to be
 written back. Blank JSONL lines are records with ``data`` ``None`` so that
-a rewrite keeps them.
+a rewrite keeps them (a run of them is one record, whatever its length).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,7 +122,7 @@ class Record:
     """One line or message."""
 
     data: Any
-    """The parsed JSON value (``None`` for a blank line)."""
+    """The parsed JSON value (``None`` for a blank line, or a run of them: one record)."""
     where: str = ""
     """``line 3`` or ``messages[2]``; empty for a record a rewrite creates."""
     position: int = 0
@@ -350,8 +352,6 @@ def _open_content(path: Path, content: bytes | None) -> Any:
     """:func:`open_bytes`, or ``content`` (the file's bytes, read before) as a stream."""
     if content is None:
         return open_bytes(path)
-    import io
-
     return io.BytesIO(content)
 
 
@@ -363,10 +363,13 @@ def read_head(path: Path, content: bytes | None = None) -> str | None:
 
     try:
         with _open_content(path, content) as stream:
-            number, whole = 0, True
+            number, start = _skip_blank_lines(path, stream)
+            whole = True
             while True:
                 try:
-                    raw = stream.readline(HEAD_BYTES)
+                    raw = start.readline(HEAD_BYTES)
+                    if not raw.endswith(b"\n") and len(raw) < HEAD_BYTES:
+                        raw += stream.readline(HEAD_BYTES - len(raw))  # the rest of it
                 except (OSError, EOFError) as exc:  # a damaged .gz stream
                     raise TranscriptError(path, f"line {number + 1}", "cannot be read: "
                                           f"{getattr(exc, 'strerror', None) or exc}") from None
@@ -388,6 +391,24 @@ def read_head(path: Path, content: bytes | None = None) -> str | None:
 
 
 _BLOCK_BYTES = 1 << 20
+
+
+def _skip_blank_lines(path: Path, stream: Any) -> tuple[int, io.BytesIO]:
+    """Read past the file's leading blank lines (ASCII white space), a block at a time:
+    how many there were, and the bytes read after them (from the start of the first line
+    that holds something), to be read before the rest of ``stream``."""
+    lines = 0
+    while True:
+        try:
+            block = stream.read(_BLOCK_BYTES)
+        except (OSError, EOFError) as exc:  # a damaged .gz stream
+            raise TranscriptError(path, f"line {lines + 1}", "cannot be read: "
+                                  f"{getattr(exc, 'strerror', None) or exc}") from None
+        spaces = len(block) - len(block.lstrip())  # ASCII white space, as _SPACES
+        cut = block.rfind(b"\n", 0, spaces) + 1
+        lines += block.count(b"\n", 0, cut)
+        if spaces < len(block) or not block:
+            return lines, io.BytesIO(block[cut:])
 
 
 def _line_blocks(path: Path, stream: Any) -> Iterator[bytes]:
@@ -431,14 +452,43 @@ def _check_lengths(path: Path, block: bytes, lines_before: int) -> None:
                                   f"{MAX_LINE_BYTES} bytes (the limit)")
 
 
+class _BlankRun(str):
+    """Blank lines, one piece of :func:`_decode_block` (the whole run)."""
+
+    __slots__ = ()
+
+
+_SPACES = re.compile(r"[ \t\r\f\v\n]*")
+"""ASCII white space, newlines included: blank lines, from a line's start."""
+_BLANK_AFTER = re.compile(r"\n[ \t\r\f\v]*\n")
+"""A line's end followed by a blank line."""
+
+
 def _decode_block(path: Path, block: bytes, lines_before: int) -> list[str]:
-    """A block's lines, decoded, each ending with its newline (but a last one without)."""
-    lines = _decode_text(path, block, lines_before).split("\n")
-    last = lines.pop()
-    lines = [line + "\n" for line in lines]
-    if last:
-        lines.append(last)
-    return lines
+    """A block's lines, decoded, each ending with its newline (but a last one without).
+
+    A run of blank lines is one piece, so that millions of them cost what their bytes
+    cost, not a record each: :func:`iter_jsonl` makes one blank record of it."""
+    text = _decode_text(path, block, lines_before)
+    if _BLANK_AFTER.search(text) is None:
+        lines = text.split("\n")
+        last = lines.pop()
+        lines = [line + "\n" for line in lines]
+        if last:
+            lines.append(last)
+        return lines
+    pieces: list[str] = []
+    start, size = 0, len(text)
+    while start < size:
+        spaces = _SPACES.match(text, start).end()  # type: ignore[union-attr]  # always matches
+        end = text.rfind("\n", start, spaces) + 1 if spaces > start else 0
+        if end:
+            pieces.append(_BlankRun(text[start:end]))
+        else:  # not a blank line: one line
+            end = text.find("\n", start) + 1 or size
+            pieces.append(text[start:end])
+        start = end
+    return pieces
 
 
 def _decode_text(path: Path, block: bytes, lines_before: int) -> str:
@@ -509,6 +559,10 @@ def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, No
         for block in _line_blocks(path, stream):
             for line in _decode_block(path, block, number):
                 number += 1
+                if line.__class__ is _BlankRun:
+                    yield Record(None, f"line {number}", number, str(line))
+                    number += line.count("\n") - 1
+                    continue
                 body = line.rstrip("\r\n")
                 try:  # hot path: json's C scanner directly; decode() for the rest
                     data, end = scan(body, 0)

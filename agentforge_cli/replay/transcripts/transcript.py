@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import itertools
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.calls import Updates
 from agentforge_cli.replay.transcripts.detection import (
-    DETECTION_WINDOW,
     container_of,
     detect_format,
     document_records,
@@ -114,7 +112,10 @@ class Transcript:
         book = fmt.book(self.path)
         record_events = fmt.record_events
         for record in records:
-            progress.records += 1
+            if record.data is not None or not record.text:
+                progress.records += 1
+            else:  # a run of blank lines: as many as count_records counts
+                progress.records += max(record.text.count("\n"), 1)
             yield from record_events(record, book)
         yield from book.finish()
 
@@ -199,7 +200,8 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     container = container_of(head, path)
     if format == "auto":
         if container == "json":
-            format = detect_format(path, document_records(path)).NAME
+            with contextlib.closing(document_records(path)) as messages:
+                format = detect_format(path, messages).NAME
         else:
             format = _detect_jsonl(path, content)
     return Transcript(path=path, format=format, container=container,
@@ -209,7 +211,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
 def _detect_jsonl(path: Path, content: bytes | None) -> str:
     # closed here: a refusal's traceback would otherwise keep the file open
     with contextlib.closing(iter_jsonl(path, content)) as lines:
-        return detect_format(path, itertools.islice(lines, DETECTION_WINDOW)).NAME
+        return detect_format(path, lines).NAME
 
 
 def _read_start(path: Path) -> bytes | None:
