@@ -8,8 +8,9 @@ A call's two lines are written together, in one write, once it has finished (thr
 event loops may call at once): each result follows its own call. Arguments are
 written as received, with secrets masked (:func:`~agentforge_cli.core.masking.mask_arguments`:
 the tool's sensitive parameters and keys named like a secret); ``mask=False`` keeps them.
-Writes are buffered: the cost on the call path is one buffered write, and the file is
-flushed when the recorder is closed, at exit, and every :data:`FLUSH_EVERY` calls.
+Writes are buffered: the cost on the call path is one buffered write, and the buffer
+reaches the OS when it fills, every :data:`FLUSH_EVERY` calls, when the recorder is
+closed and at exit (a killed process loses at most the calls since the last of those).
 
 Given a directory (``ToolService(record=DIR)``, or ``AGENTFORGE_RECORD=DIR`` for every
 service of a process), each process writes its own file there,
