@@ -8,8 +8,9 @@ A call's two lines are written together, in one write, once it has finished (thr
 event loops may call at once): each result follows its own call. Arguments are
 written as received, with secrets masked (:func:`~agentforge_cli.core.masking.mask_arguments`:
 the tool's sensitive parameters and keys named like a secret); ``mask=False`` keeps them.
-Writes are buffered: the cost on the call path is one buffered write, and the file is
-flushed when the recorder is closed, at exit, and every :data:`FLUSH_EVERY` calls.
+Writes are buffered: the cost on the call path is one buffered write, and the buffer
+reaches the OS when it fills, every :data:`FLUSH_EVERY` calls, when the recorder is
+closed and at exit (a killed process loses at most the calls since the last of those).
 
 Given a directory (``ToolService(record=DIR)``, or ``AGENTFORGE_RECORD=DIR`` for every
 service of a process), each process writes its own file there,
@@ -28,7 +29,12 @@ from json.encoder import encode_basestring as _string  # a str as JSON text, in 
 from pathlib import Path
 from typing import IO
 
-from agentforge_cli.core.masking import mask_arguments, may_hold_secret, sensitive_keys
+from agentforge_cli.core.masking import (
+    _MAY_NAME_A_SECRET,
+    mask_arguments,
+    may_hold_secret,
+    sensitive_keys,
+)
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
 __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecording",
@@ -60,7 +66,7 @@ class CallRecorder:
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = None
         self._written = 0
-        self._calls = 0
+        self._calls = FLUSH_EVERY  # calls left before a flush
         self._serial = 0
         self.path = self._open()
         _OPEN.add(self)
@@ -77,46 +83,31 @@ class CallRecorder:
         self._written = 0
         return path
 
-    def for_tool(self, executor: ToolExecutor | None) -> ToolRecording:
+    def for_tool(self, executor: ToolExecutor | None, name: str | None = None
+                 ) -> ToolRecording:
         """What a service calls for one tool's calls: this recorder, with the tool's
-        sensitive keys looked up once."""
-        return ToolRecording(self, sensitive_keys(executor) if executor else frozenset())
+        sensitive keys looked up once (``name``: the tool's, its JSON spelled once)."""
+        return ToolRecording(self, sensitive_keys(executor) if executor else frozenset(), name)
 
     def record(self, request: ToolExecutionRequest, result: ToolExecutionResult,
                keys: frozenset[str] = frozenset()) -> None:
         """Write one finished call (``keys``: the tool's sensitive keys)."""
-        arguments = request.arguments
-        if not isinstance(arguments, str):
-            from agentforge_cli.core.jsonvalues import to_json_text
+        ToolRecording(self, keys).record(request, result)
 
-            arguments = to_json_text(arguments)
-        if self.mask and may_hold_secret(arguments, keys):
-            arguments = mask_arguments(arguments, keys)
-        # the two lines spelled out: json.dumps with options costs more than the call
-        call_id = "null" if request.id is None else _string(request.id)
-        text = (f'{{"type":"tool_call","id":{call_id},"name":{_string(request.name)},'
-                f'"arguments":{_string(arguments)}}}\n'
-                f'{{"type":"tool_result","id":{call_id},"content":{_string(result.text)},'
-                f'"is_error":{"true" if result.is_error else "false"}}}\n')
-        # a lone surrogate becomes its JSON escape; one write of both lines, which the
-        # buffered file keeps whole among threads
-        data = text.encode("utf-8", "backslashreplace")
-        file = self._file
-        if file is None:
-            return  # closed
-        try:
-            file.write(data)
-        except ValueError:
-            return  # closed meanwhile
-        self._written += len(data)
-        self._calls += 1
-        if self._calls % FLUSH_EVERY == 0:
+    def _wrote(self, file: IO[bytes], size: int) -> None:
+        """After a write in a directory, or the last of :data:`FLUSH_EVERY` calls: a flush
+        when that many were written, a new file past :data:`ROTATE_BYTES` (threads may
+        race on the counts: a flush or a new file then comes a call late)."""
+        if self._calls <= 0:
+            self._calls = FLUSH_EVERY
             file.flush()
-        if self._directory and self._written > ROTATE_BYTES:
-            with self._lock:
-                if self._file is file:
-                    file.close()
-                    self.path = self._open()
+        if self._directory:
+            self._written += size
+            if self._written > ROTATE_BYTES:
+                with self._lock:
+                    if self._file is file:
+                        file.close()
+                        self.path = self._open()
 
     def flush(self) -> None:
         """Write what is buffered to the file."""
@@ -138,14 +129,66 @@ class CallRecorder:
 class ToolRecording:
     """One tool's calls going to a :class:`CallRecorder`."""
 
-    __slots__ = ("keys", "recorder")
+    __slots__ = ("_name_field", "keys", "name", "recorder")
 
-    def __init__(self, recorder: CallRecorder, keys: frozenset[str]) -> None:
+    def __init__(self, recorder: CallRecorder, keys: frozenset[str],
+                 name: str | None = None) -> None:
         self.recorder = recorder
         self.keys = keys
+        self.name = name
+        # what follows the id in the call's line, for calls of this very name
+        self._name_field = None if name is None else _name_field(name)
 
     def record(self, request: ToolExecutionRequest, result: ToolExecutionResult) -> None:
-        self.recorder.record(request, result, self.keys)
+        """Write one finished call: its two lines, in one write."""
+        recorder = self.recorder
+        arguments = request.arguments
+        if not isinstance(arguments, str):
+            from agentforge_cli.core.jsonvalues import to_json_text
+
+            arguments = to_json_text(arguments)
+        keys = self.keys
+        if recorder.mask and (keys or _MAY_NAME_A_SECRET(arguments) is not None) and (
+                may_hold_secret(arguments, keys)):
+            arguments = mask_arguments(arguments, keys)
+        call_id = (_NULL if request.id is None
+                   else _string(request.id).encode("utf-8", "backslashreplace"))
+        name_field = self._name_field
+        if name_field is None or request.name != self.name:
+            name_field = _name_field(request.name)
+        # the two lines spelled out as bytes (a lone surrogate becomes its JSON escape):
+        # json.dumps with options costs more than the call, and one str of the whole
+        # would be widened to its widest character, then encoded whole
+        data = b"".join((
+            _CALL, call_id, name_field,
+            _string(arguments).encode("utf-8", "backslashreplace"), _RESULT, call_id,
+            _CONTENT, _string(result.text).encode("utf-8", "backslashreplace"),
+            _IS_ERROR if result.is_error else _NOT_ERROR))
+        # one write of both lines, which the buffered file keeps whole among threads; no
+        # lock of ours on this path (the file takes its own)
+        file = recorder._file
+        while file is not None:
+            try:
+                file.write(data)
+            except ValueError:  # closed meanwhile: by close(), or for a new file
+                file = None if recorder._file is file else recorder._file
+                continue
+            recorder._calls -= 1
+            if recorder._calls <= 0 or recorder._directory:
+                recorder._wrote(file, len(data))
+            return
+
+
+_NULL = b"null"
+_CALL = b'{"type":"tool_call","id":'
+_RESULT = b'}\n{"type":"tool_result","id":'
+_CONTENT = b',"content":'
+_IS_ERROR = b',"is_error":true}\n'
+_NOT_ERROR = b',"is_error":false}\n'
+
+
+def _name_field(name: str) -> bytes:
+    return b',"name":' + _string(name).encode("utf-8", "backslashreplace") + b',"arguments":'
 
 
 def recorder_for(record: str | os.PathLike[str] | CallRecorder | None) -> CallRecorder | None:

@@ -20,7 +20,6 @@ With ``fresh``, each conversation of a file runs on tools of its own
 from __future__ import annotations
 
 import json
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
@@ -74,10 +73,6 @@ _slots = vars(ToolExecutionRequest)  # its fields' slot descriptors (a checker r
 _set_id: Callable[[ToolExecutionRequest, str | None], None] = _slots["id"].__set__
 _set_name: Callable[[ToolExecutionRequest, str], None] = _slots["name"].__set__
 _set_arguments: Callable[[ToolExecutionRequest, str | None], None] = _slots["arguments"].__set__
-_MAY_NAME_A_SECRET = re.compile(r"[\\ckwzCKWZ\u212a]").search
-"""A necessary condition of :func:`may_hold_secret` without sensitive keys, in one scan:
-every secret-name ending holds a c, k, w or z (the Kelvin sign lower-cases to k), and an
-escape (``\\u``) could spell any letter."""
 
 
 def _show(value: Any) -> str:
@@ -362,7 +357,7 @@ class Replayer:
         facts = tools.known.get(name) or tools.learn(name)
         keys, fit = facts
         shown = arguments
-        if (keys or _MAY_NAME_A_SECRET(arguments)) and may_hold_secret(arguments, keys):
+        if may_hold_secret(arguments, keys):  # one scan finds nothing in most
             shown = mask_arguments(arguments, keys, as_recorded=True)
         drift = None if fit is None else fit.drift(arguments)
         if drift is not None and fit is not None and fit.refused(arguments) is None:

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 from recording_tools import add, login, slow_echo
 
-from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools, tool
+from agentforge_cli import (
+    ToolExecutionRequest,
+    ToolExecutionResult,
+    ToolService,
+    build_local_tools,
+    tool,
+)
 from agentforge_cli.core import recording
 from agentforge_cli.core.recording import CallRecorder
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult, open_transcript
@@ -234,3 +240,25 @@ def test_an_empty_environment_variable_records_nothing(monkeypatch, value):
     else:
         monkeypatch.setenv("AGENTFORGE_RECORD", value)
     assert ToolService().recorder is None
+
+
+def test_a_call_whose_file_was_rotated_meanwhile_goes_to_the_new_file(tmp_path):
+    """Another thread may start a new file (closing the one this call took) between the
+    two steps of a write: the call goes to the new file, not lost."""
+    recorder = CallRecorder(tmp_path)
+    recording = recorder.for_tool(None)
+    taken = recorder._file
+
+    class RotatedMeanwhile:
+        def write(self, data: bytes) -> int:
+            with recorder._lock:  # what another thread's rotation does, right now
+                taken.close()
+                recorder.path = recorder._open()
+            return taken.write(data)  # the file this call took: closed
+
+    recorder._file = RotatedMeanwhile()  # type: ignore[assignment]
+    recording.record(request("add", {"a": 1, "b": 2}, "c1"),
+                     ToolExecutionResult("3", False))
+    recorder.close()
+    ids = [r["id"] for f in tmp_path.glob("agentforge-calls-*.jsonl") for r in lines(f)]
+    assert ids == ["c1", "c1"]
