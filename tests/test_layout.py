@@ -82,6 +82,15 @@ def test_the_tests_mirror_the_stages():
     assert {path.name for path in TESTS.glob("test_*.py")} == PACKAGE_WIDE
 
 
+def test_no_two_test_files_share_a_name():
+    """The test folders are not packages, so pytest imports each file under its basename:
+    two files of one name in two folders stop the run at collection."""
+    seen: dict[str, Path] = {}
+    for path in sorted(TESTS.rglob("test_*.py")):
+        assert path.name not in seen, f"{path} and {seen[path.name]} share a name"
+        seen[path.name] = path
+
+
 def test_every_module_belongs_to_a_known_stage():
     assert {stage(module) for module in MODULES} <= set(RANK)
 
