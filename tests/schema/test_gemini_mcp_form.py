@@ -75,3 +75,11 @@ def test_any_schema_has_a_form_the_bridge_takes_or_an_error(parameter: Any) -> N
                              parameters=conversion.data)
     assert clean(safe) == [], conversion.data
     bridged(spec, conversion.data)  # does not raise
+
+
+def test_an_array_whose_elements_have_no_gemini_type_has_no_form() -> None:
+    # Found by the property test: the Gemini export keeps the array with empty items,
+    # which the bridge sends without items; the form must be an error, not a finding.
+    conversion = convert_gemini_mcp_form(probe({"not": {}, "prefixItems": [{"nullable": False}]}))
+    assert conversion.data is None
+    assert [issue.rule for issue in conversion.errors] == ["array-without-items"]

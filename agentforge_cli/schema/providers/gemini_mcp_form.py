@@ -18,16 +18,20 @@ the JSON Schema the bridge reads back into the same Gemini schema:
 ``tools check --provider gemini-mcp`` has no finding on the result. What the form leaves
 out, ``serve`` still checks: it binds every call against the tool's own signature.
 A part with no Gemini form (a recursive type, a value typed ``Any``) has none here either:
-the conversion reports it as an error, as the Gemini export does.
+the conversion reports it as an error, as the Gemini export does; so does a form the
+bridge's own lint still finds fault with (an array whose elements have no Gemini type),
+so that no schema this module returns has a finding.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.schema.providers.base import ToolConversion
 from agentforge_cli.schema.providers.gemini import convert_gemini
+from agentforge_cli.schema.providers.gemini_mcp import convert_gemini_mcp
 
 __all__ = ["SNAKE_CASE", "bridge_form", "convert_gemini_mcp_form"]
 
@@ -47,8 +51,12 @@ def convert_gemini_mcp_form(spec: ToolSpecification) -> ToolConversion:
         return ToolConversion(tool=spec.name, data=None, warnings=gemini.warnings,
                               errors=gemini.errors)
     parameters = gemini.data.get("parameters") or {"type": "object", "properties": {}}
-    return ToolConversion(tool=spec.name, data=bridge_form(parameters),
-                          warnings=gemini.warnings)
+    form = bridge_form(parameters)
+    faults = convert_gemini_mcp(replace(spec, parameters=form))
+    if faults.errors or faults.warnings:
+        return ToolConversion(tool=spec.name, data=None, warnings=gemini.warnings,
+                              errors=[*faults.errors, *faults.warnings])
+    return ToolConversion(tool=spec.name, data=form, warnings=gemini.warnings)
 
 
 def bridge_form(schema: dict[str, Any]) -> dict[str, Any]:
