@@ -204,13 +204,18 @@ class StdioPeer:
         """Close its input (the end of the session); the exit code."""
         with contextlib.suppress(BrokenPipeError):
             self.process.stdin.close()  # type: ignore[union-attr]
-        try:
-            return self.process.wait(BOUND)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
+        return _reap(self.process)
 
+
+
+def _reap(process: subprocess.Popen[bytes]) -> int:
+    """The exit code of a process asked to end, killed if it has not within the bound."""
+    try:
+        return process.wait(BOUND)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 _STDIO_HOSTILE = ("not JSON", "no method", "refused arguments", "unknown tool", "notification")
 
@@ -368,12 +373,7 @@ class HttpServer:
 
     def stop(self) -> int:
         self.process.terminate()
-        try:
-            return self.process.wait(BOUND)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
+        return _reap(self.process)
 
 
 def _message(response: httpx.Response) -> dict[str, Any]:

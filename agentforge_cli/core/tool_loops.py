@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any
 
+from agentforge_cli.core.per_process import PerProcess
 from agentforge_cli.core.tool_threads import TOOL_THREADS
 
 __all__ = ["BEAT_SECONDS", "STALL_SECONDS", "ToolLoops", "tool_loops"]
@@ -111,27 +111,13 @@ class ToolLoops:
         return chosen
 
 
-_loops: ToolLoops | None = None
-_loops_lock = threading.Lock()
+_loops = PerProcess(ToolLoops)
 
 
 def tool_loops(warn: Callable[[str], None] | None = None) -> ToolLoops:
     """The process's tool loops (made at first use; a forked child makes its own);
     ``warn``, when given, replaces the current one."""
-    global _loops
-    if _loops is None:
-        with _loops_lock:
-            if _loops is None:
-                _loops = ToolLoops()
+    loops = _loops.get()
     if warn is not None:
-        _loops.warn = warn
-    return _loops
-
-
-def _forget_loops() -> None:
-    global _loops, _loops_lock
-    _loops, _loops_lock = None, threading.Lock()  # the parent's threads are not in the child
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_loops)
+        loops.warn = warn
+    return loops

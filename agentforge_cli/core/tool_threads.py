@@ -10,12 +10,13 @@ returns does not keep the process from exiting.
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
+
+from agentforge_cli.core.per_process import PerProcess
 
 __all__ = ["IDLE_SECONDS", "TOOL_THREADS", "ToolThreads", "tool_threads"]
 
@@ -83,24 +84,9 @@ class ToolThreads:
                     self._busy -= 1
 
 
-_pool: ToolThreads | None = None
-_pool_lock = threading.Lock()
+_pool = PerProcess(ToolThreads)
 
 
 def tool_threads() -> ToolThreads:
     """The process's pool (made at first use; a forked child makes its own)."""
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = ToolThreads()
-    return _pool
-
-
-def _forget_pool() -> None:
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()  # the parent's threads are not in the child
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
+    return _pool.get()
