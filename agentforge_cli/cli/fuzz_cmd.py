@@ -137,15 +137,11 @@ def fuzz(
 
 def _served(service: Any) -> frozenset[str]:
     """The names of the tools an MCP server serves."""
+    from agentforge_cli.core.wrapping import innermost
     from agentforge_cli.integrations.mcp_target import McpToolExecutor
 
-    def inner(executor: Any) -> Any:
-        while not isinstance(executor, McpToolExecutor) and hasattr(executor, "delegate"):
-            executor = executor.delegate
-        return executor
-
     return frozenset(name for name in service.names
-                     if isinstance(inner(service.executor(name)), McpToolExecutor))
+                     if isinstance(innermost(service.executor(name)), McpToolExecutor))
 
 
 def _say_skipped(service: Any, selected: list[str], options: Any) -> None:

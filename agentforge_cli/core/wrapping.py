@@ -15,7 +15,7 @@ from typing import Any
 
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
-__all__ = ["ExecutorWrapper"]
+__all__ = ["ExecutorWrapper", "innermost"]
 
 
 class ExecutorWrapper:
@@ -65,3 +65,11 @@ class ExecutorWrapper:
         if token is None:
             return result
         return self._finish(request, memory_id, token, result)
+
+
+def innermost(executor: Any) -> Any:
+    """The executor that wrappers around ``executor`` (call logging, tracing: each keeps
+    what it wraps as ``delegate``) wrap; ``executor`` itself when it wraps nothing."""
+    while hasattr(executor, "delegate"):
+        executor = executor.delegate
+    return executor

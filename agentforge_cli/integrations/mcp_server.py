@@ -59,6 +59,7 @@ from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
+from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.errors import MCPUnavailableError, ToolExecutionError
 from agentforge_cli.integrations.mcp_output import OutputSchemas, StructuredResult
 
@@ -171,9 +172,10 @@ async def execute_tool(service: ToolService, request: ToolExecutionRequest,
 def _async_tool(executor: Any) -> LocalToolExecutor | None:
     """The ``async def`` Python tool behind ``executor`` (through log and trace wrappers),
     or ``None`` (a sync tool, an MCP target's, a foreign framework's)."""
-    while executor is not None and not isinstance(executor, LocalToolExecutor):
-        executor = getattr(executor, "delegate", None)
-    return executor if executor is not None and executor.definition.is_async else None
+    executor = innermost(executor)
+    if isinstance(executor, LocalToolExecutor) and executor.definition.is_async:
+        return executor
+    return None
 
 
 async def _off_the_loop(service: ToolService, request: ToolExecutionRequest,

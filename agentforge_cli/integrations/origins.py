@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.schema.origins import AGENTFORGE, ToolOrigin
 
 __all__ = ["LIBRARY_ORIGINS", "MCP_SERVER", "tool_origin", "tool_origins"]
@@ -76,7 +77,7 @@ def tool_origin(executor: Any) -> ToolOrigin:
     """Where the tool ``executor`` runs comes from (a logging wrapper is looked through)."""
     from agentforge_cli.integrations.mcp_target import McpToolExecutor
 
-    executor = getattr(executor, "delegate", executor)
+    executor = innermost(executor)
     if isinstance(executor, McpToolExecutor):
         return MCP_SERVER
     foreign = getattr(executor, "foreign", None)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.errors import TargetConfigError, TargetError
 from agentforge_cli.integrations.importing import (
     call_factory,
@@ -552,7 +553,7 @@ class _Renewal:
             self.kept[definition.call] = executor
             function = getattr(definition.call, "__func__", definition.call)
             self.definitions[function] = definition
-            base = getattr(executor, "delegate", executor)
+            base = innermost(executor)
             if callable(getattr(base, "rebound", None)):
                 self.bases[function] = base
         self.settings = {key: value for key, value in options.items()

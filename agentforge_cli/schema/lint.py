@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
 from agentforge_cli.schema.jsonschema import (
     ROOT,
@@ -176,8 +177,7 @@ def _python_defaults(table: Mapping[ToolSpecification, Any]) -> dict[str, dict[s
     function's definition (a logging wrapper is looked through)."""
     defaults: dict[str, dict[str, Any]] = {}
     for spec, executor in table.items():
-        executor = getattr(executor, "delegate", executor)
-        params = getattr(getattr(executor, "definition", None), "params", ())
+        params = getattr(getattr(innermost(executor), "definition", None), "params", ())
         defaults[spec.name] = {param.key: param.default for param in params}
     return defaults
 
