@@ -8,11 +8,12 @@ shows only the results that changed. Standard library only.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from agentforge_cli.core.surrogates import COMPACT, json_text
 
 __all__ = ["Layout", "detect_layout", "dump"]
 
@@ -50,13 +51,7 @@ def detect_layout(text: str, records: int, envelope_keys: int = 0) -> Layout:
 
 
 def _one_line(value: Any, spaced: bool) -> str:
-    separators = (", ", ": ") if spaced else (",", ":")
-    text = json.dumps(value, ensure_ascii=False, separators=separators)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escaped, so the file stays UTF-8
-        return json.dumps(value, ensure_ascii=True, separators=separators)
-    return text
+    return json_text(value, separators=(", ", ": ") if spaced else COMPACT)
 
 
 def _array(items: list[Any], pad: str, level: int, spaced: bool) -> str:
@@ -73,12 +68,7 @@ def dump(value: Any, layout: Layout, record_keys: Iterable[str] = ("messages",))
     if layout.indent is None:
         return _one_line(value, layout.spaced)
     if not layout.per_line:
-        text = json.dumps(value, ensure_ascii=False, indent=layout.indent)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return json.dumps(value, ensure_ascii=True, indent=layout.indent)
-        return text
+        return json_text(value, indent=layout.indent, separators=None)
     pad = " " * layout.indent if isinstance(layout.indent, int) else layout.indent
     if isinstance(value, list):
         return _array(value, pad, 0, layout.spaced)

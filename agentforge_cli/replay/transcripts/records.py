@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentforge_cli.core.surrogates import COMPACT, json_text
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.layout import Layout, detect_layout
@@ -168,25 +169,10 @@ def record_shape(data: Any) -> str:
     return f"a JSON {names.get(type(data), 'value')}"
 
 
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
 def dumps(value: Any, indent: int | None = None) -> str:
-    """JSON text as transcripts are written: UTF-8 kept, compact unless indented.
-
-    Text holding a lone surrogate (which UTF-8 cannot carry) is written with ``\\u``
-    escapes instead, so the file stays valid UTF-8 and the value round-trips.
-    """
-    if indent is None:
-        text = _compact(value)
-    else:
-        text = json.dumps(value, ensure_ascii=False, indent=indent)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        separators = (",", ":") if indent is None else None
-        return json.dumps(value, ensure_ascii=True, indent=indent, separators=separators)
-    return text
+    """JSON text as transcripts are written: UTF-8 kept, compact unless indented, a lone
+    surrogate escaped (:func:`~agentforge_cli.core.surrogates.json_text`)."""
+    return json_text(value, indent=indent, separators=COMPACT if indent is None else None)
 
 
 def _refuse_constant(name: str) -> Any:
