@@ -73,7 +73,9 @@ def loads_exact(text: str, *, lenient: bool = False) -> object:
         return decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise ArgumentError(
-            f"could not be parsed as JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            # json's "Unterminated string starting at" already ends with "at"
+            f"could not be parsed as JSON: {exc.msg.removesuffix(' at')} at line {exc.lineno}"
+            f" column {exc.colno}"
             f" (char {exc.pos}); received: {describe(text)}",
             received=text,
         ) from None

@@ -4,6 +4,7 @@ bound value and the rule; ``try_bind``: the values a call would receive."""
 from __future__ import annotations
 
 import logging
+import re
 from typing import Annotated, Any
 
 import pytest
@@ -50,6 +51,14 @@ def test_unparseable_arguments_bind_nothing():
     result = explain('{"name": ')
     assert all(t.status == "not bound" for t in result.traces)
     assert result.error.startswith("Arguments could not be parsed as JSON")
+
+
+def test_a_parse_error_shows_the_text_received_masked_and_cut() -> None:
+    # as docs/coercion.md says: the text is shown, secrets as ***, past 200 characters cut
+    error = explain('{"name": "door", "password": "hunter2", "note": "' + "a" * 500).error
+    assert "hunter2" not in error and '"password": "***"' in error
+    assert "received: <{\"name\": \"door\"" in error and re.search(r"… \(\d+ characters\)>", error)
+    assert "Unterminated string starting at line 1 column 49" in error  # one "at"
 
 
 def test_strict_mode_reports_unknown_keys_after_the_parameters():
