@@ -122,6 +122,46 @@ def test_the_official_client_sees_the_server_and_the_recording_replays(tmp_path)
     assert report["summary"]["matched"] == 1 and sum(report["summary"].values()) == 1
 
 
+def _repository(folder: Path) -> Path:
+    """A git repository with one commit of fixed author and date, and one file changed."""
+    folder.mkdir()
+    env = {"GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@example.org",
+           "GIT_COMMITTER_NAME": "Ann", "GIT_COMMITTER_EMAIL": "ann@example.org",
+           "GIT_AUTHOR_DATE": "2026-01-02T03:04:05Z",
+           "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z", "PATH": "/usr/bin:/bin"}
+    (folder / "notes.txt").write_text("first\n", encoding="utf-8")
+    for args in (["init", "-q", "-b", "main"], ["add", "notes.txt"],
+                 ["commit", "-q", "-m", "First notes"]):
+        subprocess.run(["git", *args], cwd=folder, env=env, check=True, timeout=30)
+    (folder / "notes.txt").write_text("first\nsecond\n", encoding="utf-8")
+    return folder
+
+
+def test_the_git_server_is_recorded_as_it_answers_and_replays(tmp_path):
+    # the reference git server: the official client sees the same tools and results
+    # through the proxy, and the log replays all matched against the same server
+    repository = _repository(tmp_path / "repo")
+    git_server = [str(Path(sys.executable).with_name("mcp-server-git")),
+                  "--repository", str(repository)]
+    calls = [("git_status", {"repo_path": str(repository)}),
+             ("git_diff_unstaged", {"repo_path": str(repository)}),
+             ("git_log", {"repo_path": str(repository), "max_count": 5})]
+    log = tmp_path / "session.jsonl"
+    with _session(str(AGENTFORGE), ["record", "-o", str(log), "--", *git_server],
+                  tmp_path) as remote:
+        through = remote.run(remote.session.list_tools)
+        recorded = [remote.call(name, arguments) for name, arguments in calls]
+    with _session(git_server[0], git_server[1:], tmp_path) as remote:
+        direct = remote.run(remote.session.list_tools)
+        expected = [remote.call(name, arguments) for name, arguments in calls]
+    assert through.model_dump() == direct.model_dump()
+    assert [r.model_dump() for r in recorded] == [r.model_dump() for r in expected]
+    assert "second" in expected[1].content[0].text  # the calls did real work
+    code, report = replay(str(log), "-t", "mcp:" + " ".join(git_server))
+    assert code == 0, report
+    assert report["summary"]["matched"] == 3 and sum(report["summary"].values()) == 3
+
+
 def test_a_changed_server_is_a_mismatch_and_secrets_stay_out(tmp_path):
     server = tmp_path / "greeter.py"
     server.write_text(SERVER, encoding="utf-8")
