@@ -43,10 +43,17 @@ _UNKEYED = tuple(name for name in _SHORTEST if "key" not in name)
 _KEYED = tuple(name for name in _SHORTEST if "key" in name)
 _NAME_LETTERS = "bcjkpu"
 """Every secret name holds one of these letters (the rarest such set in English text)."""
-_MAY_NAME_A_SECRET = re.compile(rf"[\\{_NAME_LETTERS}{_NAME_LETTERS.upper()}\u212a]").search
-"""Finds nothing in text that cannot hold a secret name once folded, in one scan: no letter
-of :data:`_NAME_LETTERS` in any case (the Kelvin sign lower-cases to k), and no backslash
-(an escape could spell any letter)."""
+_NAME_CHARACTERS = (*_NAME_LETTERS, *_NAME_LETTERS.upper(), "\u212a", "\\")
+"""Text holding none of these cannot hold a secret name once folded: no letter of
+:data:`_NAME_LETTERS` in any case (the Kelvin sign lower-cases to k), and no backslash (an
+escape could spell any letter)."""
+
+
+def _may_name_a_secret(text: str) -> bool:
+    # one search per character (memchr, in C) runs at memory speed; a regular
+    # expression's character class costs tens of instructions per character
+    return any(map(text.__contains__, _NAME_CHARACTERS))
+
 
 _STRING = {quote: re.compile(rf"{quote}(?:[^{quote}\\]|\\.)*{quote}?", re.DOTALL)
            for quote in "\"'"}  # from a quote to its closing quote (or the end)
@@ -174,7 +181,7 @@ def may_hold_secret(text: str, sensitive_keys: frozenset[str] = _NONE) -> bool:
     for key in sensitive_keys:
         if key in text:
             return True
-    if _MAY_NAME_A_SECRET(text) is None:
+    if not _may_name_a_secret(text):
         return False
     if "\\u" in text:
         return True

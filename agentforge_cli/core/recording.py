@@ -4,13 +4,15 @@ written as an agentforge JSONL transcript that ``agentforge replay`` reads::
     {"type":"tool_call","id":"call_1","name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}
     {"type":"tool_result","id":"call_1","content":"3","is_error":false}
 
-A call's two lines are written together, in one write, once it has finished (threads and
-event loops may call at once): each result follows its own call. Arguments are
-written as received, with secrets masked (:func:`~agentforge_cli.core.masking.mask_arguments`:
-the tool's sensitive parameters and keys named like a secret); ``mask=False`` keeps them.
-Writes are buffered: the cost on the call path is one buffered write, and the buffer
-reaches the OS when it fills, every :data:`FLUSH_EVERY` calls, when the recorder is
-closed and at exit (a killed process loses at most the calls since the last of those).
+A call's two lines are written together once it has finished (threads and event loops
+may call at once): each result follows its own call. Arguments are written as received,
+with secrets masked (:func:`~agentforge_cli.core.masking.mask_arguments`: the tool's
+sensitive parameters and keys named like a secret); ``mask=False`` keeps them.
+
+On the call path a finished call is only queued; every :data:`FLUSH_EVERY` calls, on
+:meth:`CallRecorder.flush`, on :meth:`CallRecorder.close` and at exit, the calls queued are
+written in one write (a killed process loses at most the calls queued). A file that
+cannot be written fails no call: it is reported once on stderr.
 
 Given a directory (``ToolService(record=DIR)``, or ``AGENTFORGE_RECORD=DIR`` for every
 service of a process), each process writes its own file there,
@@ -22,19 +24,18 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 import time
 import weakref
-from json.encoder import encode_basestring as _string  # a str as JSON text, in C
+from collections import deque
+from itertools import repeat, starmap
+from json.encoder import encode_basestring_ascii as _string  # a str as ASCII JSON, in C
+from operator import itemgetter
 from pathlib import Path
 from typing import IO
 
-from agentforge_cli.core.masking import (
-    _MAY_NAME_A_SECRET,
-    mask_arguments,
-    may_hold_secret,
-    sensitive_keys,
-)
+from agentforge_cli.core.masking import mask_arguments, may_hold_secret, sensitive_keys
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
 __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecording",
@@ -42,13 +43,18 @@ __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecord
 
 ENV_VAR = "AGENTFORGE_RECORD"
 FLUSH_EVERY = 64
-"""Calls between two flushes of the file."""
+"""Calls queued before they are written."""
 ROTATE_BYTES = 64 * 1024 * 1024
 """Past this size a recorder writing into a directory starts a new file."""
 
 _OPEN: weakref.WeakSet[CallRecorder] = weakref.WeakSet()
 _SHARED: dict[str, CallRecorder] = {}
 """One recorder per directory named by the environment, shared by the process's services."""
+
+
+_Call = tuple[frozenset[str], ToolExecutionRequest, str, ToolExecutionResult]
+"""A call waiting to be written: its tool's sensitive keys, the request, its argument text
+and the result."""
 
 
 class CallRecorder:
@@ -65,9 +71,10 @@ class CallRecorder:
         self._directory = self.target.is_dir()
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = None
+        self._pending: deque[_Call] = deque()
         self._written = 0
-        self._calls = FLUSH_EVERY  # calls left before a flush
         self._serial = 0
+        self._failed = False
         self.path = self._open()
         _OPEN.add(self)
 
@@ -79,45 +86,52 @@ class CallRecorder:
             path = self.target / f"agentforge-calls-{stamp}-{os.getpid()}{suffix}.jsonl"
         else:
             path = self.target
-        self._file = path.open("ab")
+        self._file = path.open("ab", buffering=0)
         self._written = 0
         return path
 
-    def for_tool(self, executor: ToolExecutor | None, name: str | None = None
-                 ) -> ToolRecording:
+    def for_tool(self, executor: ToolExecutor | None) -> ToolRecording:
         """What a service calls for one tool's calls: this recorder, with the tool's
-        sensitive keys looked up once (``name``: the tool's, its JSON spelled once)."""
-        return ToolRecording(self, sensitive_keys(executor) if executor else frozenset(), name)
+        sensitive keys looked up once."""
+        return ToolRecording(self, sensitive_keys(executor) if executor else frozenset())
 
     def record(self, request: ToolExecutionRequest, result: ToolExecutionResult,
                keys: frozenset[str] = frozenset()) -> None:
         """Write one finished call (``keys``: the tool's sensitive keys)."""
         ToolRecording(self, keys).record(request, result)
 
-    def _wrote(self, file: IO[bytes], size: int) -> None:
-        """After a write in a directory, or the last of :data:`FLUSH_EVERY` calls: a flush
-        when that many were written, a new file past :data:`ROTATE_BYTES` (threads may
-        race on the counts: a flush or a new file then comes a call late)."""
-        if self._calls <= 0:
-            self._calls = FLUSH_EVERY
-            file.flush()
-        if self._directory:
-            self._written += size
-            if self._written > ROTATE_BYTES:
-                with self._lock:
-                    if self._file is file:
-                        file.close()
-                        self.path = self._open()
-
     def flush(self) -> None:
-        """Write what is buffered to the file."""
+        """Write the calls waiting, in the order they finished, in one write."""
         with self._lock:
-            if self._file is not None:
-                self._file.flush()
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        """(Holding the lock.) Calls that finish meanwhile wait for the next write."""
+        pending, file = self._pending, self._file
+        taken = list(starmap(pending.popleft, repeat((), len(pending))))  # a loop in C
+        if file is None or not taken:
+            return
+        data = _lines(taken, self.mask)
+        try:
+            view = memoryview(data)
+            while view:  # a raw write may take part of it
+                view = view[file.write(view) or 0:]
+        except OSError as exc:  # a full disk must not fail the calls: say so once
+            if not self._failed:
+                self._failed = True
+                print(f"agentforge: recording to {self.path} failed ({exc}); calls are not "
+                      "being recorded", file=sys.stderr)
+            return
+        if self._directory:
+            self._written += len(data)
+            if self._written > ROTATE_BYTES:
+                file.close()
+                self.path = self._open()
 
     def close(self) -> None:
-        """Flush and close the file; later calls are not recorded."""
+        """Write the calls waiting and close the file; later calls are not recorded."""
         with self._lock:
+            self._write_pending()
             if self._file is not None:
                 self._file.close()
                 self._file = None
@@ -129,66 +143,70 @@ class CallRecorder:
 class ToolRecording:
     """One tool's calls going to a :class:`CallRecorder`."""
 
-    __slots__ = ("_name_field", "keys", "name", "recorder")
+    __slots__ = ("keys", "recorder")
 
-    def __init__(self, recorder: CallRecorder, keys: frozenset[str],
-                 name: str | None = None) -> None:
+    def __init__(self, recorder: CallRecorder, keys: frozenset[str]) -> None:
         self.recorder = recorder
         self.keys = keys
-        self.name = name
-        # what follows the id in the call's line, for calls of this very name
-        self._name_field = None if name is None else _name_field(name)
 
     def record(self, request: ToolExecutionRequest, result: ToolExecutionResult) -> None:
-        """Write one finished call: its two lines, in one write."""
+        """Queue one finished call; every :data:`FLUSH_EVERY` calls, write those queued.
+
+        Request and result are immutable: the lines are spelled when written, a batch at
+        a time (one append here, no lock: the queue keeps the order threads finish in).
+        Calls after :meth:`CallRecorder.close` are dropped when their batch would be
+        written.
+        """
         recorder = self.recorder
         arguments = request.arguments
-        if not isinstance(arguments, str):
+        if not isinstance(arguments, str):  # a value, which may still change
             from agentforge_cli.core.jsonvalues import to_json_text
 
             arguments = to_json_text(arguments)
-        keys = self.keys
-        if recorder.mask and (keys or _MAY_NAME_A_SECRET(arguments) is not None) and (
-                may_hold_secret(arguments, keys)):
+        pending = recorder._pending
+        pending.append((self.keys, request, arguments, result))
+        if len(pending) >= FLUSH_EVERY:
+            recorder.flush()
+
+
+def _lines(calls: list[_Call], mask: bool) -> bytes:
+    """Each call's two lines, in ASCII (other characters as JSON escapes, as ``json.dumps``
+    writes them by default): the text is copied a byte per character and written as it
+    is, and a lone surrogate is an escape like any other. Spelled out here, a batch at a
+    time: ``json.dumps`` per line would cost more than the call itself."""
+    # one secret check of all the arguments (no secret name or key spans a newline)
+    masking = mask and may_hold_secret("\n".join(map(_ARGUMENTS, calls)),
+                                       frozenset().union(*set(map(_KEYS, calls))))
+    lines: list[str] = []
+    add = lines.append
+    for keys, request, arguments, (text, is_error) in calls:
+        if masking and may_hold_secret(arguments, keys):
             arguments = mask_arguments(arguments, keys)
-        call_id = (_NULL if request.id is None
-                   else _string(request.id).encode("utf-8", "backslashreplace"))
-        name_field = self._name_field
-        if name_field is None or request.name != self.name:
-            name_field = _name_field(request.name)
-        # the two lines spelled out as bytes (a lone surrogate becomes its JSON escape):
-        # json.dumps with options costs more than the call, and one str of the whole
-        # would be widened to its widest character, then encoded whole
-        data = b"".join((
-            _CALL, call_id, name_field,
-            _string(arguments).encode("utf-8", "backslashreplace"), _RESULT, call_id,
-            _CONTENT, _string(result.text).encode("utf-8", "backslashreplace"),
-            _IS_ERROR if result.is_error else _NOT_ERROR))
-        # one write of both lines, which the buffered file keeps whole among threads; no
-        # lock of ours on this path (the file takes its own)
-        file = recorder._file
-        while file is not None:
-            try:
-                file.write(data)
-            except ValueError:  # closed meanwhile: by close(), or for a new file
-                file = None if recorder._file is file else recorder._file
-                continue
-            recorder._calls -= 1
-            if recorder._calls <= 0 or recorder._directory:
-                recorder._wrote(file, len(data))
-            return
+        call_id = request.id
+        call_id = _string(call_id) if call_id.__class__ is str else _id_json(call_id)
+        name = _NAMES.get(request.name) or _name_json(request.name)
+        add(f'{{"type":"tool_call","id":{call_id},"name":{name},'
+            f'"arguments":{_string(arguments)}}}\n'
+            f'{{"type":"tool_result","id":{call_id},"content":{_string(text)},'
+            f'"is_error":{"true" if is_error else "false"}}}\n')
+    return "".join(lines).encode("ascii")
 
 
-_NULL = b"null"
-_CALL = b'{"type":"tool_call","id":'
-_RESULT = b'}\n{"type":"tool_result","id":'
-_CONTENT = b',"content":'
-_IS_ERROR = b',"is_error":true}\n'
-_NOT_ERROR = b',"is_error":false}\n'
+def _id_json(call_id: object) -> str:
+    return "null" if call_id is None else _string(str(call_id))
 
 
-def _name_field(name: str) -> bytes:
-    return b',"name":' + _string(name).encode("utf-8", "backslashreplace") + b',"arguments":'
+def _name_json(name: str) -> str:
+    """A tool name as JSON, kept for the next call of that name."""
+    if len(_NAMES) >= 4096:  # names a model made up: bounded
+        _NAMES.clear()
+    json_name = _NAMES[name] = _string(name)
+    return json_name
+
+
+_NAMES: dict[str, str] = {}
+_KEYS = itemgetter(0)
+_ARGUMENTS = itemgetter(2)
 
 
 def recorder_for(record: str | os.PathLike[str] | CallRecorder | None) -> CallRecorder | None:

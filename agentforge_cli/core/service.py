@@ -76,7 +76,7 @@ class ToolService(ExecutorWrapper):
             The service itself, for chaining.
         """
         for spec, executor in tools.items():
-            recording = self.recorder.for_tool(executor, spec.name) if self.recorder else None
+            recording = self.recorder.for_tool(executor) if self.recorder else None
             self._targets[spec.name] = (executor, recording)
             self._specifications[spec.name] = spec
         return self

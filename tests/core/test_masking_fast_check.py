@@ -132,12 +132,12 @@ def test_the_recorder_writes_what_full_masking_gives(text, keys, content):
 def test_every_secret_name_holds_one_of_the_scanned_letters():
     for name in NAMES:
         assert set(name) & set(masking._NAME_LETTERS), name
-        assert masking._MAY_NAME_A_SECRET(name.upper()) is not None, name
+        assert masking._may_name_a_secret(name.upper()), name
     # every character that lower-cases to text holding one of them is scanned for
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         if set(char.lower()) & set(masking._NAME_LETTERS):
-            assert masking._MAY_NAME_A_SECRET(char) is not None, hex(code)
+            assert masking._may_name_a_secret(char), hex(code)
 
 
 @pytest.mark.parametrize("text", [

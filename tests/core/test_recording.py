@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recording_tools import add, login, slow_echo
 
 from agentforge_cli import (
@@ -242,23 +244,80 @@ def test_an_empty_environment_variable_records_nothing(monkeypatch, value):
     assert ToolService().recorder is None
 
 
-def test_a_call_whose_file_was_rotated_meanwhile_goes_to_the_new_file(tmp_path):
-    """Another thread may start a new file (closing the one this call took) between the
-    two steps of a write: the call goes to the new file, not lost."""
-    recorder = CallRecorder(tmp_path)
-    recording = recorder.for_tool(None)
-    taken = recorder._file
+def test_calls_reach_the_file_a_batch_at_a_time_and_each_is_masked_on_its_own(tmp_path):
+    """Calls wait in memory and are written every FLUSH_EVERY: a killed process loses at
+    most those waiting. A batch is checked for secrets at once, yet only the calls that
+    hold one are masked."""
+    path = tmp_path / "calls.jsonl"
+    service = ToolService(record=path).tools(build_local_tools([add, login]))
+    secret = {"user": "ann", "pin": "4321", "password": "hunter2"}
+    for i in range(recording.FLUSH_EVERY - 1):
+        service.execute(request("add", {"a": i, "b": 1}, f"c{i}"))
+    assert path.read_bytes() == b""  # waiting
+    service.execute(request("login", secret, "last"))
+    recorded = lines(path)  # written without a close
+    assert len(recorded) == 2 * recording.FLUSH_EVERY
+    assert json.loads(recorded[0]["arguments"]) == {"a": 0, "b": 1}
+    assert recorded[-2]["id"] == "last"
+    assert json.loads(recorded[-2]["arguments"]) == {"user": "ann", "pin": "***",
+                                                     "password": "***"}
+    for i in range(5):  # a secret named only by a key, beside calls without one
+        service.execute(request("add", {"a": i, "b": 1, "api_key": "sk-1"} if i == 2
+                                else {"a": i, "b": 1}, f"d{i}"))
+    service.recorder.close()
+    arguments = [json.loads(r["arguments"]) for r in lines(path)[2 * recording.FLUSH_EVERY:]
+                 if r["type"] == "tool_call"]
+    assert arguments[2] == {"a": 2, "b": 1, "api_key": "***"}
+    assert [a for i, a in enumerate(arguments) if i != 2] == [
+        {"a": i, "b": 1} for i in (0, 1, 3, 4)]
 
-    class RotatedMeanwhile:
-        def write(self, data: bytes) -> int:
-            with recorder._lock:  # what another thread's rotation does, right now
-                taken.close()
-                recorder.path = recorder._open()
-            return taken.write(data)  # the file this call took: closed
 
-    recorder._file = RotatedMeanwhile()  # type: ignore[assignment]
-    recording.record(request("add", {"a": 1, "b": 2}, "c1"),
-                     ToolExecutionResult("3", False))
+def test_a_file_that_cannot_be_written_fails_no_call_and_is_reported_once(tmp_path, capfd):
+    recorder = CallRecorder(tmp_path / "calls.jsonl")
+
+    class DiskFull:
+        def write(self, data: object) -> int:
+            raise OSError(28, "No space left on device")
+
+        def close(self) -> None:
+            pass
+
+    recorder._file.close()
+    recorder._file = DiskFull()  # type: ignore[assignment]
+    service = ToolService(record=recorder).tools(build_local_tools([add]))
+    results = [service.execute(request("add", {"a": i, "b": 1}, f"c{i}"))
+               for i in range(3 * recording.FLUSH_EVERY)]
     recorder.close()
-    ids = [r["id"] for f in tmp_path.glob("agentforge-calls-*.jsonl") for r in lines(f)]
-    assert ids == ["c1", "c1"]
+    assert [r.text for r in results] == [str(i + 1) for i in range(3 * recording.FLUSH_EVERY)]
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err.count("No space left on device") == 1
+    assert "calls are not being recorded" in err
+
+
+_ANY_TEXT = st.text(st.characters(blacklist_categories=()), max_size=40)  # surrogates too
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.none() | _ANY_TEXT, _ANY_TEXT, _ANY_TEXT, _ANY_TEXT,
+                          st.booleans()), min_size=1, max_size=70))
+def test_any_text_is_written_as_json_that_reads_back_the_same(tmp_path_factory, calls):
+    """Ids, names, arguments and results of any characters (quotes, backslashes, control
+    characters, lone surrogates, what looks like an escape) read back exactly; the file
+    is ASCII."""
+    path = tmp_path_factory.mktemp("any") / "calls.jsonl"
+    recorder = CallRecorder(path, mask=False)
+    recording_ = recorder.for_tool(None)
+    for call_id, name, arguments, text, is_error in calls:
+        recording_.record(ToolExecutionRequest(id=call_id, name=name, arguments=arguments),
+                          ToolExecutionResult(text, is_error))
+    recorder.close()
+    data = path.read_bytes()
+    assert data.isascii()
+    read = [json.loads(line) for line in data.decode("ascii").split("\n")[:-1]]
+    assert read == [record for call_id, name, arguments, text, is_error in calls
+                    for record in (
+                        {"type": "tool_call", "id": call_id, "name": name,
+                         "arguments": arguments},
+                        {"type": "tool_result", "id": call_id, "content": text,
+                         "is_error": is_error})]
