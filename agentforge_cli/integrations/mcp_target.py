@@ -7,7 +7,9 @@ tools join the others.
 The command is split as a shell would split it (``shlex``; no shell runs it), started in
 the target's base directory (or :attr:`McpOptions.cwd`) with the caller's environment
 (minus ``AGENTFORGE_TOOLS``, so an ``agentforge serve`` without targets cannot start itself
-again) plus :attr:`McpOptions.env`, and spoken to with the official ``mcp`` SDK client. Its
+again) plus :attr:`McpOptions.env`, and spoken to with the official ``mcp`` SDK client (a
+streamable-HTTP server that answers plainly is listed without it:
+:mod:`~agentforge_cli.integrations.mcp_plain_listing`). Its
 tools come from ``tools/list`` (every page) and keep the server's names, descriptions,
 ``inputSchema``, ``outputSchema``, title, annotations and ``execution`` (a tool the SDK's
 types refuse is left out and reported, see :func:`load_mcp_tools`; one that must be
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -309,6 +312,8 @@ class McpConnection:
         self._stderr: Any = None
         self._process: Any = None  # the stdio server's process (see mcp_process)
         self._died: str | None = None  # how the server died during a call
+        self._listed_plainly = False  # listed without the SDK: its session opens at a call
+        self._opening = threading.Lock()
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
 
@@ -322,17 +327,28 @@ class McpConnection:
 
     # -- start and stop -------------------------------------------------------------------
 
-    def open(self) -> list[Any]:
-        """Start the server, initialize the session and return its tools (``types.Tool``).
+    def open(self) -> list[dict[str, Any]]:
+        """Start the server, initialize the session and return its tools (the JSON of
+        each ``tools/list`` entry).
 
         A URL is spoken to over streamable HTTP, or over the older HTTP+SSE transport when
         its path ends in ``/sse`` or its POST is refused with HTTP 400, 404 or 405 and a GET
         of it opens an event stream (tried once; if it fails too, the first error stands).
+        A streamable-HTTP server that answers plainly is listed without the SDK, whose
+        session then opens at the first call (:meth:`_list_plainly`).
 
         Raises:
             TargetError: The server does not start, exits, does not speak MCP or does not
                 answer within the timeout (the connection is closed again).
         """
+        if _is_url(self.spec) and not self.sse:
+            tools = self._list_plainly()
+            if tools is not None:
+                return tools
+        return self._open_session()
+
+    def _open_session(self) -> list[dict[str, Any]]:
+        """:meth:`open` through the SDK's session."""
         try:
             return self._open()
         except TargetError as error:
@@ -345,7 +361,23 @@ class McpConnection:
             except TargetError:
                 raise error from None
 
-    def _open(self) -> list[Any]:
+    def _list_plainly(self) -> list[dict[str, Any]] | None:
+        """The tools, listed without importing the SDK when the server answers plainly
+        (:mod:`~agentforge_cli.integrations.mcp_plain_listing`); ``None`` otherwise."""
+        from agentforge_cli import __version__
+        from agentforge_cli.integrations.mcp_plain_listing import Unanswered, list_tools_plainly
+
+        try:
+            tools = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
+                                       MAX_PAGES)
+        except Unanswered:
+            raise self._error("did not answer", TimeoutError(), self.timeout) from None
+        if tools is not None:
+            self._listed_plainly = True
+            _register(self)
+        return tools
+
+    def _open(self) -> list[dict[str, Any]]:
         import contextlib
         import tempfile
 
@@ -362,7 +394,8 @@ class McpConnection:
             self._portal = self._stack.enter_context(start_blocking_portal())
             self._session = self._stack.enter_context(
                 self._portal.wrap_async_context_manager(self._connect()))
-            tools: list[Any] = self._portal.call(self._bounded, self._list_tools, self.timeout)
+            tools: list[dict[str, Any]] = self._portal.call(self._bounded, self._list_tools,
+                                                            self.timeout)
             self.skipped = [SkippedTool(self.label, name, reason)
                             for name, reason in self._sorter.skipped]
         except TargetError:
@@ -380,6 +413,7 @@ class McpConnection:
         """End the session and the server (idempotent)."""
         import contextlib
 
+        self._listed_plainly = False
         stack, self._stack = self._stack, None
         if stack is not None:
             with contextlib.suppress(BaseException):  # the server is gone either way
@@ -500,15 +534,15 @@ class McpConnection:
         with anyio.fail_after(timeout):
             return await func(*args)
 
-    async def _list_tools(self) -> list[Any]:
+    async def _list_tools(self) -> list[dict[str, Any]]:
         from mcp import types
 
-        tools: list[Any] = []
+        tools: list[dict[str, Any]] = []
         cursor = None
         for _ in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             page = await self._session.list_tools(params=params)
-            tools.extend(page.tools)
+            tools.extend(map(_as_json, page.tools))
             cursor = page.next_cursor
             if not cursor:
                 return tools
@@ -523,6 +557,11 @@ class McpConnection:
                 not answer within the call timeout.
             TargetError: The connection is closed, or failed otherwise.
         """
+        if self._listed_plainly:  # the SDK's session, from the first call on
+            with self._opening:  # calls from several threads open it once
+                if self._listed_plainly:
+                    self._open_session()
+                    self._listed_plainly = False
         from mcp.shared.exceptions import MCPError
 
         if self._portal is None:
@@ -720,31 +759,36 @@ class McpToolExecutor:
                  "(no coercion here).")
 
 
-def tool_specification(tool: Any) -> ToolSpecification:
-    """An MCP ``Tool`` of a ``tools/list`` answer as a specification."""
-    annotations = (tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                   if tool.annotations is not None else None)
-    execution = getattr(tool, "execution", None)
-    execution = (execution.model_dump(mode="json", by_alias=True, exclude_none=True)
-                 if execution is not None else None)
-    return ToolSpecification(name=tool.name, description=tool.description or "",
-                             parameters=tool.input_schema, title=tool.title,
-                             annotations=annotations or None,
-                             output_schema=tool.output_schema,
-                             execution=execution or None)
+def _as_json(tool: Any) -> dict[str, Any]:
+    """The SDK's ``Tool`` as the JSON of a ``tools/list`` entry."""
+    json: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json
+
+
+def tool_specification(tool: Mapping[str, Any] | Any) -> ToolSpecification:
+    """An MCP tool of a ``tools/list`` answer (its JSON, or the SDK's ``Tool``) as a
+    specification."""
+    if not isinstance(tool, Mapping):
+        tool = _as_json(tool)
+    return ToolSpecification(name=tool["name"], description=tool.get("description") or "",
+                             parameters=tool["inputSchema"], title=tool.get("title"),
+                             annotations=tool.get("annotations") or None,
+                             output_schema=tool.get("outputSchema"),
+                             execution=tool.get("execution") or None)
 
 
 def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
     """Two tools of one name: the server cannot tell which one a call means."""
     first: dict[str, int] = {}
     for index, tool in enumerate(tools, 1):
-        if tool.name in first:
+        name = tool["name"]
+        if name in first:
             connection.close()
             raise TargetError(f"MCP server {connection.label} lists two tools named "
-                              f"{tool.name!r}: #{first[tool.name]} and #{index} of its "
+                              f"{name!r}: #{first[name]} and #{index} of its "
                               "tools/list", hint="a call names a tool only by its name: "
                                                  "the server must give each tool its own")
-        first[tool.name] = index
+        first[name] = index
 
 
 def _report_skipped(connection: McpConnection, options: McpOptions,
@@ -783,12 +827,12 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
         TargetConfigError: An empty or malformed command, or the SDK is not installed.
         TargetError: The server cannot be started or spoken to.
     """
+    import importlib.util
+
     argv = [] if _is_url(spec) else _argv(spec)
-    try:
-        import mcp  # noqa: F401
-    except ImportError as exc:
+    if importlib.util.find_spec("mcp") is None:  # found, not imported: that takes a while
         raise MCPUnavailableError(f"cannot use target {mask_url(spec)!r}: the mcp package is "
-                                  "not installed", hint=_INSTALL_HINT) from exc
+                                  "not installed", hint=_INSTALL_HINT)
     options = options or McpOptions()
     url = _is_url(spec)
     connection = McpConnection(spec, argv, cwd=options.cwd or base,
