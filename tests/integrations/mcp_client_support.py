@@ -10,14 +10,15 @@ SDK: ``tests/integrations`` has no ``__init__.py`` and is on ``sys.path`` while 
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import queue
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,19 @@ class RawServer:
         self.process.stdout.close()
         self.process.stderr.close()
         return stderr, code
+
+
+@contextmanager
+def threaded_http_server(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A plain HTTP server on a loopback port, in a thread: its base URL, until the end of
+    the block."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

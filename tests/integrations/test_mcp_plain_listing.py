@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp_client_support import threaded_http_server
 
 from agentforge_cli import ToolExecutionRequest
 from agentforge_cli.errors import TargetError
@@ -203,10 +204,6 @@ def test_anything_unusual_is_left_to_the_sdk(tool: dict[str, Any]) -> None:
     assert not surely_valid(tool)
 
 
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-
 @pytest.fixture
 def odd_server(request: pytest.FixtureRequest) -> Iterator[str]:
     """A loopback HTTP server that answers every POST as the test says: ``"html"`` (a
@@ -230,15 +227,11 @@ def odd_server(request: pytest.FixtureRequest) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = _Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    finally:
-        release.set()
-        server.shutdown()
-        server.server_close()
+    with threaded_http_server(Handler) as base:
+        try:
+            yield f"{base}/mcp"
+        finally:
+            release.set()  # before the server's end, which waits for its threads
 
 
 def _error(url: str, timeout: float = 5.0) -> TargetError:

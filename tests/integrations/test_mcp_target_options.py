@@ -14,12 +14,12 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_client_support import threaded_http_server
 
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.target_options import mcp_options
@@ -132,15 +132,8 @@ class _Refusing(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def refusing_server() -> Iterator[str]:
     """A plain HTTP server in a thread: ``{base}/401/mcp`` answers 401, and so on."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with threaded_http_server(_Refusing) as base:
+        yield base
 
 
 # ---------------------------------------------------------------- --header
