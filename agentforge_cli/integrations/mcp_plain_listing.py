@@ -71,6 +71,19 @@ def surely_valid(tool: object) -> bool:
             and execution.get("taskSupport", "optional") in _TASK_SUPPORT)
 
 
+def _plain_initialize(result: dict[str, Any]) -> bool:
+    """Whether the SDK surely accepts an ``initialize`` result: a handshake version, the
+    server's name and version, capabilities that are objects, text instructions."""
+    info = result.get("serverInfo")
+    capabilities = result.get("capabilities")
+    return (result.get("protocolVersion") in HANDSHAKE_VERSIONS
+            and isinstance(info, dict) and isinstance(info.get("name"), str)
+            and isinstance(info.get("version"), str)
+            and isinstance(capabilities, dict)
+            and all(isinstance(value, dict) for value in capabilities.values())
+            and isinstance(result.get("instructions", ""), str))
+
+
 def _object_schema(schema: object) -> bool:
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return False
@@ -105,7 +118,7 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
         init = session.request("initialize", {
             "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {},
             "clientInfo": {"name": "agentforge", "version": client_version}})
-        if init is None or init.get("protocolVersion") not in HANDSHAKE_VERSIONS:
+        if init is None or not _plain_initialize(init):
             return None
         session.version = init["protocolVersion"]
         if not session.notify("notifications/initialized"):

@@ -204,6 +204,22 @@ def test_anything_unusual_is_left_to_the_sdk(tool: dict[str, Any]) -> None:
     assert not surely_valid(tool)
 
 
+_INITIALIZED = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "s", "version": "1"}}
+
+
+@pytest.mark.parametrize("change", [
+    {"protocolVersion": "2026-07-28"}, {"serverInfo": {"name": "s"}},
+    {"capabilities": {"tools": True}}, {"instructions": 3}, {"capabilities": None},
+])
+def test_an_initialize_result_the_sdk_may_refuse_is_left_to_it(change: dict[str, Any]
+                                                               ) -> None:
+    from agentforge_cli.integrations.mcp_plain_listing import _plain_initialize
+
+    assert _plain_initialize(_INITIALIZED)
+    assert not _plain_initialize({**_INITIALIZED, **change})
+
+
 @pytest.fixture
 def odd_server(request: pytest.FixtureRequest) -> Iterator[str]:
     """A loopback HTTP server that answers every POST as the test says: ``"html"`` (a
