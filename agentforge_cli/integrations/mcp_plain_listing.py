@@ -27,6 +27,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agentforge_cli.errors import TargetError
+
 if TYPE_CHECKING:
     import http.client
 
@@ -43,7 +45,7 @@ _HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWo
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 
 
-class Unanswered(Exception):
+class Unanswered(TargetError):
     """The server did not answer within the time given."""
 
 
@@ -137,7 +139,7 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                 return tools
         return None  # a server that keeps paging: the SDK's path says so
     except TimeoutError:
-        raise Unanswered from None
+        raise Unanswered(f"no answer within {timeout:g} s") from None
     except (OSError, http.client.HTTPException, ValueError):
         return None
     finally:
