@@ -414,6 +414,7 @@ class McpConnection:
         import contextlib
 
         self._listed_plainly = False
+        self._portal = self._session = None
         stack, self._stack = self._stack, None
         if stack is not None:
             with contextlib.suppress(BaseException):  # the server is gone either way
@@ -560,8 +561,10 @@ class McpConnection:
         if self._listed_plainly:  # the SDK's session, from the first call on
             with self._opening:  # calls from several threads open it once
                 if self._listed_plainly:
-                    self._open_session()
-                    self._listed_plainly = False
+                    try:
+                        self._open_session()
+                    finally:  # opened, or failed (closing): the next call tries again
+                        self._listed_plainly = self._stack is None
         from mcp.shared.exceptions import MCPError
 
         if self._portal is None:

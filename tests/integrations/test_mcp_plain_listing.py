@@ -121,6 +121,8 @@ def test_first_calls_after_a_plain_listing_open_the_sdks_session_once(everything
         assert echo.connection._portal is not None
     finally:
         close_all()
+    with pytest.raises(TargetError, match="is closed"):
+        echo.execute(ToolExecutionRequest(name="echo", arguments='{"message": "late"}'))
 
 
 def test_the_handshake_versions_are_the_sdks() -> None:
@@ -271,3 +273,53 @@ def test_a_server_that_never_answers_is_waited_for_once(odd_server: str) -> None
     error = _error(odd_server, timeout=1.0)
     assert time.monotonic() - started < 1.9
     assert error.message == f"MCP server {odd_server} did not answer: no answer within 1 s"
+
+
+class _PlainMcp(http.server.BaseHTTPRequestHandler):
+    """Just enough streamable HTTP for a plain listing: one tool, JSON answers."""
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        results = {"initialize": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                  "serverInfo": {"name": "plain", "version": "1"}},
+                   "tools/list": {"tools": [{"name": "ping",
+                                             "inputSchema": {"type": "object"}}]}}
+        if "id" not in message:
+            self.send_response(202)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                           "result": results.get(message["method"], {})}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_DELETE(self) -> None:
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_server_gone_after_a_plain_listing_is_named_at_every_call() -> None:
+    """The SDK's session cannot open at the first call: that call and the next one say
+    why (not that the connection is closed)."""
+    with threaded_http_server(_PlainMcp) as base:
+        table = load_mcp_tools(f"{base}/mcp", ROOT, timeout=2.0)
+    try:
+        ((spec, ping),) = table.items()
+        assert spec.name == "ping"
+        messages = []
+        for _ in range(2):
+            with pytest.raises(TargetError) as caught:
+                ping.execute(ToolExecutionRequest(name="ping", arguments="{}"))
+            messages.append(caught.value.message)
+        assert all(message.startswith(f"MCP server {base}/mcp did not answer")
+                   for message in messages), messages
+    finally:
+        close_all()
