@@ -232,8 +232,9 @@ def mask_url(text: str) -> str:
 
     try:
         parts = urlsplit(text)
-    except ValueError:
-        return text
+    except ValueError:  # not parsed: whatever precedes an @ may be credentials
+        scheme, _, rest = text.partition("://")
+        return f"{scheme}://{MASK}@{rest.rpartition('@')[2]}" if "@" in rest else text
     netloc = parts.netloc
     if "@" in netloc:
         netloc = f"{MASK}@" + netloc.rpartition("@")[2]

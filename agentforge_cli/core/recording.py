@@ -182,18 +182,22 @@ def _lines(calls: list[_Call], mask: bool) -> bytes:
     for keys, request, arguments, (text, is_error) in calls:
         if masking and may_hold_secret(arguments, keys):
             arguments = mask_arguments(arguments, keys)
-        call_id = request.id
-        call_id = _string(call_id) if call_id.__class__ is str else _id_json(call_id)
-        name = _NAMES.get(request.name) or _name_json(request.name)
+        call_id, name = request.id, request.name
+        # what is not a str (a caller's mistake) is written as its str, not let fail a batch
+        call_id = _string(call_id) if call_id.__class__ is str else _other_json(call_id)
+        name = (_NAMES.get(name) or _name_json(name)) if name.__class__ is str else (
+            _other_json(name))
+        text = _string(text) if text.__class__ is str else _other_json(text)
         add(f'{{"type":"tool_call","id":{call_id},"name":{name},'
             f'"arguments":{_string(arguments)}}}\n'
-            f'{{"type":"tool_result","id":{call_id},"content":{_string(text)},'
+            f'{{"type":"tool_result","id":{call_id},"content":{text},'
             f'"is_error":{"true" if is_error else "false"}}}\n')
     return "".join(lines).encode("ascii")
 
 
-def _id_json(call_id: object) -> str:
-    return "null" if call_id is None else _string(str(call_id))
+def _other_json(value: object) -> str:
+    """``None`` as ``null``, anything else that is not a str as the JSON of its str."""
+    return "null" if value is None else _string(str(value))
 
 
 def _name_json(name: str) -> str:

@@ -109,13 +109,16 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
     from urllib.parse import urlsplit
     from urllib.request import getproxies, proxy_bypass
 
-    parts = urlsplit(url)
-    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username
-            or parts.password or (parts.scheme in getproxies()
-                                  and not proxy_bypass(parts.hostname))):
+    try:
+        parts = urlsplit(url)
+        if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username
+                or parts.password or (parts.scheme in getproxies()
+                                      and not proxy_bypass(parts.hostname))):
+            return None
+        session = _Session(parts.scheme, parts.netloc, parts.path or "/", parts.query,
+                           headers, time.monotonic() + timeout)
+    except (ValueError, http.client.HTTPException):  # the SDK's path says what is wrong
         return None
-    session = _Session(parts.scheme, parts.netloc, parts.path or "/", parts.query, headers,
-                       time.monotonic() + timeout)
     try:
         init = session.request("initialize", {
             "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {},
@@ -140,8 +143,8 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
         return None  # a server that keeps paging: the SDK's path says so
     except TimeoutError:
         raise Unanswered(f"no answer within {timeout:g} s") from None
-    except (OSError, http.client.HTTPException, ValueError):
-        return None
+    except (OSError, http.client.HTTPException, ValueError, RecursionError):
+        return None  # (RecursionError: JSON nested too deep)
     finally:
         session.close()
 

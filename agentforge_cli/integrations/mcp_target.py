@@ -206,6 +206,19 @@ def _env_headers() -> dict[str, str]:
     return dict(value)
 
 
+def _url_checked(spec: str) -> None:
+    """Refuse a URL that cannot be parsed (brackets, a port that is not a number or out
+    of range) before anything tries to reach it."""
+    from urllib.parse import urlsplit
+
+    try:
+        urlsplit(spec).port  # noqa: B018 (parsed for its errors)
+    except ValueError as exc:
+        raise TargetConfigError(f"target {mask_url(spec)!r} is not a valid URL: {exc}",
+                                hint="write it as http(s)://HOST[:PORT]/PATH, an IPv6 "
+                                     "host in brackets") from None
+
+
 def _argv(spec: str) -> list[str]:
     import shlex
 
@@ -832,6 +845,8 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
     """
     import importlib.util
 
+    if _is_url(spec):
+        _url_checked(spec)
     argv = [] if _is_url(spec) else _argv(spec)
     if importlib.util.find_spec("mcp") is None:  # found, not imported: that takes a while
         raise MCPUnavailableError(f"cannot use target {mask_url(spec)!r}: the mcp package is "

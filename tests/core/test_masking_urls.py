@@ -87,3 +87,8 @@ def test_a_servers_reason_phrase_is_not_repeated():
     assert done.returncode == 3
     assert "HTTP 401 Unauthorized" in done.stderr
     assert "leaked-token-xyz" not in done.stderr
+
+
+def test_a_url_that_cannot_be_parsed_still_has_its_credentials_masked():
+    assert mask_url("http://ann:hunter2@[::1/mcp") == "http://***@[::1/mcp"
+    assert mask_url("http://[::1/mcp") == "http://[::1/mcp"

@@ -272,6 +272,22 @@ def test_calls_reach_the_file_a_batch_at_a_time_and_each_is_masked_on_its_own(tm
         {"a": i, "b": 1} for i in (0, 1, 3, 4)]
 
 
+def test_a_request_that_is_not_text_spoils_no_other_call_of_its_batch(tmp_path):
+    """A caller's request whose name is not a str, beside others written in the same
+    batch: every call is answered and written."""
+    path = tmp_path / "calls.jsonl"
+    service = ToolService(record=path).tools(build_local_tools([add]))
+    odd = ToolExecutionRequest(id="odd", name=None, arguments="{}")  # type: ignore[arg-type]
+    assert service.execute(odd).is_error
+    for i in range(recording.FLUSH_EVERY - 1):
+        service.execute(request("add", {"a": i, "b": 1}, f"c{i}"))
+    recorded = lines(path)  # the batch, written without a close
+    assert [(r["id"], r.get("name")) for r in recorded[:2]] == [("odd", None), ("odd", None)]
+    assert recorded[1]["is_error"] is True
+    assert [r["id"] for r in recorded[2::2]] == [f"c{i}" for i in range(63)]
+    service.recorder.close()
+
+
 def test_a_file_that_cannot_be_written_fails_no_call_and_is_reported_once(tmp_path, capfd):
     recorder = CallRecorder(tmp_path / "calls.jsonl")
 

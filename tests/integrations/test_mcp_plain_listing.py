@@ -225,7 +225,8 @@ def test_an_initialize_result_the_sdk_may_refuse_is_left_to_it(change: dict[str,
 @pytest.fixture
 def odd_server(request: pytest.FixtureRequest) -> Iterator[str]:
     """A loopback HTTP server that answers every POST as the test says: ``"html"`` (a
-    page, not MCP) or ``"silent"`` (nothing, ever)."""
+    page, not MCP), ``"deep"`` (JSON nested 200 000 deep) or ``"silent"`` (nothing,
+    ever)."""
     mode = request.param
     release = threading.Event()
 
@@ -235,9 +236,10 @@ def odd_server(request: pytest.FixtureRequest) -> Iterator[str]:
             if mode == "silent":
                 release.wait(30)
                 return
-            body = b"<html>not here</html>"
+            deep = mode == "deep"
+            body = b"[" * 200_000 + b"]" * 200_000 if deep else b"<html>not here</html>"
             self.send_response(200)
-            self.send_header("content-type", "text/html")
+            self.send_header("content-type", "application/json" if deep else "text/html")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -323,3 +325,8 @@ def test_a_server_gone_after_a_plain_listing_is_named_at_every_call() -> None:
                    for message in messages), messages
     finally:
         close_all()
+
+
+@pytest.mark.parametrize("odd_server", ["deep"], indirect=True)
+def test_json_nested_too_deep_is_not_plain(odd_server: str) -> None:
+    assert mcp_plain_listing.list_tools_plainly(odd_server, {}, 5.0, "0", 10) is None

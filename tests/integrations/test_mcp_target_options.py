@@ -397,3 +397,16 @@ def test_load_service_takes_the_options_and_keeps_the_raw_result(
         assert spec.output_schema is not None and spec.output_schema["title"] == "Forecast"
     finally:
         mcp_target.close_all()
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://127.0.0.1:abc/mcp", "Port could not be cast to integer value as 'abc'"),
+    ("http://127.0.0.1:99999/mcp", "Port out of range 0-65535"),
+    ("http://ann:hunter2@[::1/mcp", "Invalid IPv6 URL"),
+])
+def test_a_url_that_cannot_be_parsed_is_a_configuration_error(url: str, why: str) -> None:
+    done = agentforge("tools", "list", url)
+    assert done.returncode == 2, done.stderr
+    assert f"is not a valid URL: {why}" in done.stderr
+    assert "unexpected" not in done.stderr and "hunter2" not in done.stderr
+    assert done.stdout == ""
