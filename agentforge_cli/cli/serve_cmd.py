@@ -25,7 +25,7 @@ import typer
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.schema_form import SchemaForm, SchemaFormOption, apply_schema_form
-from agentforge_cli.cli.settings import BindingOption, project_choices
+from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
@@ -35,12 +35,7 @@ def serve(
     tools: ToolsOption = None,
     log: Annotated[bool, typer.Option(
         "--log", help="Log each call's request and response to stderr.")] = False,
-    strict: Annotated[bool | None, typer.Option(
-        "--strict/--lenient", show_default=False,
-        help="Strict is the default (MCP asks servers to validate tool inputs): a "
-             "missing required parameter or an unknown key is an error result naming it, "
-             "as is a wrong type. Lenient: a missing value gets a default, as tools call "
-             "does; strict = false in \\[tool.agentforge] makes it the default.")] = None,
+    strict: StrictOption = None,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SECONDS",
         help="A call still running after this long is an error result naming the limit; "
@@ -93,7 +88,7 @@ def serve(
                                  hint="e.g. --allow-host tools.example.com")
         if port is not None and not 0 <= port <= 65535:
             raise UsageError(f"--port must be between 0 and 65535, got {port}")
-        strict, timeout = project_choices(strict, timeout, strict_default=True)
+        strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
         recorder = _recorder(record)
         from agentforge_cli.integrations.mcp_server import require_mcp, run_stdio

@@ -1,8 +1,8 @@
 """The project's settings under the command line's: ``strict`` and ``timeout``.
 
 A flag given on the command line wins; then ``strict`` / ``timeout`` under
-``[tool.agentforge]`` in the nearest ``pyproject.toml``; then the command's own default
-(``serve`` binds strictly, the other commands leniently). Read inside ``guarded()``: a
+``[tool.agentforge]`` in the nearest ``pyproject.toml``; then the default: every command
+binds strictly. Read inside ``guarded()``: a
 malformed table is a usage error (exit 2) naming the key and the file.
 """
 
@@ -17,9 +17,11 @@ __all__ = ["BindingOption", "StrictOption", "project_choices"]
 StrictOption = Annotated[
     bool | None,
     typer.Option("--strict/--lenient", show_default=False,
-                 help="Strict: a missing required parameter or an unknown key is an argument "
-                      "error; lenient (the default): a missing value gets a default. "
-                      "strict = true in \\[tool.agentforge] makes strict the default."),
+                 help="Strict (the default): a missing required parameter or an unknown "
+                      "key is an argument error; lenient: a missing value gets a default "
+                      "for its type if it keeps the parameter's constraints, unknown keys "
+                      "are ignored. strict = false in \\[tool.agentforge] makes lenient the "
+                      "default."),
 ]
 
 BindingOption = Annotated[
@@ -33,7 +35,7 @@ BindingOption = Annotated[
 
 
 def project_choices(strict: bool | None, timeout: float | None, *,
-                    strict_default: bool = False, timeout_default: float | None = None
+                    strict_default: bool = True, timeout_default: float | None = None
                     ) -> tuple[bool, float | None]:
     """``(strict, timeout)``: each flag given, else the project's setting, else the default.
 

@@ -26,15 +26,17 @@ from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentforge_cli.core.definition import ParamDef, ToolDefinition
+from agentforge_cli.core.definition import NO_DEFAULT, ParamDef, ToolDefinition
+from agentforge_cli.core.jsonvalues import describe
 from agentforge_cli.core.masking import MASK, is_sensitive_name, mask_text
 from agentforge_cli.errors import ArgumentError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 
-__all__ = ["Binder", "FastExecute", "make_binder", "make_execute", "make_invoker",
-           "missing_note", "param_binder", "tool_argument_error"]
+__all__ = ["Binder", "FastExecute", "broken_constraint", "make_binder", "make_execute",
+           "make_invoker", "missing_note", "param_binder", "tool_argument_error", "tool_takes",
+           "unknown_keys_message"]
 
 Binder = Callable[[dict[str, Any]], tuple[Any, ...]]
 
@@ -49,22 +51,13 @@ class FastExecute(Protocol):
                  ) -> ToolExecutionResult: ...
 
 
-def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], Any]:
+def param_binder(definition: ToolDefinition, param: ParamDef, strict: bool
+                 ) -> Callable[[Any], Any]:
     """``bind(raw) -> value`` for one parameter: missing/null handling and coercion;
     errors carry the parameter's path, with secrets masked."""
     coerce = param.handler.coerce
     key = param.key
-    if strict and param.required:
-        missing_message = f'Required parameter "{key}" of tool "{tool}" is missing'
-
-        def missing() -> Any:
-            raise ArgumentError(missing_message, tool=tool, expected=param.handler.label)
-    else:
-        value = param.missing_value()
-
-        def missing() -> Any:
-            return value
-
+    missing = _missing(definition, param, strict)
     sensitive = param.sensitive
 
     def slow(raw: Any) -> Any:
@@ -79,6 +72,71 @@ def param_binder(tool: str, param: ParamDef, strict: bool) -> Callable[[Any], An
             raise
 
     return slow
+
+
+def _missing(definition: ToolDefinition, param: ParamDef, strict: bool
+             ) -> Callable[[], Any]:
+    """What a missing (or null) argument gets: its default, ``None`` when it is optional,
+    else an argument error (strict) or the lenient default when that value keeps every
+    constraint the parameter declares (bounds, enum and ``Literal`` values)."""
+    tool = definition.name
+    if strict and param.required:
+        def refuse() -> Any:
+            raise ArgumentError(
+                f'Required parameter "{param.key}" of tool "{tool}" is missing; '
+                f"{tool_takes(definition)}", tool=tool, expected=param.handler.label)
+
+        return refuse
+    value = param.missing_value()
+    broken = None if param.default is not NO_DEFAULT or param.optional else (
+        broken_constraint(param, value))
+    if broken is None:
+        return lambda: value
+    shown = MASK if param.sensitive else repr(value)
+    kind = "Required parameter" if param.required else "Parameter"
+
+    def refuse_filled() -> Any:
+        raise ArgumentError(
+            f'{kind} "{param.key}" of tool "{tool}" is missing, and the lenient default '
+            f"{shown} {broken}; send a value", tool=tool, expected=param.handler.label)
+
+    return refuse_filled
+
+
+_CONSTRAINTS = frozenset({
+    "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "multipleOf", "pattern", "minLength", "maxLength", "minItems", "maxItems"})
+"""Schema keywords that declare a constraint a filled-in value must keep."""
+
+
+def broken_constraint(param: ParamDef, value: Any) -> str | None:
+    """How ``value``, filled in for a missing ``param``, breaks a constraint the parameter
+    declares (``is out of range for int (minimum 1, maximum 50)``), or ``None``. ``None``
+    filled in for a type that declares no constraint (a ``str``, an object) keeps none."""
+    if value is None and not (_CONSTRAINTS & param.handler.schema.keys()):
+        return None
+    try:
+        param.handler.coerce(value)
+    except ArgumentError as error:
+        return error.problem.removesuffix(f": {describe(value)}")
+    return None
+
+
+def tool_takes(definition: ToolDefinition) -> str:
+    """What a tool takes, for a model to correct its call: ``scale_service takes name
+    (string), replicas (integer 1..50), env (string, optional)``; at most 20 parameters."""
+    from agentforge_cli.core.schema_labels import schema_label
+
+    properties = definition.spec.parameters.get("properties") or {}
+    parts = [f"{p.key} ({schema_label(properties.get(p.key))}"
+             f"{'' if p.required else ', optional'})" for p in definition.params[:_SHOWN]]
+    more = len(definition.params) - _SHOWN
+    listed = ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+    return f"{definition.name} takes {listed or 'no arguments'}"
+
+
+_SHOWN = 20
+"""Parameters listed at most in :func:`tool_takes`."""
 
 
 def tool_argument_error(error: ArgumentError, tool: str, sensitive_keys: frozenset[str]
@@ -122,26 +180,55 @@ def _names_a_secret(path: list[str]) -> bool:
     return any(is_sensitive_name(segment.strip('.[]"')) for segment in path)
 
 
-def _unknown_keys_check(tool: str, keys: frozenset[str]
-                        ) -> Callable[[dict[str, Any]], None]:
-    shown = ", ".join(sorted(keys)) or "none"
+def _unknown_keys_check(definition: ToolDefinition) -> Callable[[dict[str, Any]], None]:
+    keys = frozenset(p.key for p in definition.params)
 
     def check(args: dict[str, Any]) -> None:
         unknown = [k for k in args if k not in keys]
         if unknown:
-            listed = ", ".join(f'"{k}"' for k in unknown)
-            raise ArgumentError(
-                f'Tool "{tool}" has no parameter {listed} (parameters: {shown})', tool=tool)
+            raise ArgumentError(unknown_keys_message(definition, unknown, args),
+                                tool=definition.name)
 
     return check
+
+
+def unknown_keys_message(definition: ToolDefinition, unknown: list[str], args: dict[str, Any]
+                         ) -> str:
+    """``"replicas" is not a parameter of tool "scale_service"; did you mean "count"?``.
+
+    The parameter suggested is the closest in spelling among those the call did not send;
+    when none is close, a lone unknown key is taken for the one required parameter missing
+    (a renamed parameter, as a model still sends it)."""
+    import difflib
+    import json
+
+    unsent = [p.key for p in definition.params if p.key not in args]
+    missing = [p.key for p in definition.params if p.required and args.get(p.key) is None]
+    clauses = []
+    for key in unknown[:_SHOWN]:
+        close = difflib.get_close_matches(key, unsent, n=1, cutoff=0.6) if len(key) <= 100 else []
+        if not close and len(unknown) == 1 and len(missing) == 1:
+            close = missing
+        hint = f'; did you mean "{close[0]}"?' if close else ""
+        name = json.dumps(key if len(key) <= 60 else f"{key[:57]}...", ensure_ascii=False)
+        clauses.append(f'{name} is not a parameter of tool "{definition.name}"{hint}')
+    more = len(unknown) - _SHOWN
+    tail = f" (and {more} more unknown keys)" if more > 0 else ""
+    said = f"{'; '.join(clauses)}{tail}"
+    return f"{said}{' ' if said.endswith('?') else '. '}{tool_takes(definition)}"
 
 
 def _bind_lines(definition: ToolDefinition, strict: bool, namespace: dict[str, Any],
                 indent: str) -> list[str]:
     """Source lines binding ``args`` (a dict) to ``a0, a1, ...``; fills ``namespace``."""
     lines = []
+    if strict:  # an unknown key first: it may be a renamed parameter the call then lacks
+        namespace["check_unknown"] = _unknown_keys_check(definition)
+        namespace["KEYS"] = frozenset(p.key for p in definition.params)
+        lines.append(f"{indent}if not KEYS.issuperset(args):")
+        lines.append(f"{indent}    check_unknown(args)")
     for index, param in enumerate(definition.params):
-        namespace[f"slow_{index}"] = param_binder(definition.name, param, strict)
+        namespace[f"slow_{index}"] = param_binder(definition, param, strict)
         lines.append(f"{indent}v = args.get({param.key!r})")
         fast = param.handler.fast_type
         if fast is not None:
@@ -151,12 +238,6 @@ def _bind_lines(definition: ToolDefinition, strict: bool, namespace: dict[str, A
         else:
             lines.append(f"{indent}v = slow_{index}(v)")
         lines.append(f"{indent}a{index} = v")
-    if strict:
-        keys = frozenset(p.key for p in definition.params)
-        namespace["check_unknown"] = _unknown_keys_check(definition.name, keys)
-        namespace["KEYS"] = keys
-        lines.append(f"{indent}if not KEYS.issuperset(args):")
-        lines.append(f"{indent}    check_unknown(args)")
     return lines
 
 
@@ -185,7 +266,7 @@ def _call_expression(definition: ToolDefinition) -> str:
     return f"call({', '.join(parts)})"
 
 
-def make_binder(definition: ToolDefinition, *, strict: bool = False) -> Binder:
+def make_binder(definition: ToolDefinition, *, strict: bool = True) -> Binder:
     """Generate ``bind(args: dict) -> tuple`` of the values for each parameter, in order."""
     namespace: dict[str, Any] = {}
     lines = ["def bind(args):", *_bind_lines(definition, strict, namespace, "    "),

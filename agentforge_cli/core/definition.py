@@ -58,7 +58,7 @@ class ParamDef:
     """From ``P`` or the docstring."""
 
     def missing_rule(self) -> str:
-        """Name the rule that supplies a missing (or null) value outside strict mode."""
+        """Name the rule that supplies a missing (or null) value in lenient mode."""
         if self.default is not NO_DEFAULT:
             return "missing -> the parameter's default"
         if self.optional:
@@ -66,7 +66,8 @@ class ParamDef:
         return f"missing {self.handler.label} -> {self.handler.lenient_default!r} (lenient default)"
 
     def missing_value(self) -> Any:
-        """The value a missing (or null) argument gets outside strict mode."""
+        """The value a missing (or null) argument gets in lenient mode (refused when it
+        breaks a constraint the parameter declares, see ``binder.broken_constraint``)."""
         if self.default is not NO_DEFAULT:
             return self.default
         if self.optional:
@@ -238,8 +239,9 @@ def _parameters_schema(params: list[ParamDef]) -> dict[str, Any]:
                                        param.sensitive and param.default is not None),
                                    default=param.default)
         for param in params}
+    # unknown keys are refused (strict binding); the schema says so to every client
     return {"type": "object", "properties": properties,
-            "required": [p.key for p in params if p.required]}
+            "required": [p.key for p in params if p.required], "additionalProperties": False}
 
 
 def tool_specification_from(func: Any) -> ToolSpecification:

@@ -96,7 +96,7 @@ def explain(executor: Any, arguments: str | dict[str, Any] | None) -> Explanatio
     for index, param in enumerate(params):
         raw = parsed.get(param.key)
         try:
-            value = param_binder(definition.name, param, strict)(raw)
+            value = param_binder(definition, param, strict)(raw)
         except ArgumentError as error:
             traces.append(ParamTrace(name=param.key, raw=raw, present=raw is not None,
                                      value=None, rule=error.problem,

@@ -111,7 +111,7 @@ def build_local_tools(
     targets: Any,
     logging: bool = False,
     *,
-    strict: bool = False,
+    strict: bool = True,
     wrap_argument_errors: bool = False,
     propagate_execution_errors: bool = False,
     timeout: float | None = None,
@@ -124,7 +124,8 @@ def build_local_tools(
         targets: A list of instances, modules and functions (a single target is accepted
             too; ``None`` or an empty list yields an empty table).
         logging: Wrap each executor in :class:`LoggingToolExecutor`.
-        strict: Executors refuse missing required parameters and unknown keys.
+        strict: Executors refuse missing required parameters and unknown keys (the
+            default); ``False`` binds leniently (see ``LocalToolExecutor``).
         wrap_argument_errors: Executors raise argument errors as ``ToolArgumentsError``.
         propagate_execution_errors: Executors raise tool failures as
             ``ToolExecutionError``.

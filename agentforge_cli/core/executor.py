@@ -134,7 +134,9 @@ class LocalToolExecutor:
             ``__wrapped__``: the proxy is called, ``original`` is read).
         name: Tool name override.
         description: Tool description override.
-        strict: Missing required parameters and unknown keys are argument errors.
+        strict: Missing required parameters and unknown keys are argument errors (the
+            default); ``False`` is the lenient mode, which fills a missing value with a
+            default for its type when that value keeps the parameter's constraints.
         wrap_argument_errors: Raise argument errors as ``ToolArgumentsError``.
         propagate_execution_errors: Raise tool failures as ``ToolExecutionError``.
         timeout: Seconds a call may run; a call still running after that is an execution
@@ -153,7 +155,7 @@ class LocalToolExecutor:
         original: Any = None,
         name: str | None = None,
         description: str | None = None,
-        strict: bool = False,
+        strict: bool = True,
         wrap_argument_errors: bool = False,
         propagate_execution_errors: bool = False,
         timeout: float | None = None,

@@ -14,7 +14,7 @@ loads it by hand). It gives:
   ``ToolService`` into agentforge JSONL transcripts in DIR (``AGENTFORGE_RECORD``), to
   replay in the next run.
 * ``--agentforge-strict`` / ``--agentforge-lenient``, the binding of every tool the plugin
-  loads; without them, ``strict`` under ``[tool.agentforge]`` decides (else lenient), and
+  loads; without them, ``strict`` under ``[tool.agentforge]`` decides (else strict), and
   ``timeout`` there bounds each call.
 
 Targets (``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``) come
@@ -82,12 +82,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(STRICT_OPTION, action="store_const", const=True, default=None,
                     dest="agentforge_strict",
                     help="bind the agentforge tools strictly: a missing required parameter "
-                         "or an unknown key is an argument error (default: strict under "
-                         "[tool.agentforge], else lenient)")
+                         "or an unknown key is an argument error (the default, unless "
+                         "[tool.agentforge] says strict = false)")
     group.addoption("--agentforge-lenient", action="store_const", const=False,
                     dest="agentforge_strict",
-                    help="bind the agentforge tools leniently, whatever [tool.agentforge] "
-                         "says")
+                    help="bind the agentforge tools leniently (a missing value gets a "
+                         "default for its type), whatever [tool.agentforge] says")
     parser.addini("agentforge_tools", type="linelist", default=[],
                   help="tool targets for the agentforge fixtures, one a line")
 
@@ -159,7 +159,7 @@ def project_options(config: pytest.Config | None) -> dict[str, Any]:
     rootpath = Path(config.rootpath) if config is not None else Path.cwd()
     settings = find_settings(cwd=rootpath)
     given = config.getoption("agentforge_strict") if config is not None else None
-    strict = given if given is not None else bool(settings.strict)
+    strict = given if given is not None else settings.strict is not False
     return {"strict": strict, "timeout": settings.timeout}
 
 

@@ -32,7 +32,7 @@ def test_tools_call_refuses_too_long_standard_input(cli):
 
 def test_tools_call_reads_arguments_up_to_the_limit(cli, tmp_path):
     path = tmp_path / "args.json"
-    path.write_text('{"name": "长路"}' + " " * 1000, encoding="utf-8")
+    path.write_text('{"name": "长路", "limit": 1}' + " " * 1000, encoding="utf-8")
     result = cli("tools", "call", "-t", CRM, "queryCustomer", f"@{path}")
     assert result.exit_code == 0, result.output
 

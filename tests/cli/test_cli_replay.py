@@ -301,7 +301,8 @@ def test_a_json_document_runs_nothing_when_malformed(cli, write_module, tmp_path
 def test_recorded_error_that_still_errors_is_matched(cli, tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text(
-        '{"type":"tool_call","id":"a","name":"queryCustomer","arguments":"{\\"limit\\":5.5}"}\n'
+        '{"type":"tool_call","id":"a","name":"queryCustomer",'
+        '"arguments":"{\\"limit\\":5.5,\\"name\\":\\"a\\"}"}\n'
         '{"type":"tool_result","id":"a","content":"Argument \\"limit\\" has non-integer value '
         'for int: <5.5> (tool \\"queryCustomer\\")","is_error":true}\n', encoding="utf-8")
     assert cli("replay", str(path), "-t", CRM).exit_code == 0
@@ -309,7 +310,7 @@ def test_recorded_error_that_still_errors_is_matched(cli, tmp_path):
     path.write_text(flipped, encoding="utf-8")
     result = cli("replay", str(path), "-t", CRM)
     assert result.exit_code == 1  # recorded as a success: today's refusal is drift
-    assert '"name" is required by queryCustomer but was not recorded' in result.stdout
+    assert '"limit" was recorded with a value queryCustomer refuses today' in result.stdout
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(cli, tmp_path):

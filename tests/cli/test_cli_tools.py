@@ -89,6 +89,7 @@ def test_list_json_is_the_fixed_shape(cli):
             "properties": {"name": {"type": "string", "description": "客户名称"},
                            "limit": {"type": "integer", "description": "返回条数"}},
             "required": ["name", "limit"],
+            "additionalProperties": False,
         },
     }]
 
@@ -182,7 +183,8 @@ def test_call_json_bound_values_are_json_safe(cli):
 
 
 def test_call_json_on_error(cli):
-    result = cli("tools", "call", "queryCustomer", '{"limit":"x"}', "-t", CRM, "--json")
+    result = cli("tools", "call", "queryCustomer", '{"name":"a","limit":"x"}', "-t", CRM,
+                 "--json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["is_error"] is True
@@ -209,7 +211,7 @@ def test_call_explain_masks_secrets_and_shows_failures(cli):
 
 def test_call_explain_in_json(cli):
     result = cli("tools", "call", "queryCustomer", '{"name":"长路"}', "-t", CRM,
-                 "--explain", "--json")
+                 "--explain", "--json", "--lenient")
     data = json.loads(result.stdout)
     rows = {row["parameter"]: row for row in data["explain"]}
     assert rows["limit"]["present"] is False
@@ -268,11 +270,14 @@ def test_call_missing_arguments_file_is_a_usage_error(cli, tmp_path):
     assert "cannot read the arguments file" in result.stderr
 
 
-def test_call_default_arguments_and_strict(cli):
-    assert cli("tools", "call", "queryCustomer", "-t", CRM).stdout == "customer:None,limit:0\n"
-    result = cli("tools", "call", "queryCustomer", '{"name":"长路"}', "-t", CRM, "--strict")
-    assert result.exit_code == 1
-    assert 'Required parameter "limit" of tool "queryCustomer" is missing' in result.stdout
+def test_call_is_strict_by_default_and_lenient_when_asked(cli):
+    for given in ((), ("--strict",)):
+        result = cli("tools", "call", "queryCustomer", '{"name":"长路"}', "-t", CRM, *given)
+        assert result.exit_code == 1
+        assert result.stdout == ('Required parameter "limit" of tool "queryCustomer" is '
+                                 "missing; queryCustomer takes name (string), limit (integer)\n")
+    lenient = cli("tools", "call", "queryCustomer", "-t", CRM, "--lenient")
+    assert (lenient.exit_code, lenient.stdout) == (0, "customer:None,limit:0\n")
 
 
 def test_call_timeout(cli, write_module):
@@ -306,7 +311,7 @@ def test_call_propagate_errors_json(cli, write_module):
 
 
 def test_call_wrap_argument_errors(cli):
-    result = cli("tools", "call", "queryCustomer", '{"limit":"x"}', "-t", CRM,
+    result = cli("tools", "call", "queryCustomer", '{"name":"a","limit":"x"}', "-t", CRM,
                  "--wrap-argument-errors")
     assert result.exit_code == 1
     assert result.stdout.startswith('Argument "limit"')
@@ -342,7 +347,8 @@ TICKET_NOTE = ("\"customer\" was missing and was passed as None; then: 'NoneType
 
 
 def test_call_failing_after_a_missing_required_argument_says_so_first(cli):
-    result = cli("tools", "call", "create_ticket", '{"subject":"Refund"}', "-t", TICKETS)
+    result = cli("tools", "call", "create_ticket", '{"subject":"Refund"}', "-t", TICKETS,
+                 "--lenient")
     assert result.exit_code == 1
     assert result.stdout == TICKET_NOTE + "\n"
     given = cli("tools", "call", "create_ticket",
@@ -416,6 +422,6 @@ def test_a_module_whose_every_tool_fails_is_still_an_error(cli, write_module):
     ({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}, "integer >= 1 | null"),
 ])
 def test_the_readable_list_shows_the_bounds_a_schema_sets(schema, label):
-    from agentforge_cli.cli.render import type_label
+    from agentforge_cli.core.schema_labels import schema_label
 
-    assert type_label(schema) == label
+    assert schema_label(schema) == label

@@ -38,7 +38,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     return make
 
 
-MISSING_LIMIT = 'Required parameter "limit" of tool "queryCustomer" is missing\n'
+MISSING_LIMIT = ('Required parameter "limit" of tool "queryCustomer" is missing; '
+                 "queryCustomer takes name (string), limit (integer)\n")
 
 
 def test_config_strict_makes_tools_call_strict_and_the_flags_win(cli, project):
@@ -50,6 +51,11 @@ def test_config_strict_makes_tools_call_strict_and_the_flags_win(cli, project):
     project("strict = false\n")
     forced = cli("tools", "call", "queryCustomer", '{"name":"a"}', "-t", CRM, "--strict")
     assert (forced.exit_code, forced.stdout) == (1, MISSING_LIMIT)
+    lenient = cli("tools", "call", "queryCustomer", '{"name":"a"}', "-t", CRM)
+    assert (lenient.exit_code, lenient.stdout) == (0, "customer:a,limit:0\n")
+    project("")
+    default = cli("tools", "call", "queryCustomer", '{"name":"a"}', "-t", CRM)
+    assert (default.exit_code, default.stdout) == (1, MISSING_LIMIT)
 
 
 def test_config_timeout_bounds_tools_call_and_the_flag_wins(cli, project):

@@ -162,7 +162,8 @@ def test_build_local_tools_passes_switches():
 
 def test_service_turns_argument_errors_into_results_even_when_wrapped():
     service = ToolService().tools(build_local_tools([fail], wrap_argument_errors=True))
-    result = service.execute(ToolExecutionRequest(name="fail", arguments='{"count":"x"}'))
+    result = service.execute(ToolExecutionRequest(name="fail",
+                                                  arguments='{"kind":"value","count":"x"}'))
     assert result.is_error is True
     assert 'Argument "count"' in result.text
 

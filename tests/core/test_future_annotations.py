@@ -97,7 +97,7 @@ def test_binding_uses_resolved_types():
                                        "sugar": "none", "note": None, "price": 0.10}
     assert '"price":0.10' in result.text
     bad = service.execute(ToolExecutionRequest(name="orderTea",
-                                               arguments='{"teaKind":"x","cups":2147483648}'))
+                                               arguments='{"teaKind":"x","size":"small","cups":2147483648}'))
     assert bad.is_error is True
     assert "out of range for Int32" in bad.text
 

@@ -80,7 +80,11 @@ def test_a_double_encoded_object_binds_like_the_object(value):
     arguments = json.dumps({"name": "长路", "limit": 5, "extra": value})
     plain = _answer("queryCustomer", arguments)
     twice = _answer("queryCustomer", json.dumps(arguments))
-    assert plain == twice == ("customer:长路,limit:5", False)
+    assert plain == twice
+    assert plain.is_error and plain.text.startswith(
+        '"extra" is not a parameter of tool "queryCustomer"')
+    given = json.dumps({"name": "长路", "limit": value if isinstance(value, int) else 5})
+    assert _answer("queryCustomer", json.dumps(given)) == _answer("queryCustomer", given)
 
 
 def test_a_hostile_call_does_not_poison_the_next():

@@ -108,6 +108,7 @@ def test_should_build_tools_from_annotated_object():
             "limit": {"type": "integer", "description": "返回条数"},
         },
         "required": ["name", "limit"],
+        "additionalProperties": False,
     }
     assert isinstance(executor, LocalToolExecutor)
     # Only @tool methods become tools.
@@ -150,9 +151,14 @@ def test_should_bind_string_argument_using_p_annotation():
     result = call(executor, '{"city":"北京"}')
     assert result.text == "weather:北京"
     assert recorder.calls == [("北京",)]
-    # The Python name is not the JSON key: under it the value counts as missing.
+    # The Python name is not the JSON key: an unknown key, the JSON key suggested ...
     recorder.calls.clear()
-    call(executor, '{"city_name":"上海"}')
+    with pytest.raises(ArgumentError, match=r'"city_name" is not a parameter of tool '
+                                            r'"getWeather"; did you mean "city"\?'):
+        call(executor, '{"city_name":"上海"}')
+    # ... and in the lenient mode, ignored: the parameter is missing
+    lenient = executor_for(recorder, "getWeather", strict=False)
+    call(lenient, '{"city_name":"上海"}')
     assert recorder.calls == [(None,)]
 
 
@@ -170,16 +176,23 @@ def test_should_coerce_numeric_arguments():
     with pytest.raises(ArgumentError, match=r'Argument "i" has non-integer value for int: <5\.5>'):
         call(executor, '{"i":5.5}')
     with pytest.raises(ArgumentError, match=r'"b8" is out of range for Int8: <128>'):
-        call(executor, '{"i":1,"b8":128}')
+        call(executor, '{"i":1,"l64":1,"s16":1,"b8":128}')
 
 
 def test_should_use_primitive_default_when_argument_missing():
+    """The lenient mode only; an enum has no default that is one of its values."""
     recorder = Recorder()
-    executor = executor_for(recorder, "primitives")
-    assert call(executor, "{}").is_error is False
+    executor = executor_for(recorder, "primitives", strict=False)
+    assert call(executor, '{"level":"VIP"}').is_error is False
     values = recorder.calls[0]
-    assert values == (0, 0.0, False, None, None)
+    assert values == (0, 0.0, False, None, Level.VIP)
     assert type(values[0]) is int and type(values[1]) is float and type(values[2]) is bool
+    with pytest.raises(ArgumentError, match='"level" of tool "primitives" is missing, and the '
+                                            "lenient default None is not a valid enum value"):
+        call(executor, "{}")
+    with pytest.raises(ArgumentError, match='Required parameter "i" of tool "primitives" is '
+                                            "missing; primitives takes i"):
+        call(executor_for(recorder, "primitives"), '{"level":"VIP"}')
 
 
 @pytest.mark.parametrize("written", ["VIP", "vip", "Vip", "vIp"])

@@ -509,5 +509,6 @@ def test_parameters_schema_shape_for_no_parameters():
         return "x"
 
     parameters = tool_specification_from(nothing).parameters
-    assert parameters == {"type": "object", "properties": {}, "required": []}
+    assert parameters == {"type": "object", "properties": {}, "required": [],
+                          "additionalProperties": False}
     Validator.check_schema(parameters)

@@ -119,9 +119,12 @@ def test_argument_error_is_an_error_result_with_the_cli_message(remote: Remote) 
 
 
 def test_missing_arguments_object_goes_through_the_pipeline(remote: Remote) -> None:
-    # No `arguments` at all: bound as {} (lenient defaults), as `tools call` would.
+    # No `arguments` at all: bound as {}, as `tools call` would: the first required
+    # parameter is named, with what the tool takes.
     result = remote.call("add", None)
-    assert (result.is_error, remote.text(result)) == (False, "0")
+    assert (result.is_error, remote.text(result)) == (
+        True, 'Required parameter "a" of tool "add" is missing; add takes a (integer), '
+              "b (integer)")
 
 
 def test_tool_exception_is_an_error_result(remote: Remote) -> None:
@@ -374,13 +377,15 @@ def test_agentforge_serve_validates_inputs_unless_lenient(tmp_path: Path) -> Non
     for remote in _serve_command(sys.executable, args, tmp_path / "strict"):
         missing = remote.call("queryCustomer", {"limit": 5})
         assert (missing.is_error, remote.text(missing)) == (
-            True, 'Required parameter "name" of tool "queryCustomer" is missing')
+            True, 'Required parameter "name" of tool "queryCustomer" is missing; '
+                  "queryCustomer takes name (string), limit (integer)")
         wrong = remote.call("queryCustomer", {"name": "长路", "limit": "many"})
         assert wrong.is_error is True
         assert remote.text(wrong).startswith('Argument "limit" has non-integer value')
         unknown = remote.call("queryCustomer", {"name": "长路", "limit": 5, "city": "上海"})
         assert (unknown.is_error, remote.text(unknown)) == (
-            True, 'Tool "queryCustomer" has no parameter "city" (parameters: limit, name)')
+            True, '"city" is not a parameter of tool "queryCustomer". '
+                  "queryCustomer takes name (string), limit (integer)")
         fine = remote.call("queryCustomer", {"name": "长路", "limit": 5})
         assert (fine.is_error, remote.text(fine)) == (False, "customer:长路,limit:5")
     (tmp_path / "lenient").mkdir()

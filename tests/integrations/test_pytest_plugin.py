@@ -218,8 +218,10 @@ def test_options_are_listed_in_help(run):
 
 
 @pytest.mark.parametrize(("table", "args", "strict"), [
-    ("", (), False),
+    ("", (), True),
     ("", ("--agentforge-strict",), True),
+    ("", ("--agentforge-lenient",), False),
+    ("strict = false\n", (), False),
     ("strict = true\n", (), True),
     ("strict = true\n", ("--agentforge-lenient",), False),
     ("strict = false\n", ("--agentforge-strict",), True),

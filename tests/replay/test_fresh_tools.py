@@ -262,7 +262,9 @@ def test_fresh_tools_keep_the_loading_options(store):
     assert (executor.delegate.strict, executor.delegate.timeout) == (True, 5.0)
     plain = _supply(store, "Store").fresh().executor("add")
     assert not isinstance(plain, LoggingToolExecutor)
-    assert plain.strict is False
+    assert plain.strict is True
+    lenient = _supply(store, "Store", strict=False).fresh().executor("add")
+    assert lenient.strict is False
 
 
 def test_a_factory_giving_other_tools_later_is_read_again(store):

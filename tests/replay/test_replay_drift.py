@@ -393,8 +393,9 @@ def test_several_files_count_the_drift_in_the_total(cli, recorded, tmp_path):
 
 
 def test_an_mcp_server_target_drifts_by_its_input_schema(tmp_path):
-    """``agentforge serve`` as an MCP target: a recorded call missing a required
-    parameter of the served tool is drifted, the other one replays."""
+    """``agentforge serve`` as an MCP target: a recorded call under a parameter name the
+    served tool no longer has is drifted (its schema refuses unknown keys), the other one
+    replays."""
     import subprocess
 
     agentforge = Path(sys.executable).parent / "agentforge"
@@ -414,7 +415,8 @@ def test_an_mcp_server_target_drifts_by_its_input_schema(tmp_path):
     assert done.returncode == 1, done.stderr
     calls = json.loads(done.stdout)["calls"]
     assert [(call["status"], call.get("drift")) for call in calls] == [
-        ("drifted", '"name" is required by queryCustomer but was not recorded'),
+        ("drifted", '"customer" was recorded but queryCustomer has no such parameter '
+                    "(it has name)"),
         ("matched", None)]
 
 

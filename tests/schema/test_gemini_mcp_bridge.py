@@ -165,8 +165,8 @@ def test_each_sample_tool_is_an_error_exactly_when_the_bridge_raises(sample_spec
     outcome = {spec.name: (any(f[0] == "error" for f in findings(spec)), bridge(spec) is None)
                for spec in sample_specs}
     assert all(error == raised for error, raised in outcome.values()), outcome
-    assert {name for name, (error, _) in outcome.items() if error} == {
-        "placeOrder", "quote_shipping"}
+    # every agentforge tool says additionalProperties: false, which the bridge cannot take
+    assert all(error for error, _ in outcome.values()), outcome
 
 
 def _dropped_by_filter(schema: Any) -> bool:

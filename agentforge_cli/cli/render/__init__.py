@@ -22,7 +22,7 @@ from agentforge_cli.cli.render.messages import debug_traceback, error, skipped_t
 from agentforge_cli.cli.render.progress_bar import LONG_TRANSCRIPT, progress, progress_possible
 from agentforge_cli.cli.render.replay_totals import replay_summary
 from agentforge_cli.cli.render.replay_trace import TracePrinter
-from agentforge_cli.cli.render.tool_listing import tool_list, type_label
+from agentforge_cli.cli.render.tool_listing import tool_list
 from agentforge_cli.cli.render.tool_log import ToolLogHandler, tool_logging
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "stdout_console",
     "tool_list",
     "tool_logging",
-    "type_label",
     "warning",
     "write",
 ]

@@ -193,7 +193,7 @@ class ForeignBoundExecutor(LocalToolExecutor):
                 "own validation does not run)")
 
 
-def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: bool = False,
+def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: bool = True,
                      wrap_argument_errors: bool = False,
                      propagate_execution_errors: bool = False,
                      timeout: float | None = None) -> Any:
