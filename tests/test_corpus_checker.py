@@ -100,6 +100,12 @@ def test_a_table_is_read_with_its_defaults(tmp_path):
     ({"unread": "why", "matched": 1, "message": "m"}, "an unread file has no verdicts (matched)"),
     ({"unread": "why"}, "needs the expected 'message'"),
     ({"unexecuted": 2}, "more unexecuted calls than calls"),
+    ({"defect": "why"}, "a defect needs 'found'"),
+    ({"found": 1}, "a defect needs 'found'"),
+    ({"executions": 1}, "'found' and 'executions' are for defects only"),
+    ({"defect": "why", "found": 2, "matched": 1}, "add up to 1, not to its 2 calls"),
+    ({"defect": "why", "found": 0, "unread": "x", "message": "m", "matched": None},
+     "either unread or read with a defect"),
 ])
 def test_a_malformed_entry_is_refused_naming_it(fields, complaint):
     with pytest.raises(checker.TableError) as info:
@@ -274,6 +280,26 @@ def test_an_unread_file_passes_while_it_is_refused_as_stated():
     assert checker.judge(entry, read_now) == (
         False, "is read now (exit 0): give it verdicts in the table; the recording holds "
                "1 call")
+
+
+def test_a_known_defect_passes_only_while_the_outcome_is_the_one_written_down():
+    """Three runs merged: 4 calls found, 4 executions, for a recording of 3."""
+    entry = case(calls=3, defect="runs merged", found=4, matched=3, unrecorded=1)
+    same = checker.Run(0, report("matched", "matched", "unrecorded", "matched"), "",
+                       executions({"x": 1}, {"x": 2}, {"x": 3}, {"x": 4}))
+    assert checker.judge(entry, same) == (True, "known defect, 4 calls of 3: runs merged")
+    fixed = checker.Run(0, report("matched", "matched", "matched"), "",
+                        executions({"x": 1}, {"x": 2}, {"x": 3}))
+    passed, text = checker.judge(entry, fixed)
+    assert not passed
+    assert text == ("the known defect changed: 3 calls found, 3 executions, 3 matched; the "
+                    "table says 4 found, 4 executions, 3 matched, 1 unrecorded (the "
+                    "recording holds 3)")
+    worse = checker.Run(1, same.stdout, "", same.executions)
+    assert checker.judge(entry, worse)[0] is False
+    counted = case(calls=1, defect="run twice", found=1, executions=2, matched=1)
+    twice = checker.Run(0, report("matched"), "", executions({"x": 1}, {"x": 1}))
+    assert checker.judge(counted, twice) == (True, "known defect, 1 call of 1: run twice")
 
 
 # ---------------------------------------------------------------- end to end

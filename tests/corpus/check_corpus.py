@@ -8,7 +8,10 @@ For each file the table lists, the real command runs, `agentforge replay FILE -t
 (`tests/corpus/tools/execution_log.py`). A file passes when its exit code, its number of
 calls and its verdicts are the table's, and each call ran exactly once (the executions
 logged equal the calls, less the table's `unexecuted`). A file the table marks `unread`
-passes while replay still refuses it with the stated exit code and message.
+passes while replay still refuses it with the stated exit code and message. A file the
+table marks `defect` (replay reads it, but not yet right) passes while replay still gives
+exactly the outcome written there (`found` calls, `executions`, its verdicts and exit
+code), so that a fix, or a change for the worse, shows.
 
 The corpus folder (default `$AGENTFORGE_CORPUS`, then `../shared/corpus` from the
 repository root) must hold exactly the case folders the table lists and every file it
@@ -41,6 +44,7 @@ TIMEOUT_SECONDS = 300
 
 _REQUIRED = {"folder": str, "file": str, "targets": list, "calls": int, "exit": int}
 _OPTIONAL = {"options": list, "unexecuted": int, "unread": str, "message": str,
+             "defect": str, "found": int, "executions": int,
              **dict.fromkeys(VERDICTS, int)}
 
 
@@ -62,6 +66,9 @@ class Case:
     unexecuted: int = 0
     unread: str | None = None
     message: str | None = None
+    defect: str | None = None
+    found: int | None = None
+    executions: int | None = None
 
     @property
     def name(self) -> str:
@@ -124,6 +131,12 @@ def parse_case(entry: Any, number: int) -> Case:
             raise TableError(f"{where}: {key!r} must be a list of strings")
     if not entry["targets"]:
         raise TableError(f"{where}: no targets")
+    if ("defect" in entry) != ("found" in entry) or (
+            "executions" in entry and "defect" not in entry):
+        raise TableError(f"{where}: a defect needs 'found' (the calls replay finds today); "
+                         "'found' and 'executions' are for defects only")
+    if "defect" in entry and "unread" in entry:
+        raise TableError(f"{where}: a file is either unread or read with a defect")
     verdicts = {key: entry.get(key, 0) for key in VERDICTS}
     if "unread" in entry:
         if "message" not in entry:
@@ -134,9 +147,10 @@ def parse_case(entry: Any, number: int) -> Case:
     else:
         if "message" in entry:
             raise TableError(f"{where}: 'message' is for unread files only")
-        if sum(verdicts.values()) != entry["calls"]:
+        counted = entry["found"] if "defect" in entry else entry["calls"]
+        if sum(verdicts.values()) != counted:
             raise TableError(f"{where}: the verdicts add up to {sum(verdicts.values())}, "
-                             f"not to its {entry['calls']} calls")
+                             f"not to its {counted} calls")
     if entry.get("unexecuted", 0) > entry["calls"]:
         raise TableError(f"{where}: more unexecuted calls than calls")
     return Case(folder=entry["folder"], file=entry["file"], targets=tuple(entry["targets"]),
@@ -144,7 +158,8 @@ def parse_case(entry: Any, number: int) -> Case:
                 options=tuple(entry.get("options", ())),
                 verdicts={} if "unread" in entry else verdicts,
                 unexecuted=entry.get("unexecuted", 0), unread=entry.get("unread"),
-                message=entry.get("message"))
+                message=entry.get("message"), defect=entry.get("defect"),
+                found=entry.get("found"), executions=entry.get("executions"))
 
 
 # ---------------------------------------------------------------- the corpus folder
@@ -226,6 +241,8 @@ def judge(case: Case, run: Run) -> tuple[bool, str]:
     except (ValueError, KeyError, TypeError):
         problems.append("no JSON report on stdout")
         return False, "; ".join(problems)
+    if case.defect is not None:
+        return _judge_defect(case, run, calls, problems)
     if len(calls) != case.calls:
         problems.append(f"{plural(len(calls), 'call')} found, the recording holds {case.calls}")
     problems += execution_problems(case.calls, run.executions, case.unexecuted)
@@ -237,6 +254,27 @@ def judge(case: Case, run: Run) -> tuple[bool, str]:
     if problems:
         return False, "; ".join(problems)
     return True, f"{plural(len(calls), 'call')}: {describe_verdicts(found)}"
+
+
+def _judge_defect(case: Case, run: Run, calls: list[Any], problems: list[str]
+                  ) -> tuple[bool, str]:
+    """A known defect: the outcome must be the one the table wrote down, no better (then
+    the entry is to be made a plain one) and no worse."""
+    found = Counter(call.get("status") for call in calls)
+    executions = case.executions if case.executions is not None else (
+        (case.found or 0) - case.unexecuted)
+    outcome = (len(calls), len(run.executions), {k: v for k, v in found.items() if v})
+    expected = (case.found, executions, {k: v for k, v in case.verdicts.items() if v})
+    if outcome != expected:
+        problems.append(f"the known defect changed: {plural(len(calls), 'call')} found, "
+                        f"{plural(len(run.executions), 'execution')}, "
+                        f"{describe_verdicts(found)}; the table says {case.found} found, "
+                        f"{executions} executions, {describe_verdicts(Counter(expected[2]))} "
+                        f"(the recording holds {case.calls})")
+    if problems:
+        return False, "; ".join(problems)
+    return True, (f"known defect, {plural(len(calls), 'call')} of {case.calls}: "
+                  f"{case.defect}")
 
 
 def _judge_unread(case: Case, run: Run) -> tuple[bool, str]:
