@@ -122,3 +122,15 @@ def _handle(signum: int, frame: FrameType | None) -> None:
         return
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _in_forked_child() -> None:
+    """Sections of the parent's main thread do not exist in the child (the fork may have
+    come from another thread): a SIGTERM must not wait for them."""
+    global _held
+    _held = 0
+    _arrived.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_in_forked_child)

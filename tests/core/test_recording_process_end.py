@@ -256,3 +256,38 @@ if __name__ == "__main__":
     assert set(files) == {parent, child, *workers}
     pooled = Counter(i for worker in workers for i in files[worker])
     assert pooled == Counter(f"w{i}-0" for i in range(20))
+
+
+def test_a_child_forked_while_the_parent_writes_still_dies_of_sigterm(tmp_path):
+    """Another thread forks while the main thread is writing a batch (the recorder's lock
+    held, SIGTERM waiting for the write): in the child neither is held, its calls are
+    written and SIGTERM ends it."""
+    path = tmp_path / "calls.jsonl"
+    done = run("""
+import threading
+from agentforge_cli.core.recording import FLUSH_EVERY
+
+def fork_a_child():
+    pid = os.fork()
+    if pid == 0:
+        call(service, "k", 2)
+        os.kill(os.getpid(), signal.SIGTERM)
+        os._exit(7)  # not reached
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+
+class ForkedWhenWritten:
+    def __str__(self):
+        thread = threading.Thread(target=fork_a_child)
+        thread.start()
+        thread.join()
+        return "c0"
+
+service = ToolService(record=sys.argv[1]).tools(build_local_tools([add]))
+service.execute(ToolExecutionRequest(id=ForkedWhenWritten(), name="add",
+                                     arguments='{"a": 1, "b": 2}'))
+for i in range(1, FLUSH_EVERY):
+    call(service, f"c{i}-", 1)
+""", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{-signal.SIGTERM}\n"
+    assert ids(path) == ["k0", "k1", "c0"] + [f"c{i}-0" for i in range(1, recording.FLUSH_EVERY)]
