@@ -520,27 +520,20 @@ def _copy_limited(source: Any, target: Any, path: Path) -> None:
 def _removed_on_sigterm(folder: str) -> Iterator[None]:
     """Within the block, SIGTERM removes ``folder`` and then ends the process as the
     default handler would (nothing is raised into running code: a tool could take an
-    exception for its own). Only where that default handler is in place."""
-    import os
+    exception for its own). Only where that default handler is in place (or the shared
+    one of :mod:`~agentforge_cli.core.sigterm`, which ends the process the same way)."""
     import shutil
-    import signal
-    import threading
 
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
-        yield
-        return
+    from agentforge_cli.core.sigterm import before_sigterm, forget
 
-    def remove_and_end(signum: int, frame: Any) -> None:
+    def remove() -> None:
         shutil.rmtree(folder, ignore_errors=True)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
 
-    signal.signal(signal.SIGTERM, remove_and_end)
+    before_sigterm(remove)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        forget(remove)
 
 
 def _long_transcript_size(opened: Transcript, log: bool, *, trace: bool) -> int:

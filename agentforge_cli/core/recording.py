@@ -10,9 +10,17 @@ with secrets masked (:func:`~agentforge_cli.core.masking.mask_arguments`: the to
 sensitive parameters and keys named like a secret); ``mask=False`` keeps them.
 
 On the call path a finished call is only queued; every :data:`FLUSH_EVERY` calls, on
-:meth:`CallRecorder.flush`, on :meth:`CallRecorder.close` and at exit, the calls queued are
-written in one write (a killed process loses at most the calls queued). A file that
-cannot be written fails no call: it is reported once on stderr.
+:meth:`CallRecorder.flush` and :meth:`CallRecorder.close`, the calls queued are written in
+one write. A file that cannot be written fails no call: it is reported once on stderr.
+
+The calls queued are not lost when the process ends: they are written when the recorder
+is collected (a finalizer holding the recorder's :class:`_Sink`, not the recorder), at
+normal exit (the finalizer's ``atexit`` call, for recorders still alive) and on SIGTERM
+(:mod:`~agentforge_cli.core.sigterm`: before the process dies of it, or before the
+application's own handler). A forked child writes none of its parent's queued calls (the
+parent does) and writes each of its own at once, so that a child ending with
+``os._exit`` (as ``multiprocessing`` children do) loses none. Only a process killed
+outright (SIGKILL, a crash of the interpreter) loses the calls queued.
 
 Given a directory (``ToolService(record=DIR)``, or ``AGENTFORGE_RECORD=DIR`` for every
 service of a process), each process writes its own file there,
@@ -22,7 +30,6 @@ service of a process), each process writes its own file there,
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import threading
@@ -36,6 +43,7 @@ from pathlib import Path
 from typing import IO
 
 from agentforge_cli.core.masking import mask_arguments, may_hold_secret, sensitive_keys
+from agentforge_cli.core.sigterm import before_sigterm, hold, release
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
 
 __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecording",
@@ -43,13 +51,16 @@ __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecord
 
 ENV_VAR = "AGENTFORGE_RECORD"
 FLUSH_EVERY = 64
-"""Calls queued before they are written."""
+"""Calls queued before they are written (a forked child writes each at once)."""
 ROTATE_BYTES = 64 * 1024 * 1024
 """Past this size a recorder writing into a directory starts a new file."""
 
-_OPEN: weakref.WeakSet[CallRecorder] = weakref.WeakSet()
+_OPEN: weakref.WeakSet[_Sink] = weakref.WeakSet()
+"""The recorders' sinks still in use: what SIGTERM and a fork go through."""
 _SHARED: dict[str, CallRecorder] = {}
 """One recorder per directory named by the environment, shared by the process's services."""
+_flush_at = FLUSH_EVERY
+"""Calls queued before they are written: :data:`FLUSH_EVERY`, 1 in a forked child."""
 
 
 _Call = tuple[frozenset[str], ToolExecutionRequest, str, ToolExecutionResult]
@@ -67,28 +78,22 @@ class CallRecorder:
 
     def __init__(self, target: str | os.PathLike[str], *, mask: bool = True) -> None:
         self.target = Path(target)
-        self.mask = mask
-        self._directory = self.target.is_dir()
-        self._lock = threading.Lock()
-        self._file: IO[bytes] | None = None
-        self._pending: deque[_Call] = deque()
-        self._written = 0
-        self._serial = 0
-        self._failed = False
-        self.path = self._open()
-        _OPEN.add(self)
+        sink = self._sink = _Sink(self.target, mask)
+        self._pending = sink.pending  # what ToolRecording appends to
+        # written and closed when this recorder is collected, or at exit
+        self._finalizer = weakref.finalize(self, sink.close)
+        _OPEN.add(sink)
+        before_sigterm(_flush_all, chain=True)
 
-    def _open(self) -> Path:
-        if self._directory:
-            self._serial += 1
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            suffix = "" if self._serial == 1 else f"-{self._serial}"
-            path = self.target / f"agentforge-calls-{stamp}-{os.getpid()}{suffix}.jsonl"
-        else:
-            path = self.target
-        self._file = path.open("ab", buffering=0)
-        self._written = 0
-        return path
+    @property
+    def mask(self) -> bool:
+        """Whether secrets in the arguments are masked."""
+        return self._sink.mask
+
+    @property
+    def path(self) -> Path:
+        """The file written to (in a directory, the current one)."""
+        return self._sink.path
 
     def for_tool(self, executor: ToolExecutor | None) -> ToolRecording:
         """What a service calls for one tool's calls: this recorder, with the tool's
@@ -102,42 +107,130 @@ class CallRecorder:
 
     def flush(self) -> None:
         """Write the calls waiting, in the order they finished, in one write."""
-        with self._lock:
-            self._write_pending()
+        self._sink.flush()
+
+    def close(self) -> None:
+        """Write the calls waiting and close the file; later calls are not recorded."""
+        self._finalizer()
+
+    def __repr__(self) -> str:
+        return f"CallRecorder({str(self.path)!r})"
+
+
+class _Sink:
+    """A recorder's file, queue and lock: all that writing its calls needs. Its
+    finalizer holds this, not the recorder, so an unused recorder is still collected."""
+
+    def __init__(self, target: Path, mask: bool) -> None:
+        self.target = target
+        self.mask = mask
+        self.directory = target.is_dir()
+        self.lock = threading.Lock()
+        self.pending: deque[_Call] = deque()
+        self.serial = 0
+        self.failed = False
+        self.path = self._next_path()
+        self.file: IO[bytes] | None = self.path.open("ab", buffering=0)
+        self.written = 0
+        self.reopen = False  # a forked child's file, opened at its first write
+
+    def _next_path(self) -> Path:
+        if not self.directory:
+            return self.target
+        self.serial += 1
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        suffix = "" if self.serial == 1 else f"-{self.serial}"
+        return self.target / f"agentforge-calls-{stamp}-{os.getpid()}{suffix}.jsonl"
+
+    def flush(self) -> None:
+        held = hold()  # a SIGTERM now waits: its handler would wait for the lock
+        try:
+            with self.lock:
+                self._write_pending()
+        finally:
+            if held:
+                release()
+
+    def close(self) -> None:
+        held = hold()
+        try:
+            with self.lock:
+                self._write_pending()
+                self.reopen = False
+                if self.file is not None:
+                    self.file.close()
+                    self.file = None
+        finally:
+            if held:
+                release()
 
     def _write_pending(self) -> None:
         """(Holding the lock.) Calls that finish meanwhile wait for the next write."""
-        pending, file = self._pending, self._file
+        pending, file = self.pending, self.file
         taken = list(starmap(pending.popleft, repeat((), len(pending))))  # a loop in C
-        if file is None or not taken:
+        if not taken:
             return
+        if file is None:
+            if not self.reopen:  # closed: dropped
+                return
+            self.reopen = False
+            try:
+                file = self.file = self.path.open("ab", buffering=0)
+            except OSError as exc:
+                self._failed(exc)
+                return
         data = _lines(taken, self.mask)
         try:
             view = memoryview(data)
             while view:  # a raw write may take part of it
                 view = view[file.write(view) or 0:]
-        except OSError as exc:  # a full disk must not fail the calls: say so once
-            if not self._failed:
-                self._failed = True
-                print(f"agentforge: recording to {self.path} failed ({exc}); calls are not "
-                      "being recorded", file=sys.stderr)
+        except OSError as exc:  # a full disk must not fail the calls
+            self._failed(exc)
             return
-        if self._directory:
-            self._written += len(data)
-            if self._written > ROTATE_BYTES:
+        if self.directory:
+            self.written += len(data)
+            if self.written > ROTATE_BYTES:
                 file.close()
-                self.path = self._open()
+                self.path = self._next_path()
+                self.file = self.path.open("ab", buffering=0)
+                self.written = 0
 
-    def close(self) -> None:
-        """Write the calls waiting and close the file; later calls are not recorded."""
-        with self._lock:
-            self._write_pending()
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+    def _failed(self, exc: OSError) -> None:
+        """Say once that the calls are not being recorded."""
+        if not self.failed:
+            self.failed = True
+            print(f"agentforge: recording to {self.path} failed ({exc}); calls are not "
+                  "being recorded", file=sys.stderr)
 
-    def __repr__(self) -> str:
-        return f"CallRecorder({str(self.path)!r})"
+    def forked(self) -> None:
+        """(In a forked child.) The calls queued are the parent's to write; a directory
+        gets a file of this process's, opened at its first write."""
+        self.lock = threading.Lock()  # another thread may have held it at the fork
+        self.pending.clear()
+        if self.directory and self.file is not None:
+            self.file.close()  # this process's copy of the parent's descriptor
+            self.file = None
+            self.serial = 0
+            self.path = self._next_path()
+            self.written = 0
+            self.reopen = True
+
+
+def _flush_all() -> None:
+    """Write every recorder's queued calls (on SIGTERM)."""
+    for sink in list(_OPEN):
+        sink.flush()
+
+
+def _in_forked_child() -> None:
+    global _flush_at
+    _flush_at = 1  # a child may end with os._exit: nothing waits in memory
+    for sink in list(_OPEN):
+        sink.forked()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_in_forked_child)
 
 
 class ToolRecording:
@@ -150,7 +243,8 @@ class ToolRecording:
         self.keys = keys
 
     def record(self, request: ToolExecutionRequest, result: ToolExecutionResult) -> None:
-        """Queue one finished call; every :data:`FLUSH_EVERY` calls, write those queued.
+        """Queue one finished call; every :data:`FLUSH_EVERY` calls (every call in a forked
+        child), write those queued.
 
         Request and result are immutable: the lines are spelled when written, a batch at
         a time (one append here, no lock: the queue keeps the order threads finish in).
@@ -165,7 +259,7 @@ class ToolRecording:
             arguments = to_json_text(arguments)
         pending = recorder._pending
         pending.append((self.keys, request, arguments, result))
-        if len(pending) >= FLUSH_EVERY:
+        if len(pending) >= _flush_at:
             recorder.flush()
 
 
@@ -228,10 +322,3 @@ def recorder_for(record: str | os.PathLike[str] | CallRecorder | None) -> CallRe
         Path(directory).mkdir(parents=True, exist_ok=True)
         shared = _SHARED[directory] = CallRecorder(directory)
     return shared
-
-
-@atexit.register
-def _close_all() -> None:
-    for recorder in list(_OPEN):
-        recorder.close()
-

@@ -667,21 +667,18 @@ def _register(connection: McpConnection) -> None:
 def _stop_servers_on_sigterm() -> None:
     """SIGTERM ends the process as its default handler would, but first passes SIGTERM on
     to the ``mcp:`` servers started: one busy in a call is not left running (``atexit``
-    does not run on a signal). Only where the default handler is in place."""
+    does not run on a signal). Only where the default handler is in place (or the shared
+    one of :mod:`~agentforge_cli.core.sigterm`, which ends the process the same way)."""
+    from agentforge_cli.core.sigterm import before_sigterm
+
+    before_sigterm(_signal_servers)
+
+
+def _signal_servers() -> None:
     import signal
-    import threading
 
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
-        return
-
-    def stop_then_end(signum: int, frame: Any) -> None:
-        for connection in list(_OPEN):
-            connection.signal_server(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, stop_then_end)
+    for connection in list(_OPEN):
+        connection.signal_server(signal.SIGTERM)
 
 
 def close_all() -> None:

@@ -298,8 +298,8 @@ def test_a_file_that_cannot_be_written_fails_no_call_and_is_reported_once(tmp_pa
         def close(self) -> None:
             pass
 
-    recorder._file.close()
-    recorder._file = DiskFull()  # type: ignore[assignment]
+    recorder._sink.file.close()
+    recorder._sink.file = DiskFull()  # type: ignore[assignment]
     service = ToolService(record=recorder).tools(build_local_tools([add]))
     results = [service.execute(request("add", {"a": i, "b": 1}, f"c{i}"))
                for i in range(3 * recording.FLUSH_EVERY)]

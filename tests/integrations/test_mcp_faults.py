@@ -202,13 +202,20 @@ def _running(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
-def test_sigterm_stops_an_mcp_server_busy_in_a_call(tmp_path):
+@pytest.mark.parametrize("recording", [False, True])
+def test_sigterm_stops_an_mcp_server_busy_in_a_call(tmp_path, recording):
+    """Also when calls are being recorded (AGENTFORGE_RECORD): the recorder's SIGTERM
+    handler, set first, stops the server too."""
     import signal
     import time
 
     pidfile = tmp_path / "server.pid"
+    env = _env()
+    env.pop("AGENTFORGE_RECORD", None)
+    if recording:
+        env["AGENTFORGE_RECORD"] = str(tmp_path / "recorded")
     process = subprocess.Popen([str(AGENTFORGE), "tools", "call", "work", "{}", "-t",
-                                f"{FAULTY} busy {pidfile}"], cwd=ROOT, env=_env(),
+                                f"{FAULTY} busy {pidfile}"], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = None
     try:
