@@ -33,6 +33,18 @@ def save_quietly(text: str) -> str:
 
 
 @tool
+async def save_later(text: str) -> str:
+    """Writes later.txt into the working directory from a coroutine, after a pause (the
+    call runs on an event loop of its own thread)."""
+    import asyncio
+
+    await asyncio.sleep(0)
+    with open("later.txt", "w", encoding="utf-8") as note:
+        note.write(text)
+    return "saved"
+
+
+@tool
 def ping(n: int) -> str:
     """Connects to 192.0.2.1, an address reserved for documentation (TEST-NET-1)."""
     with socket.socket() as sock:

@@ -68,6 +68,7 @@ def test_effects_are_blocked_and_reported_as_such_not_as_failures(world):
     work = world["work"].resolve()
     expected = {"save_note": f"open('{work / 'note.txt'}', 'w')",
                 "save_quietly": f"open('{work / 'quiet.txt'}', 'w')",  # it caught the error
+                "save_later": f"open('{work / 'later.txt'}', 'w')",  # async: another thread
                 "ping": "connect to 192.0.2.1:80",
                 "run_true": "start a process: true",
                 "append_log": f"open('{work / 'log.txt'}', 'a')"}
