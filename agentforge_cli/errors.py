@@ -20,9 +20,12 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
      ├── ProviderExportError      a provider has no accepted form for part of a schema
- │                            (also a ValueError)
- └── CliError                 the command line's own failures (cli/errors.py: UsageError,
-                              LoadError), each with its exit code
+     │                            (also a ValueError)
+     ├── BlockedEffectError       fuzzing refused what a call tried to do to the world (a
+     │                            file outside the temporary directory, a remote address,
+     │                            a process); also a PermissionError
+     └── CliError                 the command line's own failures (cli/errors.py: UsageError,
+                                  LoadError), each with its exit code
 
 Messages name the tool, the parameter path, the expected type and the value received, so
 the model (or a person) can correct the call.
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentForgeError",
     "ArgumentError",
+    "BlockedEffectError",
     "ListenError",
     "MCPUnavailableError",
     "ProviderExportError",
@@ -242,6 +246,24 @@ class MCPUnavailableError(TargetError, ImportError):
     """The ``mcp`` SDK is not installed, cannot be imported, or is too old: for MCP
     targets and for ``serve`` alike. The message says what is missing, the hint how to
     install it."""
+
+
+class BlockedEffectError(AgentForgeError, PermissionError):
+    """The fuzz effect guard refused what a fuzzed call tried to do to the world.
+
+    Raised inside the tool, from the operation itself (``open``, ``socket.connect``,
+    ``subprocess.Popen``...), before it happens; a ``PermissionError`` so that code
+    handling a refused file or connection handles it too.
+
+    Attributes:
+        tool: The tool being fuzzed.
+        effect: What it tried, e.g. ``open('/etc/x', 'w')`` or ``connect to 192.0.2.1:80``.
+    """
+
+    def __init__(self, message: str, *, tool: str, effect: str) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.effect = effect
 
 
 class ListenError(AgentForgeError, OSError):

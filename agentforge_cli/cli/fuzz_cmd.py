@@ -64,18 +64,28 @@ def fuzz(
              "repeatable.")] = None,
     include_destructive: Annotated[bool, typer.Option(
         "--include-destructive", help="Also call the tools annotated destructiveHint, and "
-                                      "MCP tools not marked safe (fuzzing calls the real "
+                                      "MCP tools not marked readOnlyHint; Python tools "
+                                      "annotated readOnlyHint false or destructiveHint run "
+                                      "without the effect guard (fuzzing calls the real "
                                       "tools).")] = False,
+    allow_effects: Annotated[bool, typer.Option(
+        "--allow-effects", help="Let Python tools write files outside the temporary "
+                                "directory, reach other hosts than loopback and start "
+                                "processes (the effect guard blocks them by default).")
+    ] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
-    Fuzzing calls the real tools: tools annotated destructiveHint are skipped unless
-    --include-destructive, and so are MCP tools not marked readOnlyHint (or destructiveHint
-    and openWorldHint false) unless named with --tool.
+    Fuzzing calls the real tools. Python tools run under an effect guard: a call that
+    writes a file outside the temporary directory, connects to another host than loopback
+    or starts a process is stopped and reported as a blocked effect (--allow-effects lets
+    it). Tools annotated destructiveHint are skipped unless --include-destructive, and so
+    are MCP tools not marked readOnlyHint (or marked openWorldHint) unless named with
+    --tool.
 
     Exit 1 when a crash, hang, bad result or schema-binding mismatch is found, or when
-    every tool was skipped.
+    every tool was skipped (a blocked effect is not a failure).
     """
     with guarded():
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
@@ -91,6 +101,7 @@ def fuzz(
         from agentforge_cli.fuzz.classify import CrashRule
         from agentforge_cli.fuzz.engine import FuzzOptions, fuzz_service
         from agentforge_cli.fuzz.report import junit_xml, to_json
+        from agentforge_cli.integrations.served import served_tool_names
         from agentforge_cli.integrations.targets import find_targets, load_service
 
         source = find_targets([*(targets or ()), *(tools or ())])
@@ -109,17 +120,21 @@ def fuzz(
         options = FuzzOptions(examples=examples, seed=seed,
                               rule=CrashRule.build(crash or (), allow or ()),
                               include_destructive=include_destructive,
-                              served=_served(service), chosen=frozenset(names or ()))
+                              allow_effects=allow_effects,
+                              served=served_tool_names(service),
+                              chosen=frozenset(names or ()))
         selected = [s.name for s in service.specifications
                     if not names or s.name in names]
         from agentforge_cli.cli.output import write
 
         write(f"fuzzing {len(selected)} tool{'' if len(selected) == 1 else 's'}: {examples} "
-              f"examples each, seed {seed}, timeout {timeout:g} s", stderr=True)
+              f"examples each, seed {seed}, timeout {timeout:g} s"
+              f"{', effects allowed' if allow_effects else ''}", stderr=True)
         _say_skipped(service, selected, options)
         reports = fuzz_service(service, options, source.specs, names=selected,
                                on_report=None if json_output else _show)
         _warn_low_coverage(reports)
+        _warn_blocked(reports)
         failed = [r for r in reports if r.failed]
         vacuous = bool(reports) and all(r.skipped for r in reports)
         if junit is not None:
@@ -135,24 +150,21 @@ def fuzz(
         raise typer.Exit(EXIT_FAILED if failed or vacuous else EXIT_OK)
 
 
-def _served(service: Any) -> frozenset[str]:
-    """The names of the tools an MCP server serves."""
-    from agentforge_cli.core.wrapping import innermost
-    from agentforge_cli.integrations.mcp_target import McpToolExecutor
-
-    return frozenset(name for name in service.names
-                     if isinstance(innermost(service.executor(name)), McpToolExecutor))
-
-
 def _say_skipped(service: Any, selected: list[str], options: Any) -> None:
-    """One line on standard error per tool that will not be called, and why."""
+    """One line on standard error per tool that will not be called, and why; and per
+    Python tool its annotations take out of the effect guard."""
     from agentforge_cli.cli.output import write
-    from agentforge_cli.fuzz.engine import skip_reason
+    from agentforge_cli.fuzz.selection import skip_reason, unguarded_reason
 
     for spec in service.specifications:
-        reason = skip_reason(spec, options) if spec.name in selected else None
+        if spec.name not in selected:
+            continue
+        reason = skip_reason(spec, options)
+        unguarded = unguarded_reason(spec, options)
         if reason is not None:
             write(f"skipped {spec.name}: {reason}", stderr=True)
+        elif unguarded and spec.name not in options.served and not options.allow_effects:
+            write(f"effects allowed for {spec.name}: {unguarded}", stderr=True)
 
 
 def _check_options(examples: int, timeout: float, crash: list[str], allow: list[str]) -> None:
@@ -191,6 +203,9 @@ def _show(report: Any) -> None:
         write(f"    arguments ({finding.form}"
               f"{', shrunk' if finding.shrunk else ''}): {finding.arguments}")
         write(f"    reproduce: {finding.command}")
+    for call in report.blocked:
+        write(f"  {call.describe()}")
+        write(f"    arguments ({call.form}): {call.arguments}")
 
 
 def _warn_low_coverage(reports: list[Any]) -> None:
@@ -203,6 +218,20 @@ def _warn_low_coverage(reports: list[Any]) -> None:
             render.warning(f"every call of {report.name} ended in a tool error: the inputs "
                            f"may never reach its code (what the error says: "
                            f"{report.uniform_error})")
+
+
+def _warn_blocked(reports: list[Any]) -> None:
+    """One warning per tool some of whose calls the effect guard stopped: what those calls
+    would have done next was not tested."""
+    from agentforge_cli.cli import render
+    from agentforge_cli.fuzz.classify import OutcomeKind
+
+    for report in reports:
+        count = report.counts.get(OutcomeKind.BLOCKED, 0)
+        if count:
+            render.warning(f"the effect guard stopped {count} of the {report.examples} calls "
+                           f"of {report.name}: what they would have done next is untested "
+                           "(give the tool test doubles, then run with --allow-effects)")
 
 
 def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:

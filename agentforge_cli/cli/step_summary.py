@@ -113,6 +113,11 @@ def fuzz(reports: Sequence[Any], *, failed: bool) -> None:
     if low:
         lines += ["", "Every call ended in the same tool error (low coverage): "
                   + ", ".join(_cell(name) for name in low)]
+    stopped = [f"{_cell(r.name)} ({r.counts.get('blocked effect', 0)} calls)" for r in run
+               if getattr(r, "blocked", None)]
+    if stopped:
+        lines += ["", "Calls stopped by the effect guard (not failures): "
+                  + ", ".join(stopped)]
     _append(lines)
 
 

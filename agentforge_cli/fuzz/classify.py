@@ -1,5 +1,5 @@
-"""What one call did: ``ok``, ``refused``, ``tool error``, ``crash``, ``hang``, ``bad
-result`` or ``mismatch`` (a schema-valid input the pipeline refused).
+"""What one call did: ``ok``, ``refused``, ``tool error``, ``blocked effect``, ``crash``,
+``hang``, ``bad result`` or ``mismatch`` (a schema-valid input the pipeline refused).
 
 The calls go through a ``ToolService`` whose tools propagate execution errors and have a
 timeout, so an argument error comes back as an error result and anything the tool did
@@ -20,6 +20,11 @@ closes the connection) is a ``crash`` naming its exit status; one that does not 
 within the timeout is a ``hang``. A schema-valid input the server refuses as invalid
 (JSON-RPC ``-32602``, or an error result that says so: :data:`INVALID_INPUT`) is a
 ``mismatch``; any other error result is a ``tool error``.
+
+**Blocked effects.** A call that tried something the effect guard refuses
+(:mod:`~agentforge_cli.fuzz.effects`) is a ``blocked effect`` whatever it did next (the
+engine decides this, around :func:`classify_call`): what followed the refusal says nothing
+about the tool.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ class OutcomeKind(StrEnum):
     OK = "ok"
     REFUSED = "refused"
     TOOL_ERROR = "tool error"
+    BLOCKED = "blocked effect"
+    """The effect guard refused something the call tried (not a failure)."""
     CRASH = "crash"
     HANG = "hang"
     BAD_RESULT = "bad result"

@@ -15,6 +15,11 @@ nothing is written to disk and a seed always means the same inputs):
 After a hang, the tool gets no more calls (each would cost the timeout and leave a thread
 running); after its MCP server died, neither it nor the server's other tools do (they are
 reported as skipped).
+
+Which tools are called is :func:`skip_reason`'s answer; the calls of a Python tool run
+under the effect guard (:mod:`~agentforge_cli.fuzz.effects`) unless
+:func:`unguarded_reason` says why not, and a call that tried an effect is a ``blocked
+effect`` however it ended.
 """
 
 from __future__ import annotations
@@ -22,46 +27,39 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.fuzz.classify import (
     FAILING,
     GONE,
-    CrashRule,
     Outcome,
     OutcomeKind,
     classify_call,
 )
+from agentforge_cli.fuzz.effects import guarding
 from agentforge_cli.fuzz.forms import CLEAN, FORMS, render
-from agentforge_cli.fuzz.report import Finding, ToolReport, reproduce_command
+from agentforge_cli.fuzz.options import FuzzOptions
+from agentforge_cli.fuzz.report import BlockedCall, Finding, ToolReport, reproduce_command
+from agentforge_cli.fuzz.selection import (
+    declares_effects,
+    is_destructive,
+    skip_reason,
+    unguarded_reason,
+)
 from agentforge_cli.fuzz.strategies import arguments
 
 if TYPE_CHECKING:
     from hypothesis import settings
     from hypothesis import strategies as st
 
-__all__ = ["FuzzOptions", "fuzz_service", "fuzz_tool", "is_destructive", "skip_reason"]
+__all__ = ["FuzzOptions", "declares_effects", "fuzz_service", "fuzz_tool", "is_destructive",
+           "skip_reason", "unguarded_reason"]
 
 MAX_FINDINGS = 10
 """Distinct failures kept per tool."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class FuzzOptions:
-    """How to fuzz."""
-
-    examples: int = 200
-    """Calls per tool."""
-    seed: int = 0
-    rule: CrashRule = field(default_factory=CrashRule)
-    include_destructive: bool = False
-    """Also call tools annotated ``destructiveHint: true``, and MCP tools not marked safe."""
-    served: frozenset[str] = frozenset()
-    """The tools of MCP servers: called only when marked safe (see :func:`skip_reason`),
-    named in :attr:`chosen`, or with :attr:`include_destructive`."""
-    chosen: frozenset[str] = frozenset()
-    """The tools the user named (``--tool``)."""
+MAX_BLOCKED = 5
+"""Distinct blocked effects kept per tool."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -79,37 +77,6 @@ class _Found(Exception):
         self.case = case
 
 
-def is_destructive(spec: Any) -> bool:
-    """The tool declares side effects: ``@tool(annotations={"destructiveHint": True})``."""
-    return bool((getattr(spec, "annotations", None) or {}).get("destructiveHint"))
-
-
-def _marked_safe(annotations: dict[str, Any]) -> bool:
-    """``readOnlyHint: true``, or ``destructiveHint: false`` and ``openWorldHint: false``
-    (MCP reads a missing hint as destructive and open-world)."""
-    return annotations.get("readOnlyHint") is True or (
-        annotations.get("destructiveHint") is False
-        and annotations.get("openWorldHint") is False)
-
-
-def skip_reason(spec: Any, options: FuzzOptions) -> str | None:
-    """Why fuzzing does not call the tool, or ``None`` when it does."""
-    if (getattr(spec, "execution", None) or {}).get("taskSupport") == "required":
-        return ('it must be called as an MCP task (execution.taskSupport: "required"), '
-                "which agentforge cannot do yet")
-    if options.include_destructive:
-        return None
-    if is_destructive(spec):
-        return "destructive (destructiveHint): run with --include-destructive to call it"
-    annotations = getattr(spec, "annotations", None) or {}
-    if spec.name not in options.served or spec.name in options.chosen or _marked_safe(
-            annotations):
-        return None
-    why = ("no annotations, which MCP reads as destructive and open-world" if not annotations
-           else "not marked readOnlyHint, nor destructiveHint and openWorldHint false")
-    return f"{why}: name it with --tool or run with --include-destructive to call it"
-
-
 def _settings(examples: int, phases: Sequence[Any]) -> settings:
     from hypothesis import HealthCheck, Verbosity, settings
 
@@ -121,23 +88,44 @@ def _settings(examples: int, phases: Sequence[Any]) -> settings:
 def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
               targets: Sequence[str]) -> ToolReport:
     """Fuzz one tool of ``service`` (built with ``propagate_execution_errors=True`` and a
-    ``timeout``, as :func:`~agentforge_cli.fuzz.classify.classify_call` expects)."""
+    ``timeout``, as :func:`~agentforge_cli.fuzz.classify.classify_call` expects).
+
+    Nothing is written to the working directory: hypothesis keeps no example database, and
+    what it caches (constants read from source files, Unicode tables) goes to a temporary
+    directory removed afterwards, unless ``HYPOTHESIS_STORAGE_DIRECTORY`` names one."""
     skipped = skip_reason(spec, options)
     if skipped is not None:
         return ToolReport(name=spec.name, skipped=skipped)
+    with _private_storage():
+        return _fuzz(service, spec, options, targets)
+
+
+def _fuzz(service: Any, spec: Any, options: FuzzOptions, targets: Sequence[str]
+          ) -> ToolReport:
     from hypothesis import Phase, given, seed
     from hypothesis import strategies as st
 
     required = frozenset(spec.parameters.get("required", ()))
     cases = st.tuples(arguments(spec.parameters), st.sampled_from(list(FORMS)))
+    guarded = unguarded_reason(spec, options) is None
 
     def call(case: tuple[dict[str, Any], str]) -> _Case:
         args, form = case
         text = render(form, args, required)
-        outcome = classify_call(service, spec.name, text, options.rule, clean=form == CLEAN)
+        if not guarded:
+            outcome = classify_call(service, spec.name, text, options.rule,
+                                    clean=form == CLEAN)
+            return _Case(arguments=text, form=form, outcome=outcome)
+        with guarding(spec.name) as attempts:
+            outcome = classify_call(service, spec.name, text, options.rule,
+                                    clean=form == CLEAN)
+        if attempts:  # whatever the call did after the refusal says nothing of the tool
+            outcome = Outcome(kind=OutcomeKind.BLOCKED, detail=attempts[0],
+                              final=outcome.final)
         return _Case(arguments=text, form=form, outcome=outcome)
 
     counts: Counter[OutcomeKind] = Counter()
+    blocked: dict[str, _Case] = {}  # effect -> the first call that tried it
     first: dict[tuple[str, str, str], _Case] = {}
     refusals: dict[tuple[str, str, str], str] = {}  # tool errors: signature -> detail
     stopped: list[Outcome] = []  # the call after which the tool gets no more
@@ -157,6 +145,8 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
         signature = found.outcome.signature
         if found.outcome.kind == OutcomeKind.TOOL_ERROR and len(refusals) < 2:
             refusals.setdefault(signature, found.outcome.detail)
+        if found.outcome.kind == OutcomeKind.BLOCKED and len(blocked) < MAX_BLOCKED:
+            blocked.setdefault(found.outcome.detail, found)
         if found.outcome.kind in FAILING and signature not in first and len(
                 first) < MAX_FINDINGS:
             first[signature] = found
@@ -165,6 +155,7 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
         search()
     except Exception as exc:  # hypothesis cannot generate from the schema
         return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
+                          guarded=guarded, blocked=_blocked_calls(blocked),
                           error=f"cannot generate arguments: {type(exc).__name__}: {exc}")
     if stopped and stopped[0].kind == GONE and not counts:
         return ToolReport(name=spec.name, skipped=f"not called: {stopped[0].detail}")
@@ -179,7 +170,13 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
             shrunk=smallest is not None,
             command=reproduce_command(spec.name, case.arguments, targets)))
     return ToolReport(name=spec.name, examples=sum(counts.values()), counts=dict(counts),
-                      findings=tuple(findings), uniform_error=_uniform_error(counts, refusals))
+                      findings=tuple(findings), blocked=_blocked_calls(blocked),
+                      guarded=guarded, uniform_error=_uniform_error(counts, refusals))
+
+
+def _blocked_calls(blocked: dict[str, _Case]) -> tuple[BlockedCall, ...]:
+    return tuple(BlockedCall(effect=effect, arguments=case.arguments, form=case.form)
+                 for effect, case in blocked.items())
 
 
 def _uniform_error(counts: Counter[OutcomeKind], refusals: dict[tuple[str, str, str], str]
@@ -216,20 +213,15 @@ def _shrink(call: Callable[[Any], _Case], cases: st.SearchStrategy[Any],
 def fuzz_service(service: Any, options: FuzzOptions, targets: Sequence[str], *,
                  names: Sequence[str] | None = None,
                  on_report: Callable[[ToolReport], None] | None = None) -> list[ToolReport]:
-    """Fuzz the tools of ``service`` (those in ``names``, else all) in registration order.
-
-    Nothing is written to disk: hypothesis keeps no example database, and the cache of
-    constants it reads from source files goes to a temporary directory removed afterwards
-    (unless ``HYPOTHESIS_STORAGE_DIRECTORY`` names one)."""
+    """Fuzz the tools of ``service`` (those in ``names``, else all) in registration order."""
     reports = []
-    with _private_storage():
-        for spec in service.specifications:
-            if names is not None and spec.name not in names:
-                continue
-            report = fuzz_tool(service, spec, options, targets)
-            reports.append(report)
-            if on_report is not None:
-                on_report(report)
+    for spec in service.specifications:
+        if names is not None and spec.name not in names:
+            continue
+        report = fuzz_tool(service, spec, options, targets)
+        reports.append(report)
+        if on_report is not None:
+            on_report(report)
     return reports
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from agentforge_cli.core.masking import mask_url
 from agentforge_cli.fuzz.classify import FAILING, KINDS, OutcomeKind
 
-__all__ = ["Finding", "ToolReport", "junit_xml", "reproduce_command", "to_json"]
+__all__ = ["BlockedCall", "Finding", "ToolReport", "junit_xml", "reproduce_command",
+           "to_json"]
 
 LABELS = {OutcomeKind.MISMATCH: "schema-binding mismatch"}
 """How a kind is written for people (JSON keeps the short kind)."""
@@ -51,6 +52,26 @@ class Finding:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class BlockedCall:
+    """A call the effect guard stopped: the first to try one distinct effect."""
+
+    effect: str
+    """What it tried: ``open('/etc/x', 'w')``, ``connect to 192.0.2.1:80``, ``start a
+    process: ls``."""
+    arguments: str
+    """The argument string of that call."""
+    form: str
+    """How the arguments were written."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"effect": self.effect, "arguments": self.arguments, "form": self.form}
+
+    def describe(self) -> str:
+        """``blocked effect: open('/etc/x', 'w')``."""
+        return f"{OutcomeKind.BLOCKED}: {self.effect}"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolReport:
     """The run of one tool."""
 
@@ -60,6 +81,11 @@ class ToolReport:
     counts: dict[OutcomeKind, int] = field(default_factory=dict)
     """Kind -> number of calls (every kind of :data:`KINDS`)."""
     findings: tuple[Finding, ...] = ()
+    blocked: tuple[BlockedCall, ...] = ()
+    """The first call to try each distinct effect the guard refused (a few at most; the
+    number of such calls is ``counts["blocked effect"]``)."""
+    guarded: bool = False
+    """The calls ran under the effect guard."""
     skipped: str | None = None
     """Why the tool was not called (``destructive``), or ``None``."""
     error: str | None = None
@@ -81,8 +107,9 @@ class ToolReport:
         return {"name": self.name, "examples": self.examples,
                 "counts": {kind: self.counts.get(kind, 0) for kind in KINDS},
                 "failed": self.failed, "skipped": self.skipped, "error": self.error,
-                "low_coverage": self.low_coverage,
-                "failures": [finding.to_json() for finding in self.findings]}
+                "low_coverage": self.low_coverage, "guarded": self.guarded,
+                "failures": [finding.to_json() for finding in self.findings],
+                "blocked": [call.to_json() for call in self.blocked]}
 
 
 def to_json(reports: Sequence[ToolReport], *, seed: int, examples: int,
@@ -100,6 +127,16 @@ def describe(finding: Finding) -> str:
     return text + (f" (at {finding.location})" if finding.location else "")
 
 
+def blocked_text(report: ToolReport) -> str:
+    """The calls of ``report`` the effect guard stopped, for people: how many, then each
+    distinct effect with the arguments of the first call that tried it."""
+    count = report.counts.get(OutcomeKind.BLOCKED, 0)
+    lines = [f"{count} call{'' if count == 1 else 's'} stopped by the effect guard"]
+    for call in report.blocked:
+        lines += [call.describe(), f"  arguments ({call.form}): {call.arguments}"]
+    return "\n".join(lines)
+
+
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -109,7 +146,8 @@ def _xml_safe(text: str) -> str:
 
 
 def junit_xml(reports: Sequence[ToolReport]) -> str:
-    """One ``testcase`` per tool: a ``failure`` per finding, ``skipped`` when not run."""
+    """One ``testcase`` per tool: a ``failure`` per finding, ``skipped`` when not run, and
+    the calls the effect guard stopped in its ``system-out`` (they are not failures)."""
     import xml.etree.ElementTree as ET
 
     failures = sum(1 for r in reports if r.failed)
@@ -129,6 +167,8 @@ def junit_xml(reports: Sequence[ToolReport]) -> str:
             ET.SubElement(case, "failure", type=report.findings[0].kind,
                           message=_xml_safe(describe(report.findings[0]))
                           ).text = _xml_safe("\n".join(lines))
+        if report.blocked:
+            ET.SubElement(case, "system-out").text = _xml_safe(blocked_text(report))
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)

@@ -2,7 +2,11 @@
 item per tool of the configured targets (the same targets as the plugin's fixtures).
 
 Each item fuzzes its tool as the command does and fails with the findings and the
-commands reproducing them; a destructive tool is skipped. Ini options:
+commands reproducing them; a destructive tool is skipped, and so is an MCP tool not marked
+``readOnlyHint: true``. Python tools run under the effect guard
+(:mod:`~agentforge_cli.fuzz.effects`) unless ``--agentforge-fuzz-allow-effects`` is given;
+the calls it stopped do not fail the item: they are listed in the terminal summary
+("agentforge fuzz: blocked effects") and in the item's ``user_properties``. Ini options:
 ``agentforge_fuzz_examples`` (calls per tool, default 200), ``agentforge_fuzz_seed``
 (default 0, so the suite is repeatable) and ``agentforge_fuzz_timeout`` (seconds, default
 5). Registered by :mod:`~agentforge_cli.integrations.pytest_plugin`; hypothesis is imported
@@ -17,9 +21,13 @@ import pytest
 
 from agentforge_cli.integrations.pytest_items import RouteItem
 
-__all__ = ["FUZZ_OPTION", "FuzzItem"]
+__all__ = ["ALLOW_EFFECTS_OPTION", "FUZZ_OPTION", "FuzzItem"]
 
 FUZZ_OPTION = "--agentforge-fuzz"
+ALLOW_EFFECTS_OPTION = "--agentforge-fuzz-allow-effects"
+"""Let the fuzzed Python tools write files, reach the network and start processes."""
+_BLOCKED = pytest.StashKey[list[str]]()
+"""The terminal summary's lines about blocked effects."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,6 +35,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(FUZZ_OPTION, action="store_true", default=False,
                     help="add one test per agentforge tool that fuzzes it with the inputs "
                          "its schema allows (calls the real tools)")
+    group.addoption(ALLOW_EFFECTS_OPTION, action="store_true", default=False,
+                    help="let the tools fuzzed by --agentforge-fuzz write files outside the "
+                         "temporary directory, reach other hosts than loopback and start "
+                         "processes (blocked by default)")
     parser.addini("agentforge_fuzz_examples", default="200",
                   help="calls per tool for --agentforge-fuzz")
     parser.addini("agentforge_fuzz_seed", default="0", help="seed for --agentforge-fuzz")
@@ -60,6 +72,13 @@ class FuzzItem(RouteItem):
         report = fuzz_tool(service, spec, self.context["options"], self.context["targets"])
         if report.skipped:
             pytest.skip(report.skipped)
+        if report.blocked:
+            from agentforge_cli.fuzz.report import blocked_text
+
+            text = blocked_text(report)
+            self.user_properties.append(("agentforge_fuzz_blocked", text))
+            self.config.stash.setdefault(_BLOCKED, []).append(
+                f"{report.name}: " + text.replace("\n", "\n  "))
         if report.failed:
             lines = [f"{report.name}: {report.examples} calls"]
             if report.error:
@@ -85,6 +104,7 @@ def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:
     from agentforge_cli.errors import TargetError
     from agentforge_cli.fuzz.engine import FuzzOptions
     from agentforge_cli.integrations.pytest_plugin import configured_targets, project_options
+    from agentforge_cli.integrations.served import served_tool_names
     from agentforge_cli.integrations.targets import load_tools
 
     try:
@@ -102,8 +122,10 @@ def _context(config: pytest.Config) -> tuple[list[str], dict[str, Any]]:
                                                        if exc.hint else "")}
     except pytest.fail.Exception as exc:
         return ["(not run)"], {"error": str(exc.msg)}
-    return service.names, {"service": service, "targets": source.specs,
-                           "options": FuzzOptions(examples=examples, seed=seed)}
+    options = FuzzOptions(examples=examples, seed=seed,
+                          allow_effects=config.getoption(ALLOW_EFFECTS_OPTION),
+                          served=served_tool_names(service))
+    return service.names, {"service": service, "targets": source.specs, "options": options}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -115,3 +137,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     items.extend(FuzzItem.from_parent(session, name=f"agentforge_fuzz[{name}]",
                                       nodeid=f"agentforge_fuzz[{name}]", tool=name,
                                       context=context) for name in names)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config
+                            ) -> None:
+    """The calls the effect guard stopped, per tool (they passed: not failures)."""
+    lines = config.stash.get(_BLOCKED, [])
+    if lines:
+        terminalreporter.section("agentforge fuzz: blocked effects")
+        for line in lines:
+            terminalreporter.write_line(line)

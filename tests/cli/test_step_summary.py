@@ -62,6 +62,14 @@ def test_fuzz_lists_each_finding_with_its_reproducer(cli, summary):
             "-t sample_tools.fragile`") in text
 
 
+def test_fuzz_names_the_tools_whose_calls_the_effect_guard_stopped(cli, summary):
+    result = cli("tools", "fuzz", "sample_tools.notify", "--seed", "0", "--examples", "5")
+    assert result.exit_code == 0
+    text = summary.read_text(encoding="utf-8")
+    assert "### ✅ `agentforge tools fuzz`" in text
+    assert "Calls stopped by the effect guard (not failures): notifyTeam (5 calls)" in text
+
+
 def test_a_missing_file_is_created(cli, tmp_path, monkeypatch):
     path = tmp_path / "new.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))

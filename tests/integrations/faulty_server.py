@@ -60,6 +60,7 @@ TOOLS = {
         _tool("reader", readOnlyHint=True),
         _tool("closed", destructiveHint=False, openWorldHint=False),
         _tool("additive", destructiveHint=False),
+        _tool("browser", readOnlyHint=True, openWorldHint=True),
         _tool("wiper", destructiveHint=True, openWorldHint=False),
     ],
     "duplicate": [_tool("twice"), _tool("once"), _tool("twice")],

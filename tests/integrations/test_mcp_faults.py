@@ -117,15 +117,18 @@ def test_fuzz_reports_schema_valid_input_the_server_refuses_as_a_mismatch() -> N
 # ---------------------------------------------------------------- annotations
 
 
-def test_fuzz_calls_only_mcp_tools_marked_safe_and_says_which_it_skipped() -> None:
+def test_fuzz_calls_only_mcp_tools_marked_read_only_and_says_which_it_skipped() -> None:
     code, document, stderr = fuzz_json("annotations")
     tools = {tool["name"]: tool for tool in document["tools"]}
-    assert [name for name, tool in tools.items() if not tool["skipped"]] == ["reader", "closed"]
+    assert [name for name, tool in tools.items() if not tool["skipped"]] == ["reader"]
     assert "no annotations" in tools["bare"]["skipped"]
-    assert "openWorldHint" in tools["additive"]["skipped"]
+    for name in ("closed", "additive"):  # destructiveHint false: it only adds, still writes
+        assert tools[name]["skipped"].startswith("destructiveHint: false means additive")
+        assert tools[name]["examples"] == 0
+    assert tools["browser"]["skipped"].startswith("open-world (openWorldHint: true)")
     assert tools["wiper"]["skipped"].startswith("destructive")
     assert code == 0
-    for name in ("bare", "additive", "wiper"):
+    for name in ("bare", "closed", "additive", "browser", "wiper"):
         assert f"skipped {name}: " in stderr, stderr
 
 
