@@ -14,6 +14,13 @@ Provider-neutral rules always run:
 ``no-description``  warning  a tool, or one of its parameters, has no description
 ``single-enum``     warning  an ``enum`` with one value (the parameter is a constant)
 ``any-type``        warning  a parameter (or part of one) accepts any JSON value
+``invalid-default`` error    a ``default`` its own schema refuses (a ``Literal`` or
+                             enum default outside the values, a number beyond a bound,
+                             a string failing its pattern, length or format), and, with
+                             a ``build_local_tools`` table, a Python default the
+                             parameter's type refuses (see
+                             :mod:`~agentforge_cli.schema.default_rule`; needs
+                             ``jsonschema``)
 ``mutable-default`` warning  a parameter's Python default is a list, dict or set: one
                              object shared between calls (read from the functions, so
                              only when :func:`check_specs` gets a ``build_local_tools``
@@ -28,12 +35,14 @@ the closest form only (warning), as ``<provider>:<rule>``.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.core.wrapping import innermost
+from agentforge_cli.schema.default_rule import DefaultChecker
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
 from agentforge_cli.schema.jsonschema import (
     ROOT,
@@ -51,6 +60,8 @@ from agentforge_cli.schema.providers import Provider, get_provider
 from agentforge_cli.schema.snapshots import check_snapshot
 
 __all__ = ["check_specs", "run_checks"]
+
+_NO_DEFAULT = inspect.Parameter.empty  # a ParamDef's "no default" (core.definition.NO_DEFAULT)
 
 
 # --- running -----------------------------------------------------------------------------
@@ -74,7 +85,7 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
     Raises:
         ValueError: An unknown provider name.
     """
-    defaults = _python_defaults(specs) if isinstance(specs, Mapping) else {}
+    params = _python_params(specs) if isinstance(specs, Mapping) else {}
     specs = list(specs)
     selected = list({p.name: p for p in map(get_provider, providers)}.values())
     findings: list[Finding] = []
@@ -91,8 +102,8 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
                                     "them apart"))
     for spec in specs:
         origin = origin_of(origins, spec.name)
-        findings.extend(_neutral(spec, validator, origin))
-        findings.extend(_mutable_defaults(spec.name, defaults.get(spec.name, {})))
+        findings.extend(_neutral(spec, validator, origin, params.get(spec.name, ())))
+        findings.extend(_mutable_defaults(spec.name, params.get(spec.name, ())))
         for provider in selected:
             findings.extend(_provider(spec, provider, origin))
     return findings
@@ -133,11 +144,14 @@ def _metaschema_validator() -> Any:
     return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
-def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Iterator[Finding]:
+def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin,
+             params: Sequence[Any]) -> Iterator[Finding]:
     name = spec.name
     parameters = spec.parameters
+    valid = True
     if validator is not None:
         for error in sorted(validator.iter_errors(parameters), key=lambda e: list(e.path)):
+            valid = False
             where = argument_path(list(error.absolute_path))
             pointer = "/" + "/".join(str(p) for p in error.absolute_path)
             yield finding(name, "schema-invalid", ERROR,
@@ -145,6 +159,9 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
                           where)
     if not isinstance(parameters, dict):
         return
+    # defaults are judged against a schema only when the schema itself is valid
+    defaults = (DefaultChecker(name, parameters, type(validator))
+                if validator is not None and valid else None)
     if not is_object_root(parameters):
         yield finding(name, "root-not-object", ERROR,
                       'the parameters schema must be a plain {"type": "object"} schema; '
@@ -153,7 +170,7 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
         yield finding(name, "no-description", WARNING,
                       "the tool has no description; the model chooses tools by it "
                       f"({origin.describe_tool})")
-    rules = _ValueRules(spec, origin)
+    rules = _ValueRules(spec, origin, defaults)
     properties = parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
@@ -170,36 +187,55 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
                           definition_path(def_name))
     rules.walk(parameters, ROOT)
     yield from rules.findings
+    if defaults is not None:
+        yield from _python_defaults(defaults, parameters, params)
 
 
-def _python_defaults(table: Mapping[ToolSpecification, Any]) -> dict[str, dict[str, Any]]:
-    """Tool name -> {JSON key: Python default} for the executors that keep their
-    function's definition (a logging wrapper is looked through)."""
-    defaults: dict[str, dict[str, Any]] = {}
-    for spec, executor in table.items():
-        params = getattr(getattr(innermost(executor), "definition", None), "params", ())
-        defaults[spec.name] = {param.key: param.default for param in params}
-    return defaults
+def _python_params(table: Mapping[ToolSpecification, Any]) -> dict[str, Sequence[Any]]:
+    """Tool name -> its parameters (``ParamDef``: key, Python default, sensitive) for
+    the executors that keep their function's definition (a logging wrapper is looked
+    through)."""
+    return {spec.name: getattr(getattr(innermost(executor), "definition", None), "params", ())
+            for spec, executor in table.items()}
 
 
-def _mutable_defaults(tool: str, defaults: dict[str, Any]) -> Iterator[Finding]:
-    for key, default in defaults.items():
+def _python_defaults(checker: DefaultChecker, parameters: dict[str, Any],
+                     params: Sequence[Any]) -> Iterator[Finding]:
+    """``invalid-default`` for the Python defaults the exported schema left out (one
+    it shows is judged in the schema)."""
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for param in params:
+        schema = properties.get(param.key)
+        if param.default is _NO_DEFAULT or not isinstance(schema, dict) or "default" in schema:
+            continue
+        yield from checker.in_python(param.default, schema, child_path(ROOT, param.key),
+                                     secret=param.sensitive)
+
+
+def _mutable_defaults(tool: str, params: Sequence[Any]) -> Iterator[Finding]:
+    for param in params:
+        default = param.default
         if isinstance(default, list | dict | set):
             kind = type(default).__name__
             yield finding(tool, "mutable-default", WARNING,
                           f"the default {default!r} is one {kind} shared between calls: a "
                           "call that changes it changes it for every later call (default "
-                          "to None, or to a tuple or frozenset)", child_path(ROOT, key))
+                          "to None, or to a tuple or frozenset)", child_path(ROOT, param.key))
 
 
 class _ValueRules(SchemaWalker):
-    """``any-type``, ``unresolved-ref`` and ``single-enum``, over every schema a value of
-    the arguments meets (a ``$ref``'s definition once per branch)."""
+    """``any-type``, ``unresolved-ref``, ``single-enum`` and ``invalid-default``, over
+    every schema a value of the arguments meets (a ``$ref``'s definition once per
+    branch)."""
 
-    def __init__(self, spec: ToolSpecification, origin: ToolOrigin) -> None:
+    def __init__(self, spec: ToolSpecification, origin: ToolOrigin,
+                 defaults: DefaultChecker | None) -> None:
         super().__init__(spec.parameters)
         self.tool = spec.name
         self.origin = origin
+        self.defaults = defaults
         self.findings: list[Finding] = []
 
     def described(self, schema: dict[str, Any]) -> bool:
@@ -229,6 +265,8 @@ class _ValueRules(SchemaWalker):
         self.node(schema, path)
 
     def node(self, schema: dict[str, Any], path: str) -> None:
+        if self.defaults is not None and "default" in schema:
+            self.findings.extend(self.defaults.in_schema(schema, path))
         enum = schema.get("enum")
         if isinstance(enum, list) and len(enum) == 1:
             self.findings.append(finding(
