@@ -27,6 +27,9 @@ Provider-neutral rules always run:
                              table; a schema alone keeps no Python default)
 ==================  =======  ==========================================================
 
+A rule can be silenced for one tool (:mod:`~agentforge_cli.schema.silencing`): what it
+finds is still returned, marked, and counts for nothing.
+
 Each selected provider (see :data:`~agentforge_cli.schema.providers.REGISTRY`) adds
 ``<provider>:name`` (error: the provider refuses the tool's name), the findings of its own
 lint rules, every part its export has no form for (error) and every part it exports in
@@ -57,6 +60,12 @@ from agentforge_cli.schema.jsonschema import (
 )
 from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers import Provider, get_provider
+from agentforge_cli.schema.silencing import (
+    Silencing,
+    check_silencings,
+    declared_silencings,
+    silence,
+)
 from agentforge_cli.schema.snapshots import check_snapshot
 
 __all__ = ["check_specs", "run_checks"]
@@ -68,12 +77,14 @@ _NO_DEFAULT = inspect.Parameter.empty  # a ParamDef's "no default" (core.definit
 
 def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (), *,
                 validate_schema: bool = True,
-                origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
+                origins: Mapping[str, ToolOrigin] | None = None,
+                silencings: Iterable[Silencing] = ()) -> list[Finding]:
     """Run the neutral rules, then each provider's rules, over every tool.
 
     Args:
         specs: The specifications, or a ``build_local_tools`` table (spec -> executor):
-            only a table's executors show the Python defaults ``mutable-default`` reads.
+            only a table's executors show the Python defaults ``mutable-default`` and
+            ``invalid-default`` read, and the rules ``@tool(lint_ignore=...)`` silences.
         providers: Provider names (see
             :data:`~agentforge_cli.schema.providers.PROVIDERS`); none runs only the
             neutral rules.
@@ -81,11 +92,17 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
         origins: Where each tool comes from, by name (see
             :mod:`~agentforge_cli.schema.origins`), so that advice fits it; a tool left
             out is agentforge's own.
+        silencings: Rules silenced per tool besides a table's ``@tool(lint_ignore=...)``
+            (the project configuration's): the findings they cover are returned marked
+            (see :mod:`~agentforge_cli.schema.silencing`).
 
     Raises:
-        ValueError: An unknown provider name.
+        ValueError: An unknown provider name, or a silencing naming an unknown rule.
     """
     params = _python_params(specs) if isinstance(specs, Mapping) else {}
+    silencings = [*silencings, *(declared_silencings(specs) if isinstance(specs, Mapping)
+                                 else ())]
+    check_silencings(silencings)
     specs = list(specs)
     selected = list({p.name: p for p in map(get_provider, providers)}.values())
     findings: list[Finding] = []
@@ -106,12 +123,13 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
         findings.extend(_mutable_defaults(spec.name, params.get(spec.name, ())))
         for provider in selected:
             findings.extend(_provider(spec, provider, origin))
-    return findings
+    return silence(findings, silencings)
 
 
 def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] = (),
                snapshot: Any = None, update_snapshot: bool = False,
-               origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
+               origins: Mapping[str, ToolOrigin] | None = None,
+               silencings: Iterable[Silencing] = ()) -> list[Finding]:
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
@@ -121,13 +139,15 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
         snapshot: A snapshot file path, or ``None``.
         update_snapshot: Write ``snapshot`` from ``specs`` instead of comparing.
         origins: Where each tool comes from (see :func:`check_specs`).
+        silencings: Rules silenced per tool (see :func:`check_specs`); snapshot changes
+            are never silenced.
 
     Raises:
         SnapshotMissingError: ``snapshot`` does not exist and ``update_snapshot`` is off
             (the CLI exits 3).
         SnapshotError: ``snapshot`` cannot be read.
     """
-    findings = check_specs(specs, providers, origins=origins)
+    findings = check_specs(specs, providers, origins=origins, silencings=silencings)
     specs = list(specs)
     if snapshot is not None:
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
