@@ -18,12 +18,12 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from typer.core import TyperGroup
+from agentforge_cli.cli.usage import Group
 
 __all__ = ["RootGroup", "hoist_global_options"]
 
 
-class RootGroup(TyperGroup):
+class RootGroup(Group):
     """The ``agentforge`` group: its callback's options are also read after any
     sub-command."""
 
