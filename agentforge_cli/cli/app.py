@@ -90,16 +90,22 @@ def main_callback(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show Python tracebacks for errors.")] = False,
 ) -> None:
-    """Check, call, replay and serve LLM tools written in Python."""
+    """Check, call, replay and serve LLM tools written in Python.
+
+    Its options are the global ones: accepted anywhere on the command line, after a
+    sub-command too (``global_options``).
+    """
     set_debug(debug)
     _safe_streams()
 
 
 def build_app(groups: tuple[str, ...] | None = None) -> typer.Typer:
     """The application with the named command groups (all of them by default)."""
+    from agentforge_cli.cli.global_options import RootGroup
+
     root = typer.Typer(help="Check, call, replay and serve LLM tools written in Python.",
                        no_args_is_help=True, add_completion=True,
-                       pretty_exceptions_enable=False)
+                       pretty_exceptions_enable=False, cls=RootGroup)
     root.callback()(main_callback)
     for name, add in GROUPS.items():
         if groups is None or name in groups:

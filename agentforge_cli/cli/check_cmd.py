@@ -2,13 +2,14 @@
 
 The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.drift`;
 this module only chooses what to run and shows the findings (a table and a verdict on stdout,
-or ``--json``).
+or ``--json``). A rule silenced for a tool (``@tool(lint_ignore=...)``, ``[tool.agentforge.lint]
+ignore``) is listed apart, with who silenced it, and counts for nothing.
 
 Exit codes: ``0`` nothing at the failing level · ``1`` a rule at level error failed, a
 change is breaking (or, with ``--fail-on warning``, a warning) · ``2`` usage error (an
 unknown provider, ``--update-snapshot`` without ``--snapshot``, a snapshot that cannot be
-written) · ``3`` a target or a snapshot file cannot be loaded (missing, not JSON, not a
-snapshot).
+written, a silencing naming an unknown rule) · ``3`` a target or a snapshot file cannot be
+loaded (missing, not JSON, not a snapshot).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def check(
                              hint="e.g. agentforge tools check --snapshot tools.lock.json "
                                   "--update-snapshot")
         selected = _providers(providers)
+        configured = _configured_silencings()
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
         reach = mcp_options(header, env, cwd, on_skipped=skipped.append)
 
@@ -85,21 +87,25 @@ def check(
         from agentforge_cli.integrations.targets import load_service
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
+        from agentforge_cli.schema.silencing import silence
 
         service = load_service([*(targets or ()), *(tools or ())], mcp_options=reach)
         specs = service.specifications
         table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
+        silencings = [*configured, *_declared_silencings(table)]
         with _snapshot_errors(snapshot):
             findings = run_checks(table, providers=selected, snapshot=snapshot,
                                   update_snapshot=update_snapshot,
-                                  origins=tool_origins(service))
+                                  origins=tool_origins(service), silencings=configured)
         if skipped or any(spec.execution for spec in specs):
             from agentforge_cli.integrations.mcp_findings import mcp_findings
 
-            findings[:0] = mcp_findings(skipped, specs)
+            findings[:0] = silence(mcp_findings(skipped, specs), silencings)
         code = exit_code(findings, fail_on.value)
+        counted = [f for f in findings if not f.silenced]
         if json_output:
             document = findings_to_json(findings, fail_on.value)
+            document.setdefault("silenced", [])
             document.update(tools=len(specs), providers=list(selected), snapshot=snapshot,
                             fail_on=fail_on.value)
             _write_json(document)
@@ -113,13 +119,16 @@ def check(
                     " (already up to date)" if update_snapshot and not written else ""))
             if fail_on is FailOn.warning:
                 scope.append("--fail-on warning")
+            if len(counted) < len(findings):
+                scope.append(f"{len(findings) - len(counted)} silenced (not counted)")
             failed = code != 0
             verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
-                       f"{_counts(findings) or 'no findings'}")
-            _show(findings, verdict, failed, " · ".join(scope))
+                       f"{_counts(counted) or 'no findings'}")
+            _show(counted, verdict, failed, " · ".join(scope),
+                  silenced=_silenced_lines(findings))
         from agentforge_cli.cli import step_summary
 
-        step_summary.check(findings, failed=code != 0)
+        step_summary.check(counted, failed=code != 0)
         raise typer.Exit(code)
 
 
@@ -186,6 +195,49 @@ def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(selected))
 
 
+def _configured_silencings() -> list[Any]:
+    """The rules ``[tool.agentforge.lint] ignore`` in pyproject.toml silences per tool
+    (checked when read: a malformed setting exits 2)."""
+    from agentforge_cli.integrations.targets import find_lint_ignores
+    from agentforge_cli.schema.silencing import Silencing, shown_path
+
+    ignores, source = find_lint_ignores()
+    return [Silencing(tool=tool, rules=rules,
+                      source=f"{shown_path(source or '')}: [tool.agentforge.lint] ignore")
+            for tool, rules in ignores.items()]
+
+
+def _declared_silencings(table: dict[Any, Any]) -> list[Any]:
+    """The rules each tool's ``@tool(lint_ignore=...)`` silences; one naming an unknown
+    rule is a usage error (exit 2)."""
+    from agentforge_cli.schema.silencing import check_silencings, declared_silencings
+
+    declared = declared_silencings(table)
+    try:
+        check_silencings(declared)
+    except ValueError as exc:
+        raise UsageError(str(exc), hint="see the rules in docs/checks.md, or the rule in "
+                                        "brackets after each finding") from None
+    return declared
+
+
+def _silenced_lines(findings: Sequence[Any]) -> list[str]:
+    """``silenced: lookup [no-description], 2 warnings, by @tool(lint_ignore=...) on
+    mod.lookup``: one line per tool, rule and source that silenced something."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for finding in findings:
+        if finding.silenced:
+            key = (finding.tool, finding.rule, finding.silenced)
+            groups.setdefault(key, []).append(finding.level)
+    lines = []
+    for (tool, rule, source), levels in groups.items():
+        counts = ", ".join(f"{levels.count(level)} "
+                           f"{level if levels.count(level) == 1 else _PLURAL[level]}"
+                           for level in dict.fromkeys(levels))
+        lines.append(f"silenced: {tool} [{rule}], {counts}, by {source}")
+    return lines
+
+
 @contextlib.contextmanager
 def _snapshot_errors(path: str | None, compared: tuple[str, str] | None = None
                      ) -> Iterator[None]:
@@ -223,9 +275,10 @@ def _counts(findings: Sequence[Any]) -> str:
                      for level, count in summarize(findings).items() if count)
 
 
-def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str) -> None:
+def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str,
+          silenced: Sequence[str] = ()) -> None:
     """The findings table, most severe first, each row opening with level, tool and
-    parameter (the message without the subject it repeats)."""
+    parameter (the message without the subject it repeats); then what was silenced."""
     from agentforge_cli.cli import render
     from agentforge_cli.schema.findings import severity, subject
 
@@ -238,7 +291,7 @@ def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str) -> 
         rows.append({"level": finding.level, "tool": finding.tool,
                      "parameter": finding.parameter, "rule": finding.rule,
                      "message": message})
-    render.findings(rows, verdict, failed=failed, details=details)
+    render.findings(rows, verdict, failed=failed, details=details, silenced=silenced)
 
 
 def _write_json(document: dict[str, Any]) -> None:

@@ -27,14 +27,14 @@ from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.usage import TEXT, Command
+from agentforge_cli.cli.usage import TEXT, Command, Group
 from agentforge_cli.core.masking import mask_url
 
 if TYPE_CHECKING:
     from agentforge_cli.core.argument_explanation import ArgumentExplanation
 
 app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False, cls=Group)
 
 TargetsArgument = Annotated[
     list[str] | None,

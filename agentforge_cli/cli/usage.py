@@ -5,7 +5,9 @@ Typer writes a required argument as ``{NAME}``, several values as ``[TARGET]``, 
 paragraph (so an 80-column terminal shows a one-word line). Commands registered with
 ``cls=Command`` build their usage line from each argument's metavar, whether it is
 required and whether it takes several values, and let each paragraph of their help wrap
-to the terminal; an argument declared with ``click_type=TEXT`` shows no type.
+to the terminal; an argument declared with ``click_type=TEXT`` shows no type. Their
+options panels (and those of :class:`Group`) keep every option name whole
+(``help_layout``).
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ import inspect
 from typing import Any
 
 from typer import core as typer_core
-from typer.core import TyperArgument, TyperCommand
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+from agentforge_cli.cli.help_layout import HelpLayout
 
 # the click typer runs on: vendored as typer._click in recent typer, click itself before
 _click: Any = getattr(typer_core, "_click", None)
 if _click is None:
     _click = typer_core.click  # type: ignore[attr-defined]  # in older typer only
 
-__all__ = ["TEXT", "Command", "unwrap", "usage_piece"]
+__all__ = ["TEXT", "Command", "Group", "unwrap", "usage_piece"]
 
 
 class _Text(_click.types.StringParamType):  # type: ignore[misc]  # click's, found at runtime
@@ -48,9 +52,10 @@ def unwrap(text: str) -> str:
                        for p in paragraphs)
 
 
-class Command(TyperCommand):
-    """A typer command whose usage line reads ``[OPTIONS] NAME [TARGET]...`` and whose
-    help paragraphs wrap to the terminal."""
+class Command(HelpLayout, TyperCommand):
+    """A typer command whose usage line reads ``[OPTIONS] NAME [TARGET]...``, whose
+    help paragraphs wrap to the terminal and whose option names are never cut
+    (:mod:`~agentforge_cli.cli.help_layout`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -62,3 +67,7 @@ class Command(TyperCommand):
         pieces += [usage_piece(p) for p in self.get_params(ctx)
                    if isinstance(p, TyperArgument)]
         return pieces
+
+
+class Group(HelpLayout, TyperGroup):
+    """A typer group whose option names are never cut in its help."""

@@ -21,7 +21,7 @@ TOOL_ATTRIBUTE = "__agentforge_tool__"
 class ToolMeta(Immutable):
     """What ``@tool`` recorded about a function."""
 
-    __slots__ = ("annotations", "description", "name", "title")
+    __slots__ = ("annotations", "description", "lint_ignore", "name", "title")
 
     name: str | None
     """The tool name the model calls, or ``None`` for the function's ``__name__``."""
@@ -32,18 +32,24 @@ class ToolMeta(Immutable):
     annotations: dict[str, object] | None
     """MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
     ``openWorldHint``), or ``None``."""
+    lint_ignore: tuple[str, ...]
+    """The lint rules ``tools check`` silences for this tool (never part of its
+    schema)."""
 
     def __init__(self, name: str | None, description: str | None, title: str | None = None,
-                 annotations: dict[str, object] | None = None) -> None:
+                 annotations: dict[str, object] | None = None,
+                 lint_ignore: tuple[str, ...] = ()) -> None:
         self._fill(name=name, description=description, title=title,
-                   annotations=dict(annotations) if annotations else None)
+                   annotations=dict(annotations) if annotations else None,
+                   lint_ignore=tuple(lint_ignore))
 
     def __repr__(self) -> str:
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"
 
 
 def tool(func: Any = None, /, *, name: str | None = None, description: str | None = None,
-         title: str | None = None, annotations: dict[str, object] | None = None) -> Any:
+         title: str | None = None, annotations: dict[str, object] | None = None,
+         lint_ignore: list[str] | tuple[str, ...] | None = None) -> Any:
     """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
 
     Works on module-level functions, methods (the tool is bound to its instance when the
@@ -56,13 +62,16 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
         description: Tool description; defaults to the docstring's summary.
         title: A human-readable title, shown by MCP clients.
         annotations: MCP tool annotations, e.g. ``{"readOnlyHint": True}``.
+        lint_ignore: Lint rule ids ``tools check`` silences for this tool, e.g.
+            ``["no-description", "gemini:free-form-object"]``; what they silence is
+            still reported, apart. The schema does not change.
 
     Returns:
         The function itself (or a decorator, when called with options).
 
     Raises:
-        TypeError: When ``name``/``description`` are not strings or the target is not
-            callable.
+        TypeError: When ``name``/``description`` are not strings, ``lint_ignore`` is not
+            a list of rule ids, or the target is not callable.
     """
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@tool(name=...) must be a non-empty string, got {name!r}")
@@ -74,7 +83,12 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
             isinstance(key, str) for key in annotations)):
         raise TypeError(f"@tool(annotations=...) must be a dict with string keys, "
                         f"got {annotations!r}")
-    meta = ToolMeta(name, description, title, annotations)
+    if lint_ignore is not None and (not isinstance(lint_ignore, list | tuple) or not all(
+            isinstance(rule, str) and rule.strip() for rule in lint_ignore)):
+        raise TypeError(f"@tool(lint_ignore=...) must be a list of rule ids such as "
+                        f'["no-description"], got {lint_ignore!r}')
+    meta = ToolMeta(name, description, title, annotations,
+                    tuple(dict.fromkeys(rule.strip() for rule in lint_ignore or ())))
 
     def mark(target: Any) -> Any:  # the function (or static/class method) itself
         inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target

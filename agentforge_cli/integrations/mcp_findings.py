@@ -9,11 +9,12 @@ from collections.abc import Iterable
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.integrations.mcp_target import TASK_REQUIRED_TEXT, SkippedTool, task_required
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
+from agentforge_cli.schema.rule_ids import MCP_TASK_REQUIRED, MCP_TOOL_UNUSABLE
 
 __all__ = ["TASK_RULE", "UNUSABLE_RULE", "mcp_findings"]
 
-UNUSABLE_RULE = "mcp:tool-unusable"
-TASK_RULE = "mcp:task-required"
+UNUSABLE_RULE = MCP_TOOL_UNUSABLE
+TASK_RULE = MCP_TASK_REQUIRED
 
 
 def mcp_findings(skipped: Iterable[SkippedTool], specs: Iterable[ToolSpecification]

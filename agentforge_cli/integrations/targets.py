@@ -22,9 +22,11 @@ Where targets come from, first match wins:
    (relative file paths are read from that file's directory, which is also importable).
 
 ``tools check`` also reads ``providers = [...]`` from that table (:func:`find_providers`)
-when no ``--provider`` is given; ``strict`` and ``timeout`` there are the project's
-settings (:func:`find_settings`), which a command-line flag overrides. The whole table is
-checked whenever it is read: an unknown key or a value of the wrong type is an error.
+when no ``--provider`` is given, and the lint rules silenced per tool, ``ignore = {tool =
+["rule", ...]}`` under ``[tool.agentforge.lint]`` (:func:`find_lint_ignores`); ``strict``
+and ``timeout`` there are the project's settings (:func:`find_settings`), which a
+command-line flag overrides. The whole table is checked whenever it is read: an unknown
+key, a value of the wrong type or an unknown lint rule is an error.
 
 Failures raise :class:`~agentforge_cli.errors.TargetConfigError` (nothing usable given)
 or :class:`~agentforge_cli.errors.TargetError` (a target cannot be loaded). The current
@@ -54,13 +56,16 @@ from agentforge_cli.integrations.importing import (
     split_target,
 )
 
-__all__ = ["CONFIG_KEYS", "ENV_VAR", "NO_TARGET", "ProjectSettings", "TargetSource",
-           "ToolSupply", "find_providers", "find_settings", "find_targets", "load_objects",
-           "load_service", "load_supply", "load_target", "load_tools", "supply_tools"]
+__all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
+           "ProjectSettings", "TargetSource", "ToolSupply", "find_lint_ignores",
+           "find_providers", "find_settings", "find_targets", "load_objects", "load_service",
+           "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("providers", "strict", "timeout", "tools")
+CONFIG_KEYS = ("lint", "providers", "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
+LINT_KEYS = ("ignore",)
+"""The keys ``[tool.agentforge.lint]`` may hold."""
 NO_TARGET = "no tool target given"
 """The message when no target is given anywhere."""
 _HOW_TO_GIVE = (
@@ -171,23 +176,28 @@ def _agentforge_table(path: Path) -> dict[str, Any]:
     table = tool.get("agentforge", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise TargetConfigError(f"{path}: [tool.agentforge] must be a table, got {table!r}")
-    unknown = [key for key in table if key not in CONFIG_KEYS]
+    _known_keys(path, table, CONFIG_KEYS, "[tool.agentforge]")
+    _check_settings(path, table)
+    return table
+
+
+def _known_keys(path: Path, table: dict[str, Any], keys: Sequence[str], name: str) -> None:
+    """Refuse a key of ``table`` (the TOML table ``name``) that is not one of ``keys``."""
+    unknown = [key for key in table if key not in keys]
     if unknown:
         import difflib
 
-        close = difflib.get_close_matches(unknown[0], CONFIG_KEYS, n=1)
+        close = difflib.get_close_matches(unknown[0], keys, n=1)
         raise TargetConfigError(
-            f"{path}: unknown key {unknown[0]!r} in [tool.agentforge]; the keys are: "
-            f"{', '.join(CONFIG_KEYS)}",
+            f"{path}: unknown key {unknown[0]!r} in {name}; the keys are: {', '.join(keys)}",
             hint=f"did you mean {close[0]!r}?" if close else None)
-    _check_settings(path, table)
-    return table
 
 
 def _check_settings(path: Path, table: dict[str, Any]) -> None:
     """Every key of the table has a value of its type (the error names the key)."""
     for key in ("providers", "tools"):
         _string_list(path, table, key)
+    _lint_ignores(path, table)
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "
@@ -197,6 +207,63 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
                                 or not 0 < timeout < math.inf):
         raise TargetConfigError(f"{path}: [tool.agentforge] timeout must be a positive number "
                                 f"of seconds, got {timeout!r}")
+
+
+LintIgnores = dict[str, tuple[str, ...]]
+"""Tool name -> the lint rule ids silenced for it."""
+
+
+def find_lint_ignores(*, cwd: Path | None = None) -> tuple[LintIgnores, str | None]:
+    """``ignore = {tool = ["rule", ...]}`` under ``[tool.agentforge.lint]`` in the
+    nearest ``pyproject.toml``.
+
+    Returns:
+        The rules silenced per tool, and the file they came from; ``({}, None)`` when
+        there is no such setting.
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` cannot be read, or its table is malformed
+            (a value that is not a list of rule ids, a rule id that does not exist).
+    """
+    pyproject = _nearest_pyproject(cwd or Path.cwd())
+    if pyproject is None:
+        return {}, None
+    ignores = _lint_ignores(pyproject, _agentforge_table(pyproject))
+    return (ignores, str(pyproject)) if ignores else ({}, None)
+
+
+def _lint_ignores(path: Path, table: dict[str, Any]) -> LintIgnores:
+    """The ``[tool.agentforge.lint]`` table's ``ignore``, checked: a table of tool names,
+    each a list of rule ids that exist."""
+    lint = table.get("lint")
+    if lint is None:
+        return {}
+    if not isinstance(lint, dict):
+        raise TargetConfigError(f"{path}: [tool.agentforge] lint must be a table "
+                                f'([tool.agentforge.lint]), got {lint!r}')
+    _known_keys(path, lint, LINT_KEYS, "[tool.agentforge.lint]")
+    ignore = lint.get("ignore")
+    if ignore is None:
+        return {}
+    example = 'e.g. ignore = {get_weather = ["no-description"]}'
+    if not isinstance(ignore, dict):
+        raise TargetConfigError(f"{path}: [tool.agentforge.lint] ignore must be a table of "
+                                f"tool names, each with a list of rule ids, got {ignore!r}",
+                                hint=example)
+    from agentforge_cli.schema.rule_ids import rule_problem
+
+    ignores: LintIgnores = {}
+    for tool, rules in ignore.items():
+        where = f"{path}: [tool.agentforge.lint] ignore, tool {tool!r}"
+        if not isinstance(rules, list) or not all(isinstance(rule, str) for rule in rules):
+            raise TargetConfigError(f"{where}: must be a list of rule ids, got {rules!r}",
+                                    hint=example)
+        for rule in rules:
+            problem = rule_problem(rule.strip())
+            if problem is not None:
+                raise TargetConfigError(f"{where}: {problem}")
+        ignores[tool] = _unique(rules)
+    return ignores
 
 
 def _string_list(path: Path, table: dict[str, Any], key: str) -> tuple[str, ...]:

@@ -1,6 +1,9 @@
 """Findings: what lint rules and snapshot comparisons report, and how a run is judged.
 
 Levels order ``info < warning < error``; a drift ``breaking`` finding counts as an error.
+A silenced finding (see :mod:`~agentforge_cli.schema.silencing`) is kept, marked with who
+silenced it, and counts for nothing: not in :func:`fails`, :func:`summarize` or the
+``findings`` of :func:`findings_to_json` (which lists it under ``silenced``).
 Findings are data, never printed here: the CLI and the pytest plugin show them.
 """
 
@@ -58,6 +61,10 @@ class Finding:
     path: str = ""
     """JSONPath of the argument concerned (``$.items[*].qty``); ``""`` for the tool
     itself."""
+    silenced: str = ""
+    """Where the silencing of this rule for this tool comes from
+    (``@tool(lint_ignore=...) on mod.func``, the configuration file); ``""``: the
+    finding counts."""
 
     @property
     def parameter(self) -> str:
@@ -65,12 +72,17 @@ class Finding:
         return display_path(self.path)
 
     def to_dict(self) -> dict[str, str]:
-        """``{"tool", "rule", "level", "message", "path"}`` (the ``--json`` row)."""
-        return {"tool": self.tool, "rule": self.rule, "level": self.level,
-                "message": self.message, "path": self.path}
+        """``{"tool", "rule", "level", "message", "path"}`` (the ``--json`` row), and
+        ``silenced_by`` for a silenced finding."""
+        row = {"tool": self.tool, "rule": self.rule, "level": self.level,
+               "message": self.message, "path": self.path}
+        if self.silenced:
+            row["silenced_by"] = self.silenced
+        return row
 
     def __str__(self) -> str:
-        return f"{self.level}: {self.message} [{self.rule}]"
+        text = f"{self.level}: {self.message} [{self.rule}]"
+        return f"{text} (silenced by {self.silenced})" if self.silenced else text
 
 
 def subject(tool: str, path: str = "") -> str:
@@ -90,7 +102,7 @@ def fails(findings: Iterable[Finding], fail_on: str = ERROR) -> bool:
     """True when a finding is at least as severe as ``fail_on`` (``error`` or ``warning``;
     ``breaking`` counts as ``error``)."""
     threshold = severity(fail_on)
-    return any(severity(f.level) >= threshold for f in findings)
+    return any(severity(f.level) >= threshold for f in findings if not f.silenced)
 
 
 def exit_code(findings: Iterable[Finding], fail_on: str = ERROR) -> int:
@@ -99,21 +111,29 @@ def exit_code(findings: Iterable[Finding], fail_on: str = ERROR) -> int:
 
 
 def summarize(findings: Iterable[Finding]) -> dict[str, int]:
-    """Counts keyed by level, every level present (``{"breaking": 0, ...}``)."""
+    """Counts keyed by level, every level present (``{"breaking": 0, ...}``); silenced
+    findings are not counted."""
     counts = dict.fromkeys((BREAKING, ERROR, WARNING, INFO), 0)
     for item in findings:
-        counts[item.level] = counts.get(item.level, 0) + 1
+        if not item.silenced:
+            counts[item.level] = counts.get(item.level, 0) + 1
     return counts
 
 
 def findings_to_json(findings: Iterable[Finding], fail_on: str = ERROR) -> dict[str, Any]:
-    """The ``--json`` document: ``{"ok", "summary", "findings": [...]}``."""
+    """The ``--json`` document: ``{"ok", "summary", "findings": [...]}``, and
+    ``"silenced": [...]`` (each with ``silenced_by``) when a finding is silenced."""
     findings = list(findings)
-    return {"ok": not fails(findings, fail_on), "summary": summarize(findings),
-            "findings": [f.to_dict() for f in findings]}
+    document = {"ok": not fails(findings, fail_on), "summary": summarize(findings),
+                "findings": [f.to_dict() for f in findings if not f.silenced]}
+    silenced = [f.to_dict() for f in findings if f.silenced]
+    if silenced:
+        document["silenced"] = silenced
+    return document
 
 
 def format_findings(findings: Iterable[Finding]) -> str:
-    """Plain text, one finding a line, most severe first (stable within a level)."""
-    ordered = sorted(findings, key=lambda f: -severity(f.level))
+    """Plain text, one finding a line, most severe first (stable within a level), the
+    silenced ones last."""
+    ordered = sorted(findings, key=lambda f: (bool(f.silenced), -severity(f.level)))
     return "\n".join(str(f) for f in ordered)

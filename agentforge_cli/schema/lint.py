@@ -14,11 +14,21 @@ Provider-neutral rules always run:
 ``no-description``  warning  a tool, or one of its parameters, has no description
 ``single-enum``     warning  an ``enum`` with one value (the parameter is a constant)
 ``any-type``        warning  a parameter (or part of one) accepts any JSON value
+``invalid-default`` error    a ``default`` its own schema refuses (a ``Literal`` or
+                             enum default outside the values, a number beyond a bound,
+                             a string failing its pattern, length or format), and, with
+                             a ``build_local_tools`` table, a Python default the
+                             parameter's type refuses (see
+                             :mod:`~agentforge_cli.schema.default_rule`; needs
+                             ``jsonschema``)
 ``mutable-default`` warning  a parameter's Python default is a list, dict or set: one
                              object shared between calls (read from the functions, so
                              only when :func:`check_specs` gets a ``build_local_tools``
                              table; a schema alone keeps no Python default)
 ==================  =======  ==========================================================
+
+A rule can be silenced for one tool (:mod:`~agentforge_cli.schema.silencing`): what it
+finds is still returned, marked, and counts for nothing.
 
 Each selected provider (see :data:`~agentforge_cli.schema.providers.REGISTRY`) adds
 ``<provider>:name`` (error: the provider refuses the tool's name), the findings of its own
@@ -28,12 +38,14 @@ the closest form only (warning), as ``<provider>:<rule>``.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.core.wrapping import innermost
+from agentforge_cli.schema.default_rule import DefaultChecker
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
 from agentforge_cli.schema.jsonschema import (
     ROOT,
@@ -48,21 +60,31 @@ from agentforge_cli.schema.jsonschema import (
 )
 from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers import Provider, get_provider
+from agentforge_cli.schema.silencing import (
+    Silencing,
+    check_silencings,
+    declared_silencings,
+    silence,
+)
 from agentforge_cli.schema.snapshots import check_snapshot
 
 __all__ = ["check_specs", "run_checks"]
+
+_NO_DEFAULT = inspect.Parameter.empty  # a ParamDef's "no default" (core.definition.NO_DEFAULT)
 
 
 # --- running -----------------------------------------------------------------------------
 
 def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (), *,
                 validate_schema: bool = True,
-                origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
+                origins: Mapping[str, ToolOrigin] | None = None,
+                silencings: Iterable[Silencing] = ()) -> list[Finding]:
     """Run the neutral rules, then each provider's rules, over every tool.
 
     Args:
         specs: The specifications, or a ``build_local_tools`` table (spec -> executor):
-            only a table's executors show the Python defaults ``mutable-default`` reads.
+            only a table's executors show the Python defaults ``mutable-default`` and
+            ``invalid-default`` read, and the rules ``@tool(lint_ignore=...)`` silences.
         providers: Provider names (see
             :data:`~agentforge_cli.schema.providers.PROVIDERS`); none runs only the
             neutral rules.
@@ -70,11 +92,17 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
         origins: Where each tool comes from, by name (see
             :mod:`~agentforge_cli.schema.origins`), so that advice fits it; a tool left
             out is agentforge's own.
+        silencings: Rules silenced per tool besides a table's ``@tool(lint_ignore=...)``
+            (the project configuration's): the findings they cover are returned marked
+            (see :mod:`~agentforge_cli.schema.silencing`).
 
     Raises:
-        ValueError: An unknown provider name.
+        ValueError: An unknown provider name, or a silencing naming an unknown rule.
     """
-    defaults = _python_defaults(specs) if isinstance(specs, Mapping) else {}
+    params = _python_params(specs) if isinstance(specs, Mapping) else {}
+    silencings = [*silencings, *(declared_silencings(specs) if isinstance(specs, Mapping)
+                                 else ())]
+    check_silencings(silencings)
     specs = list(specs)
     selected = list({p.name: p for p in map(get_provider, providers)}.values())
     findings: list[Finding] = []
@@ -91,16 +119,17 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
                                     "them apart"))
     for spec in specs:
         origin = origin_of(origins, spec.name)
-        findings.extend(_neutral(spec, validator, origin))
-        findings.extend(_mutable_defaults(spec.name, defaults.get(spec.name, {})))
+        findings.extend(_neutral(spec, validator, origin, params.get(spec.name, ())))
+        findings.extend(_mutable_defaults(spec.name, params.get(spec.name, ())))
         for provider in selected:
             findings.extend(_provider(spec, provider, origin))
-    return findings
+    return silence(findings, silencings)
 
 
 def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] = (),
                snapshot: Any = None, update_snapshot: bool = False,
-               origins: Mapping[str, ToolOrigin] | None = None) -> list[Finding]:
+               origins: Mapping[str, ToolOrigin] | None = None,
+               silencings: Iterable[Silencing] = ()) -> list[Finding]:
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
@@ -110,13 +139,15 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
         snapshot: A snapshot file path, or ``None``.
         update_snapshot: Write ``snapshot`` from ``specs`` instead of comparing.
         origins: Where each tool comes from (see :func:`check_specs`).
+        silencings: Rules silenced per tool (see :func:`check_specs`); snapshot changes
+            are never silenced.
 
     Raises:
         SnapshotMissingError: ``snapshot`` does not exist and ``update_snapshot`` is off
             (the CLI exits 3).
         SnapshotError: ``snapshot`` cannot be read.
     """
-    findings = check_specs(specs, providers, origins=origins)
+    findings = check_specs(specs, providers, origins=origins, silencings=silencings)
     specs = list(specs)
     if snapshot is not None:
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
@@ -133,11 +164,14 @@ def _metaschema_validator() -> Any:
     return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
-def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Iterator[Finding]:
+def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin,
+             params: Sequence[Any]) -> Iterator[Finding]:
     name = spec.name
     parameters = spec.parameters
+    valid = True
     if validator is not None:
         for error in sorted(validator.iter_errors(parameters), key=lambda e: list(e.path)):
+            valid = False
             where = argument_path(list(error.absolute_path))
             pointer = "/" + "/".join(str(p) for p in error.absolute_path)
             yield finding(name, "schema-invalid", ERROR,
@@ -145,6 +179,9 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
                           where)
     if not isinstance(parameters, dict):
         return
+    # defaults are judged against a schema only when the schema itself is valid
+    defaults = (DefaultChecker(name, parameters, type(validator))
+                if validator is not None and valid else None)
     if not is_object_root(parameters):
         yield finding(name, "root-not-object", ERROR,
                       'the parameters schema must be a plain {"type": "object"} schema; '
@@ -153,7 +190,7 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
         yield finding(name, "no-description", WARNING,
                       "the tool has no description; the model chooses tools by it "
                       f"({origin.describe_tool})")
-    rules = _ValueRules(spec, origin)
+    rules = _ValueRules(spec, origin, defaults)
     properties = parameters.get("properties")
     if isinstance(properties, dict):
         for key, schema in properties.items():
@@ -170,36 +207,55 @@ def _neutral(spec: ToolSpecification, validator: Any, origin: ToolOrigin) -> Ite
                           definition_path(def_name))
     rules.walk(parameters, ROOT)
     yield from rules.findings
+    if defaults is not None:
+        yield from _python_defaults(defaults, parameters, params)
 
 
-def _python_defaults(table: Mapping[ToolSpecification, Any]) -> dict[str, dict[str, Any]]:
-    """Tool name -> {JSON key: Python default} for the executors that keep their
-    function's definition (a logging wrapper is looked through)."""
-    defaults: dict[str, dict[str, Any]] = {}
-    for spec, executor in table.items():
-        params = getattr(getattr(innermost(executor), "definition", None), "params", ())
-        defaults[spec.name] = {param.key: param.default for param in params}
-    return defaults
+def _python_params(table: Mapping[ToolSpecification, Any]) -> dict[str, Sequence[Any]]:
+    """Tool name -> its parameters (``ParamDef``: key, Python default, sensitive) for
+    the executors that keep their function's definition (a logging wrapper is looked
+    through)."""
+    return {spec.name: getattr(getattr(innermost(executor), "definition", None), "params", ())
+            for spec, executor in table.items()}
 
 
-def _mutable_defaults(tool: str, defaults: dict[str, Any]) -> Iterator[Finding]:
-    for key, default in defaults.items():
+def _python_defaults(checker: DefaultChecker, parameters: dict[str, Any],
+                     params: Sequence[Any]) -> Iterator[Finding]:
+    """``invalid-default`` for the Python defaults the exported schema left out (one
+    it shows is judged in the schema)."""
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for param in params:
+        schema = properties.get(param.key)
+        if param.default is _NO_DEFAULT or not isinstance(schema, dict) or "default" in schema:
+            continue
+        yield from checker.in_python(param.default, schema, child_path(ROOT, param.key),
+                                     secret=param.sensitive)
+
+
+def _mutable_defaults(tool: str, params: Sequence[Any]) -> Iterator[Finding]:
+    for param in params:
+        default = param.default
         if isinstance(default, list | dict | set):
             kind = type(default).__name__
             yield finding(tool, "mutable-default", WARNING,
                           f"the default {default!r} is one {kind} shared between calls: a "
                           "call that changes it changes it for every later call (default "
-                          "to None, or to a tuple or frozenset)", child_path(ROOT, key))
+                          "to None, or to a tuple or frozenset)", child_path(ROOT, param.key))
 
 
 class _ValueRules(SchemaWalker):
-    """``any-type``, ``unresolved-ref`` and ``single-enum``, over every schema a value of
-    the arguments meets (a ``$ref``'s definition once per branch)."""
+    """``any-type``, ``unresolved-ref``, ``single-enum`` and ``invalid-default``, over
+    every schema a value of the arguments meets (a ``$ref``'s definition once per
+    branch)."""
 
-    def __init__(self, spec: ToolSpecification, origin: ToolOrigin) -> None:
+    def __init__(self, spec: ToolSpecification, origin: ToolOrigin,
+                 defaults: DefaultChecker | None) -> None:
         super().__init__(spec.parameters)
         self.tool = spec.name
         self.origin = origin
+        self.defaults = defaults
         self.findings: list[Finding] = []
 
     def described(self, schema: dict[str, Any]) -> bool:
@@ -229,6 +285,8 @@ class _ValueRules(SchemaWalker):
         self.node(schema, path)
 
     def node(self, schema: dict[str, Any], path: str) -> None:
+        if self.defaults is not None and "default" in schema:
+            self.findings.extend(self.defaults.in_schema(schema, path))
         enum = schema.get("enum")
         if isinstance(enum, list) and len(enum) == 1:
             self.findings.append(finding(

@@ -407,6 +407,59 @@ def test_a_mutable_default_is_reported(cli, write_module):
     assert cli("tools", "check", str(path), "--fail-on", "warning").exit_code == 1
 
 
+REFUSED_DEFAULTS = {
+    "langchain": ('''
+        from typing import Literal
+        from langchain_core.tools import tool
+
+        @tool(parse_docstring=True)
+        def forecast(days: int, unit: Literal["celsius", "fahrenheit"] = "kelvin") -> str:
+            """Forecast the weather.
+
+            Args:
+                days: How many days ahead.
+                unit: The temperature unit.
+            """
+            return unit
+        ''', "unit", "'kelvin' is not one of ['celsius', 'fahrenheit']"),
+    "fastmcp": ('''
+        from typing import Annotated
+        from fastmcp import FastMCP
+        from pydantic import Field
+
+        server = FastMCP("weather")
+
+        @server.tool
+        def forecast(days: Annotated[int, Field(ge=1, le=7, description="Days.")] = 10) -> str:
+            """Forecast the weather."""
+            return str(days)
+        ''', "days", "10 is greater than the maximum of 7"),
+    "agentforge": ('''
+        from typing import Annotated, Literal
+        from agentforge_cli import P, tool
+
+        @tool
+        def forecast(mode: Annotated[Literal["fast", "safe"], P("Speed.")] = "turbo") -> str:
+            """Forecast the weather."""
+            return mode
+        ''', "mode", "'turbo' is not one of ['fast', 'safe']"),
+}
+
+
+@pytest.mark.parametrize("library", list(REFUSED_DEFAULTS))
+def test_a_default_its_own_type_refuses_fails_the_check(cli, write_module, library):
+    source, parameter, reason = REFUSED_DEFAULTS[library]
+    path = write_module(f"refused_default_{library}", source)
+    result = cli("tools", "check", str(path), "--json")
+    assert result.exit_code == 1, result.output
+    [found] = json.loads(result.stdout)["findings"]
+    assert (found["tool"], found["rule"], found["level"], found["path"]) == (
+        "forecast", "invalid-default", "error", f"$.{parameter}")
+    assert found["message"].startswith(f'tool "forecast", parameter "{parameter}": the '
+                                       "default ")
+    assert reason in found["message"]
+
+
 def test_wide_terminal_gives_the_rule_a_column(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "140")
     result = cli("tools", "check", "sample_tools.shop", "--provider", "openai-strict")

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from cli_support import command_paths
 
 COMMANDS = {
     ("tools", "list"): "agentforge tools list [OPTIONS] [TARGET]...",
@@ -44,6 +45,36 @@ def test_help_usage_line_metavars_and_unbroken_prose(cli, command):
         # a paragraph wrapped to 80 columns: every line but its last is (nearly) full
         for line in lines[:-1]:
             assert len(line) >= 60, (command, lines)
+
+
+def _click_command(path: tuple[str, ...]):
+    import typer.main
+
+    from agentforge_cli.cli.app import app
+
+    command = typer.main.get_command(app)
+    for word in path:
+        command = command.commands[word]
+    return command
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=lambda path: " ".join(path) or "-")
+def test_every_option_name_is_whole_in_the_help_at_80_columns(cli, path):
+    """Every command and group, read from the click tree (a new one is covered too):
+    each name of each option appears in full, and nothing is cut with an ellipsis."""
+    result = cli(*path, "--help")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    names = ["--help"] + [name for param in _click_command(path).params
+                          if not getattr(param, "hidden", False)
+                          for name in (*getattr(param, "opts", ()),
+                                       *getattr(param, "secondary_opts", ()))
+                          if name.startswith("-")]
+    for name in names:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text), (name, text)
+    assert "…" not in text, text
+    for line in text.splitlines():
+        assert len(line.rstrip()) <= 80, line
 
 
 def test_several_targets_are_accepted_as_the_usage_says(cli):

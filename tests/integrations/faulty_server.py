@@ -21,7 +21,9 @@
   (``listish``) and one with no name;
 * ``tasks`` — ``background`` must be called as a task (``execution.taskSupport:
   "required"``: called without one it is refused with -32601, as the protocol says),
-  ``either`` may be (``"optional"``) and ``plain`` declares nothing.
+  ``either`` may be (``"optional"``) and ``plain`` declares nothing;
+* ``defaults`` — ``brew``'s schema gives ``size`` a default outside its enum and
+  ``shots`` one below its minimum.
 
 Each request line gets at most one answer line; ``initialize`` records the client's
 ``clientInfo`` on stderr (``client: NAME VERSION``).
@@ -74,6 +76,11 @@ TOOLS = {
                "execution": {"taskSupport": "required"}},
               {**_tool("either", readOnlyHint=True), "execution": {"taskSupport": "optional"}},
               _tool("plain", readOnlyHint=True)],
+    "defaults": [_tool("brew", {"type": "object", "properties": {
+        "size": {"type": "string", "enum": ["small", "large"], "default": "huge",
+                 "description": "The cup."},
+        "shots": {"type": "integer", "minimum": 1, "default": 0,
+                  "description": "Espresso shots."}}}, readOnlyHint=True)],
 }
 
 

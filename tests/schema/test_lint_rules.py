@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import enum
 import sys
 from typing import Annotated, Any, Literal
 
@@ -143,6 +145,97 @@ def test_a_list_dict_or_set_default_is_a_mutable_default_warning():
     # specifications alone (a snapshot, a remote server) carry no Python default
     assert rules(check_specs(list(table))) == []
     assert rules(run_checks(table)) == rules(check_specs(table))
+
+
+class Speed(enum.Enum):
+    SLOW = "slow"
+    FAST = "fast"
+
+
+def test_a_python_default_its_own_type_refuses_is_an_error():
+    @tool
+    def tune(mode: Annotated[Literal["fast", "safe"], P("mode")] = "turbo",
+             n: Annotated[int, P("n", minimum=1)] = 0,
+             speed: Annotated[Speed, P("speed")] = "warp",
+             tags: Annotated[list[Literal["a", "b"]], P("tags")] = ("a", "c"),
+             count: Annotated[int, P("count")] = "5",
+             password: Annotated[int, P("pin", maximum=9999)] = 123456) -> None:
+        """Tune."""
+
+    found = check_specs(build_local_tools(tune))
+    assert rules(found) == [("tune", "invalid-default", "error", f"$.{key}") for key in
+                            ("mode", "n", "speed", "tags", "count", "password")]
+    by_path = {f.path: f.message for f in found}
+    assert by_path["$.mode"].startswith(
+        'tool "tune", parameter "mode": the default "turbo" is refused by its own type '
+        "('turbo' is not one of ['fast', 'safe'])")
+    assert "0 is less than the minimum of 1" in by_path["$.n"]
+    assert "'warp' is not one of ['SLOW', 'FAST']" in by_path["$.speed"]
+    assert "'c' is not one of ['a', 'b'] at [1]" in by_path["$.tags"]
+    assert "'5' is not of type 'integer'" in by_path["$.count"]
+    # a secret's default is never shown; the constraint it breaks is
+    assert "123456" not in by_path["$.password"] and "*** is refused" in by_path["$.password"]
+    assert "it breaks maximum" in by_path["$.password"]
+    assert "change the type" in by_path["$.mode"]
+
+    # defaults the type accepts, or with no JSON form to judge, pass
+    @tool
+    def fine(mode: Annotated[Literal["fast", "safe"], P("mode")] = "safe",
+             n: Annotated[int, P("n", minimum=1)] = 1,
+             speed: Annotated[Speed, P("speed")] = Speed.FAST,
+             tags: Annotated[tuple[str, ...], P("tags")] = ("a",),
+             ratio: Annotated[float, P("ratio")] = 2,
+             maybe: Annotated[int | None, P("maybe")] = None,
+             off: Annotated[str, P("off")] = None,  # noqa: RUF013
+             day: Annotated[datetime.date, P("day")] = datetime.date(2024, 1, 1)) -> None:
+        """Fine."""
+
+    assert rules(check_specs(build_local_tools(fine))) == []
+
+
+def test_a_schema_default_its_own_schema_refuses_is_an_error():
+    parameters = obj({
+        "code": {"type": "string", "pattern": "^[a-z]+$", "minLength": 3, "default": "A"},
+        "color": {"$ref": "#/$defs/Color", "default": "purple"},
+        "ship": {"type": "object", "properties": {
+            "qty": {"type": "integer", "maximum": 2, "default": 5, "description": "q"}}},
+        "id": {"type": "string", "format": "uuid", "default": "nope"},
+        "api_key": {"type": "string", "minLength": 30, "default": "sk-live-123"},
+        "limit": {"type": ["integer", "null"], "minimum": 1, "default": None},
+        "label": {"default": "anything"},
+        "ok": {"type": "integer", "enum": [1, 2], "default": 2},
+    })
+    parameters["$defs"] = {"Color": {"enum": ["red", "blue"]}}
+    found = check_specs([raw("remote", parameters)])
+    errors = [f for f in found if f.rule == "invalid-default"]
+    assert rules(errors) == [("remote", "invalid-default", "error", path) for path in
+                             ("$.code", "$.color", "$.ship.qty", "$.id", "$.api_key")]
+    messages = {f.path: f.message for f in errors}
+    assert messages["$.code"] == (
+        'tool "remote", parameter "code": the default "A" is refused by its own schema '
+        "('A' does not match '^[a-z]+$'; 'A' is too short): a model told this default may "
+        "leave the argument out and get a value the tool refuses; make the default a value "
+        "the schema accepts, or widen the schema")
+    assert "'purple' is not one of ['red', 'blue']" in messages["$.color"]
+    assert "5 is greater than the maximum of 2" in messages["$.ship.qty"]
+    assert "'nope' is not a 'uuid'" in messages["$.id"]
+    assert "sk-live" not in messages["$.api_key"] and "it breaks minLength" in messages[
+        "$.api_key"]
+
+    # no verdict against a schema that is itself broken (other rules report it)
+    broken = raw("broken", obj({"x": {"type": "strng", "default": 1, "description": "x"},
+                                "y": {"type": "string", "pattern": "(", "default": "a",
+                                      "description": "y"},
+                                "z": {"$ref": "#/$defs/Gone", "default": 1,
+                                      "description": "z"}}))
+    assert [f.rule for f in check_specs([broken])] == ["schema-invalid", "unresolved-ref"]
+    # the metaschema does not check a pattern's syntax: an unusable pattern is no verdict
+    unusable = raw("unusable", obj({"y": {"type": "string", "pattern": "(", "default": "a",
+                                          "description": "y"}}))
+    assert check_specs([unusable]) == []
+    looping = obj({"x": {"$ref": "#/$defs/Loop", "default": 1, "description": "x"}})
+    looping["$defs"] = {"Loop": {"$ref": "#/$defs/Loop", "const": 2}}
+    assert check_specs([raw("looping", looping)]) == []
 
 
 # --- provider rules --------------------------------------------------------------------------

@@ -20,9 +20,10 @@ WIDE_FINDINGS = 120
 
 
 def findings(rows: Sequence[dict[str, str]], verdict: str, *, failed: bool,
-             details: str | None = None) -> None:
-    """The findings table (level, tool, parameter, rule, message), a verdict line and a
-    dim line of details (what was checked).
+             details: str | None = None, silenced: Sequence[str] = ()) -> None:
+    """The findings table (level, tool, parameter, rule, message), a verdict line, a dim
+    line of details (what was checked) and a line per silenced rule (what it silenced,
+    and who asked).
 
     ``level``, ``tool`` and ``parameter`` open every row, so the first line of a finding
     always names all three; the message wraps under its own column. Below
@@ -55,3 +56,5 @@ def findings(rows: Sequence[dict[str, str]], verdict: str, *, failed: bool,
                                  else "bold green"))
     if details:
         print_wrapped(console, Text(safe_text(details), style="dim"), indent=2)
+    for line in silenced:
+        print_wrapped(console, Text(safe_text(line), style="dim"), indent=2)
