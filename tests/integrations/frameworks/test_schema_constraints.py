@@ -200,6 +200,27 @@ def test_the_refusal_is_an_argument_error_before_the_function_runs(monkeypatch) 
     assert (fine, ran) == (ToolExecutionResult("ran", False), [("web", 5, "basic")])
 
 
+def test_every_path_of_the_executor_checks() -> None:
+    from agentforge_cli.errors import ToolArgumentsError
+
+    [read] = read_foreign(constrained_tools.langchain_scale, "test")
+    too_many = ToolExecutionRequest(id="c", name="scale_service",
+                                    arguments='{"name": "web", "replicas": 51}')
+    timed = foreign_executor(read, binding="agentforge", strict=True, timeout=5,
+                             wrap_argument_errors=True)
+    with pytest.raises(ToolArgumentsError, match=r'^Argument "replicas" must be <= 50') as info:
+        timed.execute(too_many)
+    assert isinstance(info.value.__cause__, ArgumentError)
+    # the same tool calling another function (a fresh object of the tool's class)
+    other = timed.rebound(lambda name, replicas, tier="basic": f"other {name} {replicas}")
+    with pytest.raises(ToolArgumentsError, match=r'^Argument "replicas" must be <= 50'):
+        other.execute(too_many)
+    fine = ToolExecutionRequest(id="c", name="scale_service",
+                                arguments='{"name": "web", "replicas": 50}')
+    assert other.execute(fine) == ToolExecutionResult("other web 50", False)
+    assert timed.execute(fine) == ToolExecutionResult("web scaled to 50 (basic)", False)
+
+
 def test_tools_call_refuses_what_tools_list_shows(cli) -> None:
     target = f"{TOOLS}:fastmcp_server"
     listed = cli("tools", "list", target)
