@@ -9,8 +9,9 @@ when the adapter can reach one. :func:`foreign_executor` turns one into an execu
   library's own path (its JSON parsing, its validation, its errors), so a verdict is what
   production would do;
 * ``agentforge``: a :class:`ForeignBoundExecutor` binds the arguments with agentforge's
-  coercion table (repairs included) and calls the function directly, so a user sees what
-  those repairs change. The schema shown stays the library's.
+  coercion table (repairs included), checks the bound values against the constraints the
+  library's schema declares (:mod:`.constraints`), and calls the function directly, so a
+  user sees what those repairs change. The schema shown stays the library's.
 
 Standard library only: the libraries are imported by their adapters.
 """
@@ -34,7 +35,13 @@ from agentforge_cli.core.executor import (
 )
 from agentforge_cli.core.interrupts import raised_by_tool
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
-from agentforge_cli.errors import ToolExecutionError, ToolTimeoutError
+from agentforge_cli.errors import (
+    ArgumentError,
+    ToolArgumentsError,
+    ToolExecutionError,
+    ToolTimeoutError,
+)
+from agentforge_cli.integrations.frameworks.constraints import schema_constraints
 
 __all__ = ["BINDINGS", "Binding", "ForeignBoundExecutor", "ForeignTool", "NativeToolExecutor",
            "foreign_executor", "refusal"]
@@ -178,11 +185,28 @@ class NativeToolExecutor:
 
 class ForeignBoundExecutor(LocalToolExecutor):
     """A :class:`ForeignTool`'s function bound by agentforge (``--binding agentforge``):
-    a ``LocalToolExecutor`` whose specification is the library's."""
+    a ``LocalToolExecutor`` whose specification is the library's, and whose bound values
+    are checked against the constraints of that specification before the call (a value
+    breaking one is an argument error).
+
+    Args:
+        func: The tool's function.
+        foreign: The tool as its adapter read it.
+        **options: What ``LocalToolExecutor`` takes (``definition`` among them).
+    """
 
     binding: Binding = "agentforge"
-    foreign: ForeignTool
-    """The tool as its adapter read it."""
+
+    def __init__(self, func: Any, *, foreign: ForeignTool, **options: Any) -> None:
+        super().__init__(func, **options)
+        self.foreign = foreign
+        """The tool as its adapter read it."""
+        self.constraints = schema_constraints(foreign.specification.parameters,
+                                              self.definition.params, foreign.library)
+        """The checker of the schema's constraints (``None``: it declares none)."""
+        # the generated fast path binds and calls in one go: calls take the general path,
+        # whose binding step (_bind_parsed) checks the constraints
+        self.__dict__.pop("execute", None)
 
     @property
     def binding_note(self) -> str:
@@ -190,7 +214,39 @@ class ForeignBoundExecutor(LocalToolExecutor):
         library = self.foreign.library
         return (f"binding: agentforge (agentforge's coercion table in front of "
                 f"{library}'s function {self.definition.qualname}; {library}'s "
-                "own validation does not run)")
+                "own validation does not run, the constraints its schema declares are "
+                "checked once bound)")
+
+    def _bind_parsed(self, parsed: dict[str, Any]) -> tuple[Any, ...]:
+        values = super()._bind_parsed(parsed)
+        if self.constraints is not None:
+            try:
+                self.constraints.check(parsed, values)
+            except ArgumentError as error:
+                self._raise_argument_error(error)
+        return values
+
+    def explain_arguments(self, arguments: str | dict[str, Any] | None
+                          ) -> ArgumentExplanation:
+        """``--explain``'s rows (see ``LocalToolExecutor``), and a constraint of the
+        schema the bound values break as the explanation's error."""
+        explained = super().explain_arguments(arguments)
+        if explained.error is None and self.constraints is not None:
+            try:
+                self.bind_arguments(arguments)
+            except (ArgumentError, ToolArgumentsError) as error:
+                return replace(explained, error=str(error))
+        return explained
+
+    def rebound(self, func: Any) -> ForeignBoundExecutor:
+        """The same tool calling ``func`` (see ``LocalToolExecutor.rebound``), its
+        constraints still checked."""
+        import copy
+
+        other = copy.copy(self)
+        other.definition = replace(self.definition, call=func)
+        other._generated = {"bind": self._bind}
+        return other
 
 
 def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: bool = True,
@@ -219,9 +275,7 @@ def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: 
                                  description=tool.specification.description)
     except ToolDefinitionError as exc:
         return native(f"--binding agentforge cannot bind its function: {exc}")
-    executor = ForeignBoundExecutor(
-        tool.function, definition=replace(definition, spec=tool.specification), strict=strict,
-        wrap_argument_errors=wrap_argument_errors,
+    return ForeignBoundExecutor(
+        tool.function, foreign=tool, definition=replace(definition, spec=tool.specification),
+        strict=strict, wrap_argument_errors=wrap_argument_errors,
         propagate_execution_errors=propagate_execution_errors, timeout=timeout)
-    executor.foreign = tool
-    return executor
