@@ -418,4 +418,4 @@ def test_a_directory_target_says_it_is_one_and_how_to_name_a_module(cli):
     assert folder.stderr == (
         "error: cannot load target 'docs/examples': docs/examples is a directory, not a "
         "Python file\n"
-        "  name a Python file in it, such as docs/examples/inventory.py\n")
+        "  name a Python file in it, such as docs/examples/cluster_tools.py\n")

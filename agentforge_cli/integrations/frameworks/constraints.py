@@ -32,6 +32,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from agentforge_cli.core.definition import NO_DEFAULT
 from agentforge_cli.core.jsonvalues import describe
 from agentforge_cli.core.masking import is_sensitive_name
 from agentforge_cli.errors import ArgumentError
@@ -178,21 +179,34 @@ class SchemaConstraints:
 
     def check(self, arguments: dict[str, Any], values: Sequence[Any]) -> None:
         """Check each argument sent (not null) in ``arguments`` once bound (``values``,
-        in the order of the tool's parameters).
+        in the order of the tool's parameters), and each value the lenient binding filled
+        in for a missing one (a function's own default is not checked).
 
         Raises:
             ArgumentError: The first parameter, in declaration order, whose value breaks a
                 constraint: its path, the constraint and the value (masked when secret).
         """
         for (index, param, _), validator in zip(self.checked, self._made(), strict=True):
-            if arguments.get(param.key) is None:
-                continue  # not sent: the function's default, or the binding's
+            sent = arguments.get(param.key)
+            if sent is None and (param.default is not NO_DEFAULT or param.optional):
+                continue  # not sent: the function's default, or None
             try:
                 error = _reported(validator.iter_errors(json_form(values[index])))
             except self._unreadable:
                 continue  # see _unreadable
+            if error is not None and sent is None:
+                raise self._filled_error(param, error, values[index])
             if error is not None:
-                raise self._argument_error(param, error, arguments[param.key])
+                raise self._argument_error(param, error, sent)
+
+    def _filled_error(self, param: ParamDef, error: Any, value: Any) -> ArgumentError:
+        """A lenient default (``0`` for an ``int``) that breaks the schema's constraint."""
+        shown = "***" if param.sensitive else repr(value)
+        kind = "Required parameter" if param.required else "Parameter"
+        phrase = _phrase(error)
+        return ArgumentError(
+            f'{kind} "{param.key}" is missing, and the lenient default {shown} {phrase} '
+            f"(declared in the {self.library} schema); send a value", expected=phrase)
 
     def _argument_error(self, param: ParamDef, error: Any, sent: Any) -> ArgumentError:
         path = [param.key, *(f"[{part}]" if isinstance(part, int) else f".{part}"

@@ -164,13 +164,16 @@ def test_a_default_is_not_checked_unless_sent() -> None:
         null = _call(tool, {"service": "web", "priority": None}, strict=strict,
                      name="set_priority")
         assert null == ToolExecutionResult("web: priority 0", False)  # null is not sent
-    # a required argument missing: refused by the strict binding, filled (0) by the
-    # lenient one, and that filling is not checked either
+    # a required argument missing: refused by the strict binding, and by the lenient
+    # one too where the value it fills in (0) breaks the schema's minimum
     server = constrained_tools.fastmcp_server
-    assert _call(server, {"name": "web"}, strict=True) == ToolExecutionResult(
-        'Required parameter "replicas" of tool "scale_service" is missing', True)
+    strict = _call(server, {"name": "web"}, strict=True)
+    assert strict.is_error and strict.text.startswith(
+        'Required parameter "replicas" of tool "scale_service" is missing; scale_service '
+        "takes name (string <= 12 chars), replicas (integer 1..50)")
     assert _call(server, {"name": "web"}, strict=False) == ToolExecutionResult(
-        "web scaled to 0 (basic)", False)
+        'Required parameter "replicas" is missing, and the lenient default 0 must be >= 1 '
+        '(declared in the FastMCP schema); send a value (tool "scale_service")', True)
 
 
 def test_the_refusal_is_an_argument_error_before_the_function_runs(monkeypatch) -> None:
