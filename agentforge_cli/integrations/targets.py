@@ -62,7 +62,7 @@ __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("lint", "providers", "strict", "timeout", "tools")
+CONFIG_KEYS = ("budget", "lint", "providers", "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -198,6 +198,9 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
     for key in ("providers", "tools"):
         _string_list(path, table, key)
     _lint_ignores(path, table)
+    from agentforge_cli.integrations.budget_config import budget_limits
+
+    budget_limits(path, table)  # [tool.agentforge.budget]
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "
