@@ -18,31 +18,30 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.errors import TargetConfigError
+from agentforge_cli.integrations.config_keys import refuse_unknown_keys
 from agentforge_cli.schema.budget import BudgetLimits
 
-__all__ = ["BUDGET_KEYS", "budget_limits", "find_budget"]
+__all__ = ["BUDGET_KEYS", "budget_limits"]
 
 BUDGET_KEYS = ("tool_tokens", "set_tokens", "result_tokens")
 """The keys ``[tool.agentforge.budget]`` may hold."""
 
 
-def budget_limits(path: Path, table: dict[str, Any]) -> BudgetLimits:
+def budget_limits(path: Path | None, table: dict[str, Any]) -> BudgetLimits:
     """The budgets of the ``[tool.agentforge]`` ``table`` read from ``path``, checked.
 
     Raises:
         TargetConfigError: ``budget`` is not a table, holds an unknown key, or a value
             that is not a positive whole number.
     """
-    from agentforge_cli.integrations.targets import _known_keys
-
     budget = table.get("budget")
-    if budget is None:
+    if budget is None or path is None:
         return BudgetLimits()
     example = "e.g.\n  [tool.agentforge.budget]\n  tool_tokens = 1500\n  set_tokens = 8000"
     if not isinstance(budget, dict):
         raise TargetConfigError(f"{path}: [tool.agentforge] budget must be a table "
                                 f"([tool.agentforge.budget]), got {budget!r}", hint=example)
-    _known_keys(path, budget, BUDGET_KEYS, "[tool.agentforge.budget]")
+    refuse_unknown_keys(path, budget, BUDGET_KEYS, "[tool.agentforge.budget]")
     for key, value in budget.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise TargetConfigError(f"{path}: [tool.agentforge.budget] {key} must be a "
@@ -51,17 +50,3 @@ def budget_limits(path: Path, table: dict[str, Any]) -> BudgetLimits:
     from agentforge_cli.schema.silencing import shown_path
 
     return BudgetLimits(source=f"{shown_path(str(path))}: [tool.agentforge.budget]", **budget)
-
-
-def find_budget(*, cwd: Path | None = None) -> BudgetLimits:
-    """The budgets set in the nearest ``pyproject.toml`` (none: every budget unset).
-
-    Raises:
-        TargetConfigError: The file cannot be read, or its table is malformed.
-    """
-    from agentforge_cli.integrations.targets import _agentforge_table, _nearest_pyproject
-
-    pyproject = _nearest_pyproject(cwd or Path.cwd())
-    if pyproject is None:
-        return BudgetLimits()
-    return budget_limits(pyproject, _agentforge_table(pyproject))
