@@ -95,7 +95,7 @@ def _result_lines(sizes: Any, limits: Any) -> list[str]:
         rows.append([tool, str(stats.count), *(f"{n:,}" for n in stats.chars),
                      *(f"{n:,}" for n in stats.tokens), ", ".join(passed) or "ok"])
     shown = ", ".join(f"{name} above {limit:,}" for name, limit in RESULT_LIMITS)
-    title = f"recorded results: tokens by estimate (characters/4); per result: {shown}"
+    title = f"recorded results: tokens by estimate (characters/4)\n  per result: {shown}"
     header = ["tool", "results", "chars p50", "p95", "max", "tokens p50", "p95", "max",
               "limits"]
     return [title, *_table(header, rows), ""]

@@ -142,9 +142,10 @@ def test_results_report_sizes_against_the_limits_and_gate(cli, project, tmp_path
                  "--results", str(TRANSCRIPTS / "crm.jsonl"))
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == ("recorded results: tokens by estimate (characters/4); per result: "
-                        "Claude Code warning above 10,000, Claude Code limit above 25,000")
-    assert lines[2].split() == ["queryCustomer", "4", "40", "100,004", "100,004", "10",
+    assert lines[:2] == ["recorded results: tokens by estimate (characters/4)",
+                         "  per result: Claude Code warning above 10,000, Claude Code limit "
+                         "above 25,000"]
+    assert lines[3].split() == ["queryCustomer", "4", "40", "100,004", "100,004", "10",
                                 "25,001", "25,001", "over", "12,000,", "Claude", "Code",
                                 "warning,", "Claude", "Code", "limit"]
     assert "its largest recorded result is 25,001 tokens (estimate), 100,004 characters, " \
