@@ -54,6 +54,11 @@ class BudgetLimits:
     source: str = ""
     """Where they were set (shown in findings)."""
 
+    @property
+    def where(self) -> str:
+        """`` (pyproject.toml: [tool.agentforge.budget])``, or ``""`` with no source."""
+        return f" ({self.source})" if self.source else ""
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolTokens:
@@ -123,7 +128,6 @@ def budget_findings(budgets: Iterable[ProviderBudget], limits: BudgetLimits) -> 
     """A ``tool-tokens`` finding per tool and provider over ``tool_tokens``, a
     ``set-tokens`` finding per provider over ``set_tokens``."""
     found = []
-    where = f" ({limits.source})" if limits.source else ""
     for budget in budgets:
         if limits.tool_tokens is not None:
             for tool in budget.tools:
@@ -131,14 +135,14 @@ def budget_findings(budgets: Iterable[ProviderBudget], limits: BudgetLimits) -> 
                     found.append(finding(
                         tool.name, "tool-tokens", ERROR,
                         f"its definition is {_tokens(budget, tool.tokens)}, over the budget "
-                        f"tool_tokens = {limits.tool_tokens}{where}; shorten its "
+                        f"tool_tokens = {limits.tool_tokens}{limits.where}; shorten its "
                         "description or schema, or raise the budget"))
         if limits.set_tokens is not None and budget.tokens > limits.set_tokens:
             found.append(Finding(
                 tool="", rule="set-tokens", level=ERROR,
                 message=f"the {len(budget.tools)} tool definitions are "
                         f"{_tokens(budget, budget.tokens)}, over the budget set_tokens = "
-                        f"{limits.set_tokens}{where}; send fewer tools or shorter ones, or "
+                        f"{limits.set_tokens}{limits.where}; send fewer tools or shorter ones, or "
                         "raise the budget"))
     return found
 
@@ -148,11 +152,10 @@ def result_findings(sizes: Mapping[str, SizeStats], limits: BudgetLimits) -> lis
     ``result_tokens``."""
     if limits.result_tokens is None:
         return []
-    where = f" ({limits.source})" if limits.source else ""
     return [finding(tool, "result-tokens", ERROR,
                     f"its largest recorded result is {stats.tokens[2]:,} tokens (estimate), "
                     f"{stats.chars[2]:,} characters, over the budget result_tokens = "
-                    f"{limits.result_tokens}{where}; return less (page, filter or "
+                    f"{limits.result_tokens}{limits.where}; return less (page, filter or "
                     "summarise), or raise the budget")
             for tool, stats in sizes.items() if stats.tokens[2] > limits.result_tokens]
 
@@ -163,7 +166,6 @@ def budget_growth(old: Iterable[ToolSpecification], new: Iterable[ToolSpecificat
     ``tool_tokens`` before (or new) and over it after, a set within ``set_tokens`` before
     and over it after; per provider."""
     found = []
-    where = f" ({limits.source})" if limits.source else ""
     for before, after in zip(measure(old, providers), measure(new, providers), strict=True):
         was = {tool.name: tool.tokens for tool in before.tools}
         if limits.tool_tokens is not None:
@@ -175,14 +177,14 @@ def budget_growth(old: Iterable[ToolSpecification], new: Iterable[ToolSpecificat
                     found.append(finding(
                         tool.name, "tool-tokens", ERROR,
                         f"its definition {grown} {_tokens(after, tool.tokens)}, past the "
-                        f"budget tool_tokens = {limits.tool_tokens}{where}"))
+                        f"budget tool_tokens = {limits.tool_tokens}{limits.where}"))
         if (limits.set_tokens is not None and after.tokens > limits.set_tokens
                 and before.tokens <= limits.set_tokens):
             found.append(Finding(
                 tool="", rule="set-tokens", level=ERROR,
                 message=f"the tool definitions grew from {before.tokens:,} to "
                         f"{_tokens(after, after.tokens)}, past the budget set_tokens = "
-                        f"{limits.set_tokens}{where}"))
+                        f"{limits.set_tokens}{limits.where}"))
     return found
 
 
