@@ -66,6 +66,13 @@ def check(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+    budget: Annotated[bool, typer.Option(
+        "--budget", help="Also report each provider's tokens per tool definition and for "
+                         "the set; \\[tool.agentforge.budget] sets gates.")] = False,
+    results: Annotated[list[str] | None, typer.Option(
+        "--results", metavar="TRANSCRIPT", show_default=False,
+        help="Also report the sizes of each tool's recorded results in these transcripts "
+             "(or folders); repeatable.")] = None,
 ) -> None:
     """Lint the tools' schemas, and compare them with a snapshot.
 
@@ -101,6 +108,12 @@ def check(
             from agentforge_cli.integrations.mcp_findings import mcp_findings
 
             findings[:0] = silence(mcp_findings(skipped, specs), silencings)
+        measured = None  # --budget / --results
+        if budget or results:
+            from agentforge_cli.cli.budget_cmd import run_budget
+
+            measured = run_budget(specs, selected, results or (), definitions=budget)
+            findings.extend(silence(measured.findings, silencings))
         code = exit_code(findings, fail_on.value)
         counted = [f for f in findings if not f.silenced]
         if json_output:
@@ -108,8 +121,12 @@ def check(
             document.setdefault("silenced", [])
             document.update(tools=len(specs), providers=list(selected), snapshot=snapshot,
                             fail_on=fail_on.value)
+            if measured is not None:
+                document["budget"] = measured.document
             _write_json(document)
         else:
+            if measured is not None:
+                measured.show()
             scope = [f"{len(specs)} tool{'' if len(specs) == 1 else 's'}",
                      ("providers: " + ", ".join(selected)) if selected
                      else "no provider selected"]
@@ -155,6 +172,9 @@ def diff(
 
         with _snapshot_errors(None, compared=(old, new)):
             findings = diff_snapshots(old, new)
+            from agentforge_cli.cli.budget_cmd import grown_budgets
+
+            findings.extend(grown_budgets(old, new))  # [tool.agentforge.budget]
         code = exit_code(findings)
         if json_output:
             document = findings_to_json(findings)

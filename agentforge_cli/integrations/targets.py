@@ -44,6 +44,7 @@ from typing import Any
 
 from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.errors import TargetConfigError, TargetError
+from agentforge_cli.integrations.config_keys import refuse_unknown_keys as _known_keys
 from agentforge_cli.integrations.importing import (
     call_factory,
     describe_value,
@@ -57,12 +58,12 @@ from agentforge_cli.integrations.importing import (
 )
 
 __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
-           "ProjectSettings", "TargetSource", "ToolSupply", "find_lint_ignores",
+           "ProjectSettings", "TargetSource", "ToolSupply", "find_budget", "find_lint_ignores",
            "find_providers", "find_settings", "find_targets", "load_objects", "load_service",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("lint", "providers", "strict", "timeout", "tools")
+CONFIG_KEYS = ("budget", "lint", "providers", "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -181,23 +182,14 @@ def _agentforge_table(path: Path) -> dict[str, Any]:
     return table
 
 
-def _known_keys(path: Path, table: dict[str, Any], keys: Sequence[str], name: str) -> None:
-    """Refuse a key of ``table`` (the TOML table ``name``) that is not one of ``keys``."""
-    unknown = [key for key in table if key not in keys]
-    if unknown:
-        import difflib
-
-        close = difflib.get_close_matches(unknown[0], keys, n=1)
-        raise TargetConfigError(
-            f"{path}: unknown key {unknown[0]!r} in {name}; the keys are: {', '.join(keys)}",
-            hint=f"did you mean {close[0]!r}?" if close else None)
-
-
 def _check_settings(path: Path, table: dict[str, Any]) -> None:
     """Every key of the table has a value of its type (the error names the key)."""
     for key in ("providers", "tools"):
         _string_list(path, table, key)
     _lint_ignores(path, table)
+    from agentforge_cli.integrations.budget_config import budget_limits
+
+    budget_limits(path, table)  # [tool.agentforge.budget]
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "
@@ -207,6 +199,19 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
                                 or not 0 < timeout < math.inf):
         raise TargetConfigError(f"{path}: [tool.agentforge] timeout must be a positive number "
                                 f"of seconds, got {timeout!r}")
+
+
+def find_budget(*, cwd: Path | None = None) -> Any:
+    """The budgets of ``[tool.agentforge.budget]`` in the nearest ``pyproject.toml`` (a
+    :class:`~agentforge_cli.schema.budget.BudgetLimits`; none set: every budget unset).
+
+    Raises:
+        TargetConfigError: The file cannot be read, or its table is malformed.
+    """
+    from agentforge_cli.integrations.budget_config import budget_limits
+
+    pyproject = _nearest_pyproject(cwd or Path.cwd())
+    return budget_limits(pyproject, _agentforge_table(pyproject) if pyproject else {})
 
 
 LintIgnores = dict[str, tuple[str, ...]]

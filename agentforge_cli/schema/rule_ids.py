@@ -9,8 +9,8 @@ lint rules report; the test suite checks the list against them).
 
 from __future__ import annotations
 
-__all__ = ["MCP_TASK_REQUIRED", "MCP_TOOL_UNUSABLE", "NEUTRAL_RULES", "PROVIDER_RULES",
-           "rule_problem"]
+__all__ = ["BUDGET_RULES", "MCP_TASK_REQUIRED", "MCP_TOOL_UNUSABLE", "NEUTRAL_RULES",
+           "PROVIDER_RULES", "rule_problem"]
 
 NEUTRAL_RULES = frozenset({
     "schema-invalid", "root-not-object", "unresolved-ref", "ref-cycle", "duplicate-name",
@@ -29,11 +29,15 @@ PROVIDER_RULES = frozenset({
 })
 """What follows ``<provider>:`` in a provider's rule ids."""
 
+BUDGET_RULES = frozenset({"tool-tokens", "set-tokens", "result-tokens"})
+"""What a budget of ``[tool.agentforge.budget]`` reports (see ``schema.budget``)."""
+
 MCP_TOOL_UNUSABLE = "mcp:tool-unusable"
 """A tool an MCP server lists that cannot be used (left out)."""
 MCP_TASK_REQUIRED = "mcp:task-required"
 """A tool an MCP server says must be called as a task."""
 _SERVER_RULES = frozenset({MCP_TOOL_UNUSABLE, MCP_TASK_REQUIRED})
+_TOOL_RULES = NEUTRAL_RULES | _SERVER_RULES | BUDGET_RULES
 
 
 def rule_problem(rule: str) -> str | None:
@@ -43,14 +47,14 @@ def rule_problem(rule: str) -> str | None:
 
     if not isinstance(rule, str):
         return f"a rule id is a string, got {rule!r}"
-    if rule in NEUTRAL_RULES or rule in _SERVER_RULES:
+    if rule in _TOOL_RULES:
         return None
     provider, colon, suffix = rule.partition(":")
     if colon and provider in PROVIDERS and suffix in PROVIDER_RULES:
         return None
     import difflib
 
-    known = [*sorted(NEUTRAL_RULES), *sorted(_SERVER_RULES),
+    known = [*sorted(NEUTRAL_RULES), *sorted(_SERVER_RULES), *sorted(BUDGET_RULES),
              *(f"{name}:{suffix}" for name in PROVIDERS for suffix in sorted(PROVIDER_RULES))]
     close = difflib.get_close_matches(rule, known, n=1)
     guess = f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,69 @@
+"""``tools check --budget`` on a reference MCP server (server-everything): its tool
+definitions measured as each provider gets them, and a budget that gates."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERYTHING = ROOT / ".venv" / "node" / "node_modules" / ".bin" / "mcp-server-everything"
+
+
+@pytest.fixture
+def everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``everything(budget)``: write ``[tool.agentforge.budget]`` (anthropic and mcp as the
+    providers) and return the server's target."""
+    if not EVERYTHING.exists():
+        pytest.fail(f"{EVERYTHING} is missing: run make install (it installs the Node "
+                    "reference servers)")
+    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+    def configure(budget: str) -> str:
+        (tmp_path / "pyproject.toml").write_text(
+            '[tool.agentforge]\nproviders = ["anthropic", "mcp"]\n'
+            f"[tool.agentforge.budget]\n{budget}\n", encoding="utf-8")
+        return f"mcp:{EVERYTHING}"
+
+    return configure
+
+
+def test_server_everything_definitions_are_measured_and_a_budget_gates(cli, everything):
+    target = everything("set_tokens = 100000")
+    passed = cli("tools", "check", target, "--budget", "--json")
+    document = json.loads(passed.stdout)
+    assert passed.exit_code == 0, passed.output
+    anthropic, mcp = document["budget"]["providers"]
+    assert (anthropic["provider"], mcp["provider"]) == ("anthropic", "mcp")
+    names = [tool["name"] for tool in anthropic["tools"]]
+    assert {"echo", "get-sum", "gzip-file-as-resource"} <= set(names)
+    assert names == [tool["name"] for tool in mcp["tools"]]
+    for provider in (anthropic, mcp):
+        assert provider["tokenizer"] == "estimate (characters/4)"
+        for tool in provider["tools"]:
+            assert tool["tokens"] == math.ceil(tool["chars"] / 4) > 0
+        # the set is the provider's whole document: every entry, and its wrapping
+        assert provider["chars"] >= sum(t["chars"] for t in provider["tools"]) + len(names)
+    # a budget under the largest definition fails the check, naming exactly the tools over
+    largest = max(anthropic["tools"], key=lambda tool: tool["tokens"])
+    limit = largest["tokens"] - 1
+    over = {tool["name"] for tool in anthropic["tools"] if tool["tokens"] > limit}
+    failed = cli("tools", "check", everything(f"tool_tokens = {limit}"), "--budget", "--json")
+    assert failed.exit_code == 1
+    findings = json.loads(failed.stdout)["findings"]
+    flagged = {f["tool"] for f in findings if f["rule"] == "tool-tokens"
+               and "for anthropic" in f["message"]}
+    assert flagged == over == {largest["name"]}
+    # and the whole set against a set budget below it (MCP's document is the larger)
+    failed = cli("tools", "check", everything(f"set_tokens = {anthropic['tokens'] - 1}"),
+                 "--budget", "--json")
+    assert failed.exit_code == 1
+    sets = [f["message"] for f in json.loads(failed.stdout)["findings"]
+            if f["rule"] == "set-tokens"]
+    assert [message.split(" for ")[1].split(",")[0] for message in sets] == ["anthropic", "mcp"]
+    assert sets[0].startswith(f"the {len(names)} tool definitions are "
+                              f"{anthropic['tokens']:,} tokens (estimate) for anthropic")
