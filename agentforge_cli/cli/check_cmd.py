@@ -77,6 +77,10 @@ def check(
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
+    junit: Annotated[str | None, typer.Option(
+        "--junit", metavar="FILE", show_default=False,
+        help="Also write a JUnit XML report: a testcase per tool, and one for the tool "
+             "set.")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
 ) -> None:
     """Lint the tools' schemas, and compare them with a snapshot.
@@ -117,6 +121,12 @@ def check(
             findings[:0] = silence(mcp_findings(skipped, specs), silencings)
         code = exit_code(findings, fail_on.value)
         counted = [f for f in findings if not f.silenced]
+        if junit is not None:
+            from agentforge_cli.cli.check_junit import check_junit
+            from agentforge_cli.cli.reports import write_junit_text
+
+            write_junit_text(junit, check_junit(findings, [spec.name for spec in specs],
+                                                fail_on=fail_on.value, tool_set=bool(chosen)))
         if json_output:
             document = findings_to_json(findings, fail_on.value)
             document.setdefault("silenced", [])

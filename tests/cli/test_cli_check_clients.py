@@ -73,3 +73,37 @@ def test_an_unknown_client_is_a_usage_error(cli, plain_terminal) -> None:
     assert result.exit_code == 2
     assert "--client: unknown client 'claude'; choose one of: claude-desktop, claude-code, " \
            "codex" in " ".join(result.output.split())
+
+
+def test_junit_has_a_testcase_per_tool_and_one_for_the_tool_set(
+        cli, plain_terminal, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    module = tmp_path / "many.py"
+    module.write_text(MANY_TOOLS.replace('def t0() -> str:\n    """Tool 0."""',
+                                         'def t0() -> str:'), encoding="utf-8")
+    report = tmp_path / "reports" / "check.xml"
+    result = cli("tools", "check", str(module), "--client", "claude-strict",
+                 "--junit", str(report))
+    assert result.exit_code == 1, result.output
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert list(cases) == [*(f"t{i}" for i in range(21)), "(tool set)"]
+    assert (suite.get("tests"), suite.get("failures")) == ("22", "1")
+    failure = cases["(tool set)"].find("failure")
+    assert failure is not None and failure.get("type") == "claude-strict:tool-count"
+    assert "this set has 21" in (failure.text or "")
+    # a warning does not fail its testcase; it is written to system-out
+    assert cases["t0"].find("failure") is None
+    assert "[no-description]" in (cases["t0"].findtext("system-out") or "")
+    assert cases["t1"].find("failure") is None and cases["t1"].find("system-out") is None
+
+
+def test_junit_that_cannot_be_written_is_a_usage_error(cli, plain_terminal,
+                                                        tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = cli("tools", "check", WORKSPACE, "--junit", str(blocker / "check.xml"))
+    assert result.exit_code == 2
+    assert "cannot write the JUnit report" in result.output
