@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.completion import complete_providers
+from agentforge_cli.cli.completion import complete_clients, complete_providers
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
@@ -37,6 +37,15 @@ def _provider_help() -> str:
 
     return (f"Also check a provider's rules: {', '.join(PROVIDERS)}; repeatable. Default: "
             "\\[tool.agentforge] providers in pyproject.toml.")
+
+
+def _client_help() -> str:
+    """The ``--client`` help, naming every client of the registry."""
+    from agentforge_cli.schema.clients import client_names
+
+    return (f"Also check what an MCP client does to the tool set: "
+            f"{', '.join(client_names())}; repeatable. Default: \\[tool.agentforge] clients "
+            "in pyproject.toml.")
 
 
 class FailOn(StrEnum):
@@ -58,6 +67,9 @@ def check(
     providers: Annotated[list[str] | None, typer.Option(
         "--provider", metavar="NAME", show_default=False,
         help=_provider_help(), autocompletion=complete_providers)] = None,
+    clients: Annotated[list[str] | None, typer.Option(
+        "--client", metavar="NAME", show_default=False,
+        help=_client_help(), autocompletion=complete_clients)] = None,
     fail_on: Annotated[FailOn, typer.Option(
         "--fail-on", metavar="LEVEL", case_sensitive=False,
         help="The lowest level that fails the check (exit 1): error or warning."
@@ -65,6 +77,10 @@ def check(
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
+    junit: Annotated[str | None, typer.Option(
+        "--junit", metavar="FILE", show_default=False,
+        help="Also write a JUnit XML report: a testcase per tool, and one for the tool "
+             "set.")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
     budget: Annotated[bool, typer.Option(
         "--budget", help="Also report each provider's tokens per tool definition and for "
@@ -86,6 +102,7 @@ def check(
                              hint="e.g. agentforge tools check --snapshot tools.lock.json "
                                   "--update-snapshot")
         selected = _providers(providers)
+        chosen = _clients(clients)
         configured = _configured_silencings()
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
         reach = mcp_options(header, env, cwd, on_skipped=skipped.append)
@@ -103,7 +120,8 @@ def check(
         with _snapshot_errors(snapshot):
             findings = run_checks(table, providers=selected, snapshot=snapshot,
                                   update_snapshot=update_snapshot,
-                                  origins=tool_origins(service), silencings=configured)
+                                  origins=tool_origins(service), silencings=configured,
+                                  clients=chosen)
         if skipped or any(spec.execution for spec in specs):
             from agentforge_cli.integrations.mcp_findings import mcp_findings
 
@@ -116,10 +134,17 @@ def check(
             findings.extend(silence(measured.findings, silencings))
         code = exit_code(findings, fail_on.value)
         counted = [f for f in findings if not f.silenced]
+        if junit is not None:
+            from agentforge_cli.cli.check_junit import check_junit
+            from agentforge_cli.cli.reports import write_junit_text
+
+            write_junit_text(junit, check_junit(findings, [spec.name for spec in specs],
+                                                fail_on=fail_on.value, tool_set=bool(chosen)))
         if json_output:
             document = findings_to_json(findings, fail_on.value)
             document.setdefault("silenced", [])
-            document.update(tools=len(specs), providers=list(selected), snapshot=snapshot,
+            document.update(tools=len(specs), providers=list(selected),
+                            clients=list(chosen), snapshot=snapshot,
                             fail_on=fail_on.value)
             if measured is not None:
                 document["budget"] = measured.document
@@ -129,7 +154,10 @@ def check(
                 measured.show()
             scope = [f"{len(specs)} tool{'' if len(specs) == 1 else 's'}",
                      ("providers: " + ", ".join(selected)) if selected
-                     else "no provider selected"]
+                     else "no provider selected" if not chosen else ""]
+            if chosen:
+                scope.append(_client_scope(chosen))
+            scope = [part for part in scope if part]
             if snapshot is not None:
                 written = any(f.rule == "snapshot-updated" for f in findings)
                 scope.append(f"snapshot {snapshot}" + (
@@ -197,19 +225,45 @@ def diff(
 def _providers(given: Sequence[str] | None) -> tuple[str, ...]:
     """The providers to check: ``--provider`` (repeatable, or comma-separated), else
     ``providers`` in pyproject.toml; each name validated by the core."""
-    from agentforge_cli.integrations.targets import find_providers
     from agentforge_cli.schema.providers import provider_name
+
+    return _names(given, "--provider", "providers", provider_name)
+
+
+def _clients(given: Sequence[str] | None) -> tuple[str, ...]:
+    """The clients to check: ``--client`` (repeatable, or comma-separated), else
+    ``clients`` in pyproject.toml; each name validated by the core."""
+    from agentforge_cli.schema.clients import get_client
+
+    return _names(given, "--client", "clients", lambda name: get_client(name).name)
+
+
+def _client_scope(clients: Sequence[str]) -> str:
+    """``clients: codex (openai-responses), cursor (anthropic, openai)``: each client and
+    the providers whose lint it brings."""
+    from agentforge_cli.schema.clients import get_client
+
+    shown = [f"{name} ({', '.join(get_client(name).providers)})"
+             if get_client(name).providers else name for name in clients]
+    return "clients: " + ", ".join(shown)
+
+
+def _names(given: Sequence[str] | None, option: str, key: str,
+           normalise: Callable[[str], str]) -> tuple[str, ...]:
+    """The names ``option`` gives, else the list ``key`` under ``[tool.agentforge]``,
+    each normalised (an unknown one is a usage error naming where it was written)."""
+    from agentforge_cli.integrations.targets import find_providers
 
     names = tuple(name.strip() for item in given or () for name in item.split(",")
                   if name.strip())
-    origin = "--provider"
+    origin = option
     if not names:
-        names, source = find_providers()
-        origin = f"{source}: [tool.agentforge] providers"
+        names, source = find_providers(key=key)
+        origin = f"{source}: [tool.agentforge] {key}"
     selected = []
     for name in names:
         try:
-            selected.append(provider_name(name))
+            selected.append(normalise(name))
         except ValueError as exc:
             raise UsageError(f"{origin}: {exc}") from None
     return tuple(dict.fromkeys(selected))

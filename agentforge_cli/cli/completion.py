@@ -14,7 +14,8 @@ import contextlib
 import io
 from typing import Any
 
-__all__ = ["complete_formats", "complete_providers", "complete_tool_names"]
+__all__ = ["complete_clients", "complete_formats", "complete_providers",
+           "complete_tool_names"]
 
 
 def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:
@@ -43,3 +44,10 @@ def complete_providers(incomplete: str) -> list[str]:
     from agentforge_cli.schema.providers import PROVIDERS
 
     return [name for name in PROVIDERS if name.startswith(incomplete)]
+
+
+def complete_clients(incomplete: str) -> list[str]:
+    """``tools check --client``: every client of the registry."""
+    from agentforge_cli.schema.clients import client_names
+
+    return [name for name in client_names() if name.startswith(incomplete)]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -138,7 +137,9 @@ def fuzz(
         failed = [r for r in reports if r.failed]
         vacuous = bool(reports) and all(r.skipped for r in reports)
         if junit is not None:
-            _write_junit(junit, junit_xml(reports))
+            from agentforge_cli.cli.reports import write_junit_text
+
+            write_junit_text(junit, junit_xml(reports))
         if json_output:
             write(json.dumps(to_json(reports, seed=seed, examples=examples, timeout=timeout),
                              ensure_ascii=False, indent=2))
@@ -248,15 +249,3 @@ def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
     else:
         write(f"✓ fuzz found no problem in {len(run)} tool{'' if len(run) == 1 else 's'} "
               f"(seed {seed})")
-
-
-def _write_junit(path: str, text: str) -> None:
-    from agentforge_cli.core.fileio import write_text_atomic
-
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(target, text)
-    except OSError as exc:
-        raise UsageError(f"cannot write the JUnit report {path!r}: {exc.strerror or exc}"
-                         ) from None

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 from agentforge_cli.replay.report import call_json
 
-__all__ = ["JUnitReport", "JsonReport", "write_junit"]
+__all__ = ["JUnitReport", "JsonReport", "write_junit", "write_junit_text", "xml_text"]
 
 _SPOOL_BYTES = 8 << 20
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -149,7 +149,8 @@ class JsonReport:
         self._calls.close()
 
 
-def _clean(text: str) -> str:
+def xml_text(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot hold written as ``\\uXXXX``."""
     return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -167,8 +168,8 @@ class JUnitReport:
         """Record one settled call."""
         label = f"{call.id} {call.name}" if call.id else f"#{call.index + 1} {call.name}"
         case = ElementTree.Element("testcase", {
-            "classname": _clean(self.name),
-            "name": _clean(label),
+            "classname": xml_text(self.name),
+            "name": xml_text(label),
             "time": f"{call.duration_ms / 1000:.6f}",
         })
         from agentforge_cli.replay.report import CallStatus
@@ -176,7 +177,7 @@ class JUnitReport:
         if call.status == CallStatus.MISMATCHED:
             failure = ElementTree.SubElement(case, "failure", {
                 "message": "result differs from the recording", "type": "mismatch"})
-            failure.text = _clean("\n".join([f"call at {call.where}", *call.diff]))
+            failure.text = xml_text("\n".join([f"call at {call.where}", *call.diff]))
             self._failures += 1
         elif call.status == CallStatus.UNRECORDED:
             ElementTree.SubElement(case, "skipped", {"message": "no recorded result"})
@@ -185,10 +186,10 @@ class JUnitReport:
             failure = ElementTree.SubElement(case, "failure", {
                 "message": "the recorded arguments no longer fit today's tool (not run)",
                 "type": "drift"})
-            failure.text = _clean(f"call at {call.where}\n{call.drift}")
+            failure.text = xml_text(f"call at {call.where}\n{call.drift}")
             self._failures += 1
         output = ElementTree.SubElement(case, "system-out")
-        output.text = _clean(call.actual if call.actual is not None else
+        output.text = xml_text(call.actual if call.actual is not None else
                              f"drifted, not run (allowed): {call.drift}" if self.allow_drift
                              else f"drifted, not run: {call.drift}")
         ElementTree.indent(case, space="  ", level=2)
@@ -199,9 +200,9 @@ class JUnitReport:
 
     def fail_suite(self, name: str, message: str) -> None:
         """Record one failing testcase that is no call: the replay itself failed."""
-        case = ElementTree.Element("testcase", {"classname": _clean(self.name),
-                                                "name": _clean(name), "time": "0.000000"})
-        ElementTree.SubElement(case, "failure", {"message": _clean(message), "type": "replay"})
+        case = ElementTree.Element("testcase", {"classname": xml_text(self.name),
+                                                "name": xml_text(name), "time": "0.000000"})
+        ElementTree.SubElement(case, "failure", {"message": xml_text(message), "type": "replay"})
         ElementTree.indent(case, space="  ", level=2)
         self._cases.write("    " + ElementTree.tostring(case, encoding="unicode").rstrip()
                           + "\n")
@@ -215,7 +216,7 @@ class JUnitReport:
     def write_suite(self, stream: Any) -> None:
         """Write this ``<testsuite>`` element to ``stream`` (and release its spool)."""
         suite = ElementTree.Element("testsuite", {
-            "name": _clean(f"replay {self.name}"), "tests": str(self._tests),
+            "name": xml_text(f"replay {self.name}"), "tests": str(self._tests),
             "failures": str(self._failures), "errors": "0", "skipped": str(self._skipped),
             "time": f"{self._seconds:.6f}"})
         opening = ElementTree.tostring(suite, encoding="unicode")
@@ -244,3 +245,22 @@ def write_junit(path: Path, reports: list[JUnitReport]) -> None:
     finally:  # also when the file cannot be written: every spool is released
         for report in reports:
             report.close()
+
+
+def write_junit_text(path: str, text: str) -> None:
+    """Write a whole JUnit document to ``path`` atomically (missing parent directories are
+    created).
+
+    Raises:
+        UsageError: The file cannot be written (exit 2), with the reason.
+    """
+    from agentforge_cli.cli.errors import UsageError
+    from agentforge_cli.core.fileio import write_text_atomic
+
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write the JUnit report {path!r}: {exc.strerror or exc}"
+                         ) from None

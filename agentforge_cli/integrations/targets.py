@@ -63,7 +63,7 @@ __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("budget", "lint", "providers", "strict", "timeout", "tools")
+CONFIG_KEYS = ("budget", "clients", "lint", "providers", "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -115,21 +115,23 @@ def find_targets(given: Sequence[str] | None, *, cwd: Path | None = None,
     raise TargetConfigError(NO_TARGET, hint=_HOW_TO_GIVE)
 
 
-def find_providers(*, cwd: Path | None = None) -> tuple[tuple[str, ...], str | None]:
-    """``providers = [...]`` under ``[tool.agentforge]`` in the nearest ``pyproject.toml``.
+def find_providers(*, cwd: Path | None = None, key: str = "providers"
+                   ) -> tuple[tuple[str, ...], str | None]:
+    """``providers = [...]`` (or another list of names, ``key``: ``clients``) under
+    ``[tool.agentforge]`` in the nearest ``pyproject.toml``.
 
     Returns:
-        The provider names as written (not validated) and the file they came from;
-        ``((), None)`` when there is no such setting.
+        The names as written (not validated) and the file they came from; ``((), None)``
+        when there is no such setting.
 
     Raises:
-        TargetConfigError: The ``pyproject.toml`` cannot be read, or ``providers`` is not a
+        TargetConfigError: The ``pyproject.toml`` cannot be read, or the setting is not a
             list of strings.
     """
     pyproject = _nearest_pyproject(cwd or Path.cwd())
     if pyproject is None:
         return (), None
-    names = _string_list(pyproject, _agentforge_table(pyproject), "providers")
+    names = _string_list(pyproject, _agentforge_table(pyproject), key)
     return (names, str(pyproject)) if names else ((), None)
 
 
@@ -184,7 +186,7 @@ def _agentforge_table(path: Path) -> dict[str, Any]:
 
 def _check_settings(path: Path, table: dict[str, Any]) -> None:
     """Every key of the table has a value of its type (the error names the key)."""
-    for key in ("providers", "tools"):
+    for key in ("clients", "providers", "tools"):
         _string_list(path, table, key)
     _lint_ignores(path, table)
     from agentforge_cli.integrations.budget_config import budget_limits

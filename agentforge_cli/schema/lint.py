@@ -34,6 +34,11 @@ Each selected provider (see :data:`~agentforge_cli.schema.providers.REGISTRY`) a
 ``<provider>:name`` (error: the provider refuses the tool's name), the findings of its own
 lint rules, every part its export has no form for (error) and every part it exports in
 the closest form only (warning), as ``<provider>:<rule>``.
+
+Each selected client (see :data:`~agentforge_cli.schema.clients.REGISTRY`) adds the
+lint of the providers behind it (but their name rule: the client's own name rules say
+what it does with a name) and its own rules over the whole tool set, as
+``<client>:<kind>``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from typing import Any
 
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.core.wrapping import innermost
+from agentforge_cli.schema.clients import client_findings, get_client
 from agentforge_cli.schema.default_rule import DefaultChecker
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
 from agentforge_cli.schema.jsonschema import (
@@ -78,8 +84,10 @@ _NO_DEFAULT = inspect.Parameter.empty  # a ParamDef's "no default" (core.definit
 def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (), *,
                 validate_schema: bool = True,
                 origins: Mapping[str, ToolOrigin] | None = None,
-                silencings: Iterable[Silencing] = ()) -> list[Finding]:
-    """Run the neutral rules, then each provider's rules, over every tool.
+                silencings: Iterable[Silencing] = (),
+                clients: Iterable[str] = ()) -> list[Finding]:
+    """Run the neutral rules, then each provider's rules, over every tool, then each
+    client's rules over the whole tool set.
 
     Args:
         specs: The specifications, or a ``build_local_tools`` table (spec -> executor):
@@ -95,15 +103,23 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
         silencings: Rules silenced per tool besides a table's ``@tool(lint_ignore=...)``
             (the project configuration's): the findings they cover are returned marked
             (see :mod:`~agentforge_cli.schema.silencing`).
+        clients: Client names (see :mod:`~agentforge_cli.schema.clients`): their rules,
+            and the rules of the providers behind them.
 
     Raises:
-        ValueError: An unknown provider name, or a silencing naming an unknown rule.
+        ValueError: An unknown provider or client name, or a silencing naming an
+            unknown rule.
     """
     params = _python_params(specs) if isinstance(specs, Mapping) else {}
     silencings = [*silencings, *(declared_silencings(specs) if isinstance(specs, Mapping)
                                  else ())]
     check_silencings(silencings)
     specs = list(specs)
+    chosen_clients = list({c.name: c for c in map(get_client, clients)}.values())
+    # a provider only a client brings is linted without its name rule: the client's own
+    # name rules say what it does to a name (Claude Code rewrites what the API refuses)
+    named = {get_provider(name).name for name in providers}
+    providers = [*providers, *(name for c in chosen_clients for name in c.providers)]
     selected = list({p.name: p for p in map(get_provider, providers)}.values())
     findings: list[Finding] = []
     validator = _metaschema_validator() if validate_schema else None
@@ -122,14 +138,17 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
         findings.extend(_neutral(spec, validator, origin, params.get(spec.name, ())))
         findings.extend(_mutable_defaults(spec.name, params.get(spec.name, ())))
         for provider in selected:
-            findings.extend(_provider(spec, provider, origin))
+            findings.extend(_provider(spec, provider, origin, provider.name in named))
+    for client in chosen_clients:
+        findings.extend(client_findings(client, specs))
     return silence(findings, silencings)
 
 
 def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] = (),
                snapshot: Any = None, update_snapshot: bool = False,
                origins: Mapping[str, ToolOrigin] | None = None,
-               silencings: Iterable[Silencing] = ()) -> list[Finding]:
+               silencings: Iterable[Silencing] = (),
+               clients: Iterable[str] = ()) -> list[Finding]:
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
@@ -141,13 +160,15 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
         origins: Where each tool comes from (see :func:`check_specs`).
         silencings: Rules silenced per tool (see :func:`check_specs`); snapshot changes
             are never silenced.
+        clients: Client names for the client rules (see :func:`check_specs`).
 
     Raises:
         SnapshotMissingError: ``snapshot`` does not exist and ``update_snapshot`` is off
             (the CLI exits 3).
         SnapshotError: ``snapshot`` cannot be read.
     """
-    findings = check_specs(specs, providers, origins=origins, silencings=silencings)
+    findings = check_specs(specs, providers, origins=origins, silencings=silencings,
+                           clients=clients)
     specs = list(specs)
     if snapshot is not None:
         findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
@@ -307,9 +328,9 @@ class _ValueRules(SchemaWalker):
 _NEUTRAL_RULES = frozenset({"root-not-object", "unresolved-ref", "ref-cycle"})
 
 
-def _provider(spec: ToolSpecification, provider: Provider, origin: ToolOrigin
-              ) -> Iterator[Finding]:
-    problem = provider.name_rule.problem(spec.name)
+def _provider(spec: ToolSpecification, provider: Provider, origin: ToolOrigin,
+              names: bool = True) -> Iterator[Finding]:
+    problem = provider.name_rule.problem(spec.name) if names else None
     if problem:
         yield finding(spec.name, f"{provider.name}:name", ERROR,
                       f"{provider.name} refuses {problem}")

@@ -4,7 +4,8 @@ not exist is refused instead of silencing nothing.
 
 A provider's rules read ``<provider>:<rule>``: ``<provider>`` is a registered provider
 and ``<rule>`` one of :data:`PROVIDER_RULES` (what the built-in providers' exports and
-lint rules report; the test suite checks the list against them).
+lint rules report; the test suite checks the list against them). A client's read
+``<client>:<kind>``, a kind of :data:`~agentforge_cli.schema.clients.RULE_KINDS`.
 """
 
 from __future__ import annotations
@@ -52,14 +53,22 @@ def rule_problem(rule: str) -> str | None:
     provider, colon, suffix = rule.partition(":")
     if colon and provider in PROVIDERS and suffix in PROVIDER_RULES:
         return None
+    from agentforge_cli.schema.clients import RULE_KINDS, client_names
+
+    if colon and provider in client_names() and suffix in RULE_KINDS:
+        return None
     import difflib
 
     known = [*sorted(NEUTRAL_RULES), *sorted(_SERVER_RULES), *sorted(BUDGET_RULES),
-             *(f"{name}:{suffix}" for name in PROVIDERS for suffix in sorted(PROVIDER_RULES))]
+             *(f"{name}:{suffix}" for name in PROVIDERS for suffix in sorted(PROVIDER_RULES)),
+             *(f"{name}:{kind}" for name in client_names() for kind in RULE_KINDS)]
     close = difflib.get_close_matches(rule, known, n=1)
     guess = f" (did you mean {close[0]!r}?)" if close else ""
-    if colon and provider not in PROVIDERS:
-        why = f"no provider is named {provider!r}; the providers: {', '.join(PROVIDERS)}"
+    if colon and provider not in PROVIDERS and provider not in client_names():
+        why = (f"no provider is named {provider!r}; the providers: {', '.join(PROVIDERS)}; "
+               f"nor a client; the clients: {', '.join(client_names())}")
+    elif colon and provider in client_names():
+        why = f"the client {provider} has no rule {suffix!r}"
     elif colon:
         why = f"{provider} has no rule {suffix!r}"
     else:

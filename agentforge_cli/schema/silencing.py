@@ -19,7 +19,13 @@ from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.schema.findings import Finding
 from agentforge_cli.schema.rule_ids import rule_problem
 
-__all__ = ["Silencing", "check_silencings", "declared_silencings", "shown_path", "silence"]
+__all__ = ["EVERY_TOOL", "Silencing", "check_silencings", "declared_silencings", "shown_path",
+           "silence"]
+
+
+EVERY_TOOL = "*"
+"""The tool name of a silencing that covers every tool, and the findings about the whole
+tool set (a client's ``tool-count``, whose tool is ``""``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -84,13 +90,16 @@ def check_silencings(silencings: Iterable[Silencing]) -> None:
 
 
 def silence(findings: Iterable[Finding], silencings: Iterable[Silencing]) -> list[Finding]:
-    """``findings``, each one a silencing covers (same tool, same rule) marked with its
-    source; a finding already silenced is kept as it is."""
+    """``findings``, each one a silencing covers (same tool, or :data:`EVERY_TOOL`, and
+    same rule) marked with its source; a finding already silenced is kept as it is."""
     sources: dict[tuple[str, str], str] = {}
     for silencing in silencings:
         for rule in silencing.rules:
             sources.setdefault((silencing.tool, rule), silencing.source)
     if not sources:
         return list(findings)
-    return [replace(f, silenced=sources[(f.tool, f.rule)])
-            if not f.silenced and (f.tool, f.rule) in sources else f for f in findings]
+    marked = []
+    for item in findings:
+        source = sources.get((item.tool, item.rule)) or sources.get((EVERY_TOOL, item.rule))
+        marked.append(replace(item, silenced=source) if source and not item.silenced else item)
+    return marked

@@ -22,6 +22,9 @@
 * ``tasks`` — ``background`` must be called as a task (``execution.taskSupport:
   "required"``: called without one it is refused with -32601, as the protocol says),
   ``either`` may be (``"optional"``) and ``plain`` declares nothing;
+* ``clients`` — what MCP clients break on and the protocol allows: ``a.b`` and ``a_b``
+  (one name once a client turns ``.`` into ``_``), ``pick`` (an object input schema
+  with a top-level ``anyOf``) and ``report`` (a draft-07 ``outputSchema``);
 * ``defaults`` — ``brew``'s schema gives ``size`` a default outside its enum and
   ``shots`` one below its minimum.
 
@@ -76,6 +79,15 @@ TOOLS = {
                "execution": {"taskSupport": "required"}},
               {**_tool("either", readOnlyHint=True), "execution": {"taskSupport": "optional"}},
               _tool("plain", readOnlyHint=True)],
+    "clients": [_tool("a.b", readOnlyHint=True), _tool("a_b", readOnlyHint=True),
+                _tool("pick", {"type": "object",
+                               "properties": {"id": {"type": "string"},
+                                              "name": {"type": "string"}},
+                               "anyOf": [{"required": ["id"]}, {"required": ["name"]}]},
+                      readOnlyHint=True),
+                {**_tool("report", readOnlyHint=True), "outputSchema": {
+                    "$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                    "properties": {"n": {"type": "integer"}}}}],
     "defaults": [_tool("brew", {"type": "object", "properties": {
         "size": {"type": "string", "enum": ["small", "large"], "default": "huge",
                  "description": "The cup."},
