@@ -88,7 +88,8 @@ def behaviour_findings(behaviour: Behaviour, annotations: dict[str, Any] | None
         suggested = json.dumps(behaviour.inferred())
         found.append(finding(tool, "annotations-missing", INFO,
                              f"no annotations; from what it did on {behaviour.examples} "
-                             f"examples, declare @tool(annotations={suggested})"))
+                             f"example{'' if behaviour.examples == 1 else 's'}, declare "
+                             f"@tool(annotations={suggested})"))
     return found
 
 
