@@ -13,6 +13,7 @@ target or a transcript cannot be loaded, or the ``fuzz`` extra is not installed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Sequence
@@ -131,14 +132,15 @@ def _audit(service: Any, specs: Sequence[Any], served: frozenset[str],
             write(f"- {spec.name}: not run (an MCP tool runs in its server's process); "
                   "annotations checked", stderr=True)
             continue
+        problem = None
         try:
             generated = generated_calls(spec, examples, seed) if examples else []
         except Exception as exc:  # hypothesis cannot generate from the schema
-            raise LoadError(f'cannot generate arguments for tool "{spec.name}": '
-                            f"{type(exc).__name__}: {exc}",
-                            hint="audit it with --examples 0 and --calls") from None
+            generated, problem = [], f"cannot generate arguments: {type(exc).__name__}: {exc}"
         behaviour = audit_tool(service, spec.name, [*recorded.get(spec.name, ()),
                                                     *generated])
+        if problem is not None and behaviour.stopped is None:
+            behaviour = dataclasses.replace(behaviour, stopped=problem)
         findings += behaviour_findings(behaviour, annotations)
         rows.append(behaviour.to_dict())
         write(_line(behaviour), stderr=True)

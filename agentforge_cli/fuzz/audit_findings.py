@@ -16,8 +16,8 @@ Rules (the ``rule`` of each finding):
   (error), or a hint that is not ``true``/``false`` (warning);
 * ``annotations-missing`` — a tool without any of the four hints (info), with the ones
   its behaviour suggests when it was run;
-* ``audit-not-exercised`` — no call of the tool got into its code (warning): the audit saw
-  nothing.
+* ``audit-not-exercised`` — no call of the tool got into its code (warning): it had no
+  example, or argument binding refused every one; the audit saw nothing.
 """
 
 from __future__ import annotations
@@ -65,10 +65,14 @@ def behaviour_findings(behaviour: Behaviour, annotations: dict[str, Any] | None
                        ) -> list[Finding]:
     """The given hints the behaviour contradicts, and the hints to declare when none is."""
     tool, given = behaviour.name, _given(annotations)
-    if behaviour.examples and not behaviour.reached:
+    if not behaviour.reached:
+        count = behaviour.examples
+        why = (f"none of its {count} example{'' if count == 1 else 's'} got past argument "
+               "binding" if count else "it had no example to run")
+        if behaviour.stopped:
+            why += f" ({behaviour.stopped})"
         return [finding(tool, "audit-not-exercised", WARNING,
-                        f"none of its {behaviour.examples} examples got past argument "
-                        "binding, so nothing it does was seen; give it recorded calls "
+                        f"{why}, so nothing it does was seen; give it recorded calls "
                         "(--calls) that reach its code")]
     found = []
     checks = (("readOnlyHint", True, CHANGES, ERROR),

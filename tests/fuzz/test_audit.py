@@ -242,8 +242,27 @@ def test_a_tool_whose_every_input_is_refused_was_not_exercised(world, port, tmp_
                  "--calls", str(transcript), "--json", "--fail-on", "warning")
     document = json.loads(done.stdout)
     assert done.returncode == 1
-    assert [(f["level"], f["rule"]) for f in document["findings"]] == [
-        ("warning", "audit-not-exercised")]
+    assert [(f["level"], f["rule"], f["message"]) for f in document["findings"]] == [
+        ("warning", "audit-not-exercised", 'tool "add": none of its 1 example got past '
+         "argument binding, so nothing it does was seen; give it recorded calls (--calls) "
+         "that reach its code")]
+    done = audit(world, port, str(TOOLS), "--tool", "peek", "--examples", "0", "--json")
+    assert done.returncode == 0  # a warning, and the run fails on errors
+    assert [f["message"] for f in json.loads(done.stdout)["findings"]] == [
+        'tool "peek": it had no example to run, so nothing it does was seen; give it '
+        "recorded calls (--calls) that reach its code"]
+
+
+def test_a_fastmcp_servers_annotations_are_checked_against_its_tools(world, port):
+    done = audit(world, port, f"{HERE / 'audit_fastmcp_tools.py'}:server", "--examples", "3",
+                 "--seed", "1", "--json")
+    document = json.loads(done.stdout)
+    assert done.returncode == 1, done.stderr
+    assert [(f["tool"], f["level"], f["message"].split(";")[0]) for f in document["findings"]
+            ] == [("remember", "error", 'tool "remember": declared readOnlyHint: true but '
+                                        "appended to <sandbox>/facts.txt")]
+    assert tool_row(document, "echo")["effects"] == []
+    assert list(world["work"].iterdir()) == []
 
 
 # ---------------------------------------------------------------- MCP servers
