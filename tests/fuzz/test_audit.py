@@ -316,13 +316,17 @@ def test_observe_mode_lets_the_sandbox_change_and_blocks_the_rest_of_temp(tmp_pa
             os.remove("a.txt")
             with pytest.raises(BlockedEffectError, match="the audit blocked an effect"):
                 outside.write_text("x", encoding="utf-8")
-        assert attempts == [f"open('{outside}', 'w')"]
+            with pytest.raises(BlockedEffectError):
+                subprocess.run(["true"], check=False)
+        assert attempts == [f"open('{outside}', 'w')", "start a process: true"]
     assert not outside.exists() and not Path(directory).exists()
     assert observation.effects == [
         Effect(kind=EffectKind.WRITE, text="wrote <sandbox>/a.txt"),
         Effect(kind=EffectKind.OVERWRITE, text="overwrote <sandbox>/a.txt"),
         Effect(kind=EffectKind.DELETE, text="deleted <sandbox>/a.txt"),
         Effect(kind=EffectKind.WRITE, text=f"tried to open('{outside}', 'w') (blocked)",
+               blocked=True),
+        Effect(kind=EffectKind.PROCESS, text="tried to start a process: true (blocked)",
                blocked=True)]
 
 
