@@ -193,4 +193,7 @@ def _report(findings: list[Any], rows: list[dict[str, Any]], fail_on: FailOn, to
         details = f"{tools} tool{'' if tools == 1 else 's'}" + (
             " · --fail-on warning" if fail_on is FailOn.warning else "")
         show_findings(findings, verdict, bool(code), details)
+    from agentforge_cli.cli import step_summary
+
+    step_summary.check(findings, failed=code != 0, command="agentforge tools audit")
     raise typer.Exit(code)

@@ -67,10 +67,12 @@ def world(tmp_path_factory: pytest.TempPathFactory, port: int) -> dict[str, Path
     return places
 
 
-def audit(world: dict[str, Path], port: int, *options: str
+def audit(world: dict[str, Path], port: int, *options: str, summary: Path | None = None
           ) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items()
-           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG")}
+           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", "GITHUB_STEP_SUMMARY")}
+    if summary is not None:
+        env["GITHUB_STEP_SUMMARY"] = str(summary)
     env.update(PYTHONPATH=str(ROOT), HOME=str(world["home"]), AUDIT_PORT=str(port),
                AUDIT_READ=str(world["read"]))
     return subprocess.run([sys.executable, "-c", MAIN, "tools", "audit", *options],
@@ -199,15 +201,20 @@ def test_the_run_fails_and_leaves_the_world_as_it_was(audited, world):
             "closed-world") in audited["stderr"]
 
 
-def test_harmless_tools_pass_and_the_table_names_the_evidence(world, port):
+def test_harmless_tools_pass_and_the_table_names_the_evidence(world, port, tmp_path):
     done = audit(world, port, str(TOOLS), "--tool", "add", "--tool", "peek",
                  "--tool", "fetch_local", "--examples", "3", "--seed", "2")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "✓ audit passed: no findings\n  3 tools"
-    done = audit(world, port, str(TOOLS), "--tool", "log_line", "--examples", "2")
+    summary = tmp_path / "summary.md"
+    done = audit(world, port, str(TOOLS), "--tool", "log_line", "--examples", "2",
+                 summary=summary)
     assert done.returncode == 1
     assert "declared readOnlyHint: true but appended to" in done.stdout
     assert "✗ audit failed: 1 error, 1 warning" in done.stdout
+    job = summary.read_text(encoding="utf-8")  # the GitHub job summary: the error listed
+    assert job.startswith("### ❌ `agentforge tools audit`")
+    assert "| error | log\\_line |  | annotation-contradicted |" in job
 
 
 def test_recorded_calls_are_run(world, port, tmp_path):
