@@ -1,8 +1,8 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
-``replay_cmd``, ``serve_cmd``, ``record_cmd``); rich rendering lives in ``render``; errors
-become exit codes in ``guard``.
+``audit_cmd``, ``replay_cmd``, ``serve_cmd``, ``record_cmd``); rich rendering lives in
+``render``; errors become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -27,13 +27,15 @@ __all__ = ["GROUPS", "build_app", "main"]
 
 @functools.cache
 def _tools_group() -> typer.Typer:
-    """``agentforge tools``: list and call, plus check, diff and fuzz (registered once)."""
-    from agentforge_cli.cli import check_cmd, fuzz_cmd, tools_cmd
+    """``agentforge tools``: list and call, plus check, diff, fuzz and audit (registered
+    once)."""
+    from agentforge_cli.cli import audit_cmd, check_cmd, fuzz_cmd, tools_cmd
     from agentforge_cli.cli.usage import Command
 
     tools_cmd.app.command("check", cls=Command)(check_cmd.check)
     tools_cmd.app.command("diff", cls=Command)(check_cmd.diff)
     tools_cmd.app.command("fuzz", cls=Command)(fuzz_cmd.fuzz)
+    tools_cmd.app.command("audit", cls=Command)(audit_cmd.audit)
     return tools_cmd.app
 
 

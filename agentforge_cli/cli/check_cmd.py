@@ -168,8 +168,8 @@ def check(
                 scope.append(f"{len(findings) - len(counted)} silenced (not counted)")
             failed = code != 0
             verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
-                       f"{_counts(counted) or 'no findings'}")
-            _show(counted, verdict, failed, " · ".join(scope),
+                       f"{level_counts(counted) or 'no findings'}")
+            show_findings(counted, verdict, failed, " · ".join(scope),
                   silenced=_silenced_lines(findings))
         from agentforge_cli.cli import step_summary
 
@@ -212,10 +212,10 @@ def diff(
             if not findings:
                 verdict = "✓ no differences"
             elif code:
-                verdict = f"✗ breaking changes: {_counts(findings)}"
+                verdict = f"✗ breaking changes: {level_counts(findings)}"
             else:
-                verdict = f"✓ no breaking change: {_counts(findings)}"
-            _show(findings, verdict, bool(code), f"{old} -> {new}")
+                verdict = f"✓ no breaking change: {level_counts(findings)}"
+            show_findings(findings, verdict, bool(code), f"{old} -> {new}")
         raise typer.Exit(code)
 
 
@@ -341,7 +341,7 @@ def _snapshot_errors(path: str | None, compared: tuple[str, str] | None = None
 _PLURAL = {"breaking": "breaking", "error": "errors", "warning": "warnings", "info": "info"}
 
 
-def _counts(findings: Sequence[Any]) -> str:
+def level_counts(findings: Sequence[Any]) -> str:
     """``2 breaking, 1 error, 3 warnings`` (levels with no finding left out)."""
     from agentforge_cli.schema.findings import summarize
 
@@ -349,7 +349,7 @@ def _counts(findings: Sequence[Any]) -> str:
                      for level, count in summarize(findings).items() if count)
 
 
-def _show(findings: Sequence[Any], verdict: str, failed: bool, details: str,
+def show_findings(findings: Sequence[Any], verdict: str, failed: bool, details: str,
           silenced: Sequence[str] = ()) -> None:
     """The findings table, most severe first, each row opening with level, tool and
     parameter (the message without the subject it repeats); then what was silenced."""

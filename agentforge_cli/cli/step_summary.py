@@ -1,7 +1,8 @@
 """The GitHub Actions job summary: a Markdown section per command, appended to the file
 ``GITHUB_STEP_SUMMARY`` names (created when missing, never truncated).
 
-One function per command's data: :func:`replay`, :func:`check`, :func:`fuzz`. Each lists
+One function per command's data: :func:`replay`, :func:`check` (``tools audit`` too),
+:func:`fuzz`. Each lists
 its counts, then at most :data:`LIMIT` failing items and how many more there were. A file
 that cannot be written is one warning on standard error: the command's output and exit
 code stay as they are.
@@ -75,14 +76,16 @@ def replay(runs: Sequence[ReplayRun], *, failed: bool) -> None:
     _append(lines)
 
 
-def check(findings: Sequence[Any], *, failed: bool) -> None:
-    """The ``tools check`` section: findings by level, then each error or breaking one."""
+def check(findings: Sequence[Any], *, failed: bool,
+          command: str = "agentforge tools check") -> None:
+    """The ``tools check`` section (or ``command``'s, ``tools audit``'s: findings too):
+    findings by level, then each error or breaking one."""
     if not wanted():
         return
     counts = {level: 0 for level in _LEVELS}
     for finding in findings:
         counts[finding.level] = counts.get(finding.level, 0) + 1
-    lines = [_heading("agentforge tools check", failed), "",
+    lines = [_heading(command, failed), "",
              "| " + " | ".join(counts) + " |", "|" + " ---: |" * len(counts),
              "| " + " | ".join(str(count) for count in counts.values()) + " |"]
     failing = [f for f in findings if f.level in _FAILING_LEVELS]

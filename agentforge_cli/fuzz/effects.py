@@ -25,6 +25,11 @@ An attempt is refused by raising :class:`~agentforge_cli.errors.BlockedEffectErr
 the hook, before the operation happens (no file is created, no packet sent), and recorded
 in the block's list first, so that a tool catching the exception is still known to have
 tried. What an audit hook cannot see is listed in docs/fuzz.md.
+
+**Observe mode** (``tools audit``): a block opened with a ``sandbox`` directory allows file
+changes under that directory instead of the temporary directory, and calls its
+``observer`` with every judged event (allowed or refused) before it is refused, so that
+what the tool did inside the sandbox is known as well as what it tried outside it.
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ from typing import Any
 
 from agentforge_cli.errors import BlockedEffectError
 
-__all__ = ["LIFT", "MAX_ATTEMPTS", "guarding", "temporary_directory"]
+__all__ = ["LIFT", "MAX_ATTEMPTS", "Observer", "absolute_path", "guarding",
+           "temporary_directory"]
 
 MAX_ATTEMPTS = 20
 """Attempts kept per block (a tool retrying in a loop records no more)."""
@@ -56,12 +62,19 @@ _SHOWN = 160
 """Characters of a command line shown in a blocked effect."""
 
 _Judge = Callable[[tuple[Any, ...]], "str | None"]
+Observer = Callable[[str, tuple[Any, ...], "str | None"], None]
+"""Called with an audit event, its arguments and what the guard refuses (``None``:
+allowed); it must not raise."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True, eq=False)
 class _Block:
     tool: str
     attempts: list[str] = field(default_factory=list)
+    sandbox: str | None = None
+    """The directory file changes are allowed under (resolved); ``None``: the temporary
+    directory."""
+    observer: Observer | None = None
 
 
 _blocks: list[_Block] = []  # the open blocks, innermost last; the hook is idle when empty
@@ -77,14 +90,23 @@ def temporary_directory() -> str:
 
 
 @contextlib.contextmanager
-def guarding(tool: str) -> Iterator[list[str]]:
+def guarding(tool: str, *, sandbox: str | None = None,
+             observer: Observer | None = None) -> Iterator[list[str]]:
     """Hold the whole process to the rules (module docstring) while the block runs.
 
-    Yields the list each attempt is appended to (``open('/etc/x', 'w')``, ``connect to
-    192.0.2.1:80``, ``start a process: ls``), at most :data:`MAX_ATTEMPTS` of them.
+    Args:
+        tool: The tool called, named by a refusal.
+        sandbox: Allow file changes under this directory only (observe mode), instead of
+            under the temporary directory.
+        observer: Called with each judged event, allowed or refused (observe mode).
+
+    Yields:
+        The list each attempt is appended to (``open('/etc/x', 'w')``, ``connect to
+        192.0.2.1:80``, ``start a process: ls``), at most :data:`MAX_ATTEMPTS` of them.
     """
     _install()
-    block = _Block(tool=tool)
+    block = _Block(tool=tool, observer=observer,
+                   sandbox=None if sandbox is None else os.path.realpath(sandbox))
     with _blocks_lock:
         _blocks.append(block)
     try:
@@ -114,18 +136,44 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
         effect = judge(args)
     except Exception:  # arguments shaped as this Python's docs do not say: refuse, naming them
         effect = f"{event} {args!r:.{_SHOWN}}"
-    if effect is None or (event in _FILE_EVENTS and _writing_bytecode(args)):
-        return
     blocks = list(_blocks)
+    observers = [block.observer for block in blocks if block.observer is not None]
+    if (effect is None and not observers) or (
+            event in _FILE_EVENTS and _writing_bytecode(args)):
+        return
     if not blocks:  # the block closed meanwhile
+        return
+    for observer in observers:
+        observer(event, args, effect)
+    if effect is None:
         return
     for block in blocks:
         if len(block.attempts) < MAX_ATTEMPTS:
             block.attempts.append(effect)
-    raise BlockedEffectError(
-        f'fuzzing blocked an effect of tool "{blocks[-1].tool}": {effect} (a fuzzed call '
-        f"may write files only under {_temp[0]}, connect only to loopback addresses and "
-        f"start no process); {LIFT}", tool=blocks[-1].tool, effect=effect)
+    raise BlockedEffectError(_refusal(blocks[-1], effect), tool=blocks[-1].tool,
+                             effect=effect)
+
+
+def _refusal(block: _Block, effect: str) -> str:
+    """The message of a refused effect: what was tried, the rules, what to do."""
+    if block.sandbox is None:
+        return (f'fuzzing blocked an effect of tool "{block.tool}": {effect} (a fuzzed call '
+                f"may write files only under {_temp[0]}, connect only to loopback addresses "
+                f"and start no process); {LIFT}")
+    return (f'the audit blocked an effect of tool "{block.tool}": {effect} (an audited '
+            f"call may write files only under its sandbox {block.sandbox}, which is its "
+            "working directory, HOME and TMPDIR, connect only to loopback addresses and "
+            "start no process); the attempt is reported as the tool's behaviour")
+
+
+def _root() -> str:
+    """Where file changes are allowed: the innermost block's sandbox, else the temporary
+    directory."""
+    try:
+        sandbox = _blocks[-1].sandbox
+    except IndexError:
+        sandbox = None
+    return sandbox or _temp[0]
 
 
 def _writing_bytecode(args: tuple[Any, ...]) -> bool:
@@ -145,7 +193,7 @@ def _name(path: Any) -> str:
         return repr(path)
 
 
-def _absolute(path: Any, dir_fd: Any = None) -> str | None:
+def absolute_path(path: Any, dir_fd: Any = None) -> str | None:
     """``path`` made absolute (against ``dir_fd`` when given, else the working directory),
     or ``None`` when it is not a path or its directory cannot be told."""
     try:
@@ -161,22 +209,23 @@ def _absolute(path: Any, dir_fd: Any = None) -> str | None:
 
 
 def _in_temp(path: Any, dir_fd: Any = None) -> bool:
-    """``path`` (relative to ``dir_fd`` when given) is inside the temporary directory, or
-    is ``os.devnull`` or an open descriptor (what it is was decided when it was opened)."""
+    """``path`` (relative to ``dir_fd`` when given) is inside the temporary directory (the
+    sandbox, in observe mode), or is ``os.devnull`` or an open descriptor (what it is was
+    decided when it was opened)."""
     if isinstance(path, int):
         return True
-    name = _absolute(path, dir_fd)
+    name = absolute_path(path, dir_fd)
     if name is None:
         return False
     if name == os.devnull:
         return True
-    real = os.path.realpath(name)
-    return os.path.commonpath([real, _temp[0]]) == _temp[0]
+    real, root = os.path.realpath(name), _root()
+    return os.path.commonpath([real, root]) == root
 
 
 def _shown(path: Any, dir_fd: Any = None) -> str:
     """``path`` as a blocked effect names it: absolute, quoted."""
-    return repr(_absolute(path, dir_fd) or _name(path))
+    return repr(absolute_path(path, dir_fd) or _name(path))
 
 
 def _descriptor_path(fd: int) -> str | None:

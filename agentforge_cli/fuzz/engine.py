@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from hypothesis import strategies as st
 
 __all__ = ["FuzzOptions", "declares_effects", "fuzz_service", "fuzz_tool", "is_destructive",
-           "skip_reason", "unguarded_reason"]
+           "private_storage", "quiet_settings", "skip_reason", "unguarded_reason"]
 
 MAX_FINDINGS = 10
 """Distinct failures kept per tool."""
@@ -77,7 +77,9 @@ class _Found(Exception):
         self.case = case
 
 
-def _settings(examples: int, phases: Sequence[Any]) -> settings:
+def quiet_settings(examples: int, phases: Sequence[Any]) -> settings:
+    """hypothesis settings for ``examples`` inputs: no database, no deadline, nothing
+    printed."""
     from hypothesis import HealthCheck, Verbosity, settings
 
     return settings(max_examples=examples, database=None, deadline=None, phases=phases,
@@ -96,7 +98,7 @@ def fuzz_tool(service: Any, spec: Any, options: FuzzOptions,
     skipped = skip_reason(spec, options)
     if skipped is not None:
         return ToolReport(name=spec.name, skipped=skipped)
-    with _private_storage():
+    with private_storage():
         return _fuzz(service, spec, options, targets)
 
 
@@ -130,7 +132,7 @@ def _fuzz(service: Any, spec: Any, options: FuzzOptions, targets: Sequence[str]
     refusals: dict[tuple[str, str, str], str] = {}  # tool errors: signature -> detail
     stopped: list[Outcome] = []  # the call after which the tool gets no more
 
-    @_settings(options.examples, (Phase.generate,))
+    @quiet_settings(options.examples, (Phase.generate,))
     @seed(options.seed)
     @given(cases)
     def search(case: tuple[dict[str, Any], str]) -> None:
@@ -193,7 +195,7 @@ def _shrink(call: Callable[[Any], _Case], cases: st.SearchStrategy[Any],
     """The smallest case showing ``signature``, or ``None`` when it is not seen again."""
     from hypothesis import Phase, given, seed
 
-    @_settings(options.examples, (Phase.generate, Phase.shrink))
+    @quiet_settings(options.examples, (Phase.generate, Phase.shrink))
     @seed(options.seed)
     @given(cases)
     def again(case: tuple[dict[str, Any], str]) -> None:
@@ -226,7 +228,7 @@ def fuzz_service(service: Any, options: FuzzOptions, targets: Sequence[str], *,
 
 
 @contextlib.contextmanager
-def _private_storage() -> Iterator[None]:
+def private_storage() -> Iterator[None]:
     """hypothesis's storage directory (``.hypothesis`` in the working directory by
     default) in a temporary directory for the duration."""
     import os

@@ -13,6 +13,7 @@ COMMANDS = {
     ("tools", "list"): "agentforge tools list [OPTIONS] [TARGET]...",
     ("tools", "check"): "agentforge tools check [OPTIONS] [TARGET]...",
     ("tools", "fuzz"): "agentforge tools fuzz [OPTIONS] [TARGET]...",
+    ("tools", "audit"): "agentforge tools audit [OPTIONS] [TARGET]...",
     ("tools", "call"): "agentforge tools call [OPTIONS] NAME [ARGUMENTS]",
     ("tools", "diff"): "agentforge tools diff [OPTIONS] OLD.json NEW.json",
     ("serve",): "agentforge serve [OPTIONS] [TARGET]...",
