@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_writer", "write_text_atomic"]
+__all__ = ["atomic_writer", "make_directory", "write_text_atomic"]
 
 
 @contextlib.contextmanager
@@ -42,7 +42,7 @@ def atomic_writer(path: str | os.PathLike[str], *, encoding: str = "utf-8",
     """
     target = _through_links(Path(path))
     directory = target.parent if str(target.parent) else Path(".")
-    _make_directory(directory)
+    make_directory(directory)
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline=newline) as stream:
@@ -64,7 +64,7 @@ def _through_links(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def _make_directory(directory: Path) -> None:
+def make_directory(directory: Path) -> None:
     """Create ``directory`` and its missing parents; a file in the way is named."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
