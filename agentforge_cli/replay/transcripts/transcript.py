@@ -115,12 +115,18 @@ class Transcript:
         fmt = self._format
         book = fmt.book(self.path)
         record_events = fmt.record_events
-        for record in records:
-            if record.data is not None or not record.text:
-                progress.records += 1
-            else:  # a run of blank lines: as many as count_records counts
-                progress.records += max(record.text.count("\n"), 1)
-            yield from record_events(record, book)
+        where = ""
+        try:
+            for record in records:
+                where = record.where
+                if record.data is not None or not record.text:
+                    progress.records += 1
+                else:  # a run of blank lines: as many as count_records counts
+                    progress.records += max(record.text.count("\n"), 1)
+                yield from record_events(record, book)
+                where = ""  # reading the next one
+        except RecursionError:  # a reader without a nesting limit of its own
+            raise TranscriptError(self.path, where, "nested too deeply to read") from None
         yield from book.finish()
 
     def count_records(self) -> int:
