@@ -104,3 +104,19 @@ def test_the_target_is_still_found_in_the_working_directory(hostile):
     done = run(hostile, "tools", "call", "queryCustomer", '{"name":"b","limit":"3"}',
                "-t", "mytools:CrmTools")
     assert (done.returncode, done.stdout) == (0, "customer:b,limit:3\n"), done.stderr
+
+
+def test_main_takes_the_working_directory_off_the_path_python_c_puts_first(hostile):
+    """``python -c`` puts the working directory first: the libraries imported after
+    ``main`` starts (all but the few its module imports) come from the environment."""
+    for before_main in ("typer", "click", "typing", "enum", "json"):  # app.py's own imports
+        (hostile / f"{before_main}.py").unlink()
+    environment = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    environment.pop("AGENTFORGE_TOOLS", None)
+    code = ("import sys; from agentforge_cli.cli.app import main; "
+            "sys.argv[0] = 'agentforge'; main()")
+    done = subprocess.run([sys.executable, "-c", code, "replay", "cassette.yaml", "-t",
+                           "mytools:CrmTools"], cwd=hostile, env=environment,
+                          capture_output=True, text=True, timeout=120)
+    assert imported(hostile) == []
+    assert done.returncode == 0, done.stderr
