@@ -33,10 +33,9 @@ def test_a_change_meanwhile_refuses_the_replacement(tmp_path, change):
     path.write_text("old\n")
     stamp = file_stamp(path)
     act, reason = changes(path)[change]
-    with pytest.raises(OSError) as info:
-        with atomic_writer(path, unchanged=stamp) as stream:
-            stream.write("rewritten\n")
-            act()
+    with pytest.raises(OSError) as info, atomic_writer(path, unchanged=stamp) as stream:
+        stream.write("rewritten\n")
+        act()
     assert info.value.errno == errno.EBUSY
     assert f"it changed while it was read ({reason})" in info.value.strerror
     after = {p.name for p in tmp_path.iterdir()}
