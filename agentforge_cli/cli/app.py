@@ -130,6 +130,17 @@ def __getattr__(name: str) -> typer.Typer:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _working_directory_off_path() -> None:
+    """Take off the import path the working directory Python put first (``python -m``,
+    ``python -c``): no module in the folder a command runs from is imported in place of a
+    library. A target naming a module there still finds it (``importing.on_path``)."""
+    if getattr(sys.flags, "safe_path", False) or not sys.path:
+        return
+    if os.path.abspath(sys.path[0] or ".") == os.getcwd():
+        del sys.path[0]
+
+
 def main() -> None:
     """Console-script entry point."""
+    _working_directory_off_path()
     build_app(_requested(sys.argv[1:]))()

@@ -57,8 +57,9 @@ ROTATE_BYTES = 64 * 1024 * 1024
 
 _OPEN: weakref.WeakSet[_Sink] = weakref.WeakSet()
 """The recorders' sinks still in use: what SIGTERM and a fork go through."""
-_SHARED: dict[str, CallRecorder] = {}
-"""One recorder per directory named by the environment, shared by the process's services."""
+_SHARED: dict[str, CallRecorder | None] = {}
+"""One recorder per directory named by the environment, shared by the process's services
+(``None``: that directory cannot be written to)."""
 _flush_at = FLUSH_EVERY
 """Calls queued before they are written: :data:`FLUSH_EVERY`, 1 in a forked child."""
 
@@ -317,8 +318,22 @@ def recorder_for(record: str | os.PathLike[str] | CallRecorder | None) -> CallRe
     directory = os.environ.get(ENV_VAR)
     if not directory:
         return None
-    shared = _SHARED.get(directory)
-    if shared is None:
-        Path(directory).mkdir(parents=True, exist_ok=True)
-        shared = _SHARED[directory] = CallRecorder(directory)
-    return shared
+    if directory not in _SHARED:
+        _SHARED[directory] = _environment_recorder(directory)
+    return _SHARED[directory]
+
+
+def _environment_recorder(directory: str) -> CallRecorder | None:
+    """The process's recorder for ``AGENTFORGE_RECORD``; ``None`` when nothing can be
+    written there, said once on stderr: the program goes on without recording."""
+    from agentforge_cli.core.fileio import make_directory
+
+    try:
+        make_directory(Path(directory))
+        return CallRecorder(directory)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"agentforge: warning: {ENV_VAR}={directory!r} cannot be written to "
+              f"({reason}); calls are not being recorded. Set it to a directory you can "
+              "write to, or unset it", file=sys.stderr)
+        return None

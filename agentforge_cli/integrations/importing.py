@@ -8,19 +8,22 @@ and says what to do. Standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import os
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from agentforge_cli.errors import TargetConfigError, TargetError
 
-__all__ = ["call_factory", "describe_value", "ensure_on_path", "import_location",
-           "instantiate", "read_attribute", "short", "split_factory", "split_target"]
+__all__ = ["call_factory", "describe_value", "import_location", "instantiate", "on_path",
+           "project_directories", "read_attribute", "short", "split_factory",
+           "split_target"]
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -60,11 +63,41 @@ def split_factory(spec: str, name: str) -> tuple[str, bool]:
     return head.strip(), True
 
 
-def ensure_on_path(directory: Path) -> None:
-    """Put ``directory`` first on the import path unless it is there already."""
-    text = str(directory)
-    if text not in sys.path:
-        sys.path.insert(0, text)
+def _names_file(location: str) -> bool:
+    """Whether a target location is a path to a ``.py`` file, not a dotted name."""
+    return location.endswith(".py") or "/" in location or "\\" in location
+
+
+def _listed(directory: str) -> bool:
+    return any(os.path.abspath(entry or ".") == directory for entry in sys.path)
+
+
+@contextlib.contextmanager
+def on_path(directories: Iterable[Path]) -> Iterator[None]:
+    """Put ``directories`` first on the import path while a target from them is imported
+    (its own imports find its neighbours, as when it runs as a script), then at the end:
+    a module kept there never shadows the standard library or an installed package that
+    agentforge imports later. A directory already on the path stays where it is."""
+    added = [text for text in dict.fromkeys(str(d) for d in directories)
+             if not _listed(os.path.abspath(text))]
+    sys.path[:0] = added
+    try:
+        yield
+    finally:
+        for text in added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(text)
+        sys.path.extend(added)
+
+
+def project_directories(location: str, directories: Iterable[Path]) -> list[Path]:
+    """Which of ``directories`` a target location names: all of them for a file path (read
+    relative to them), else those holding its top-level module or package."""
+    if _names_file(location):
+        return list(directories)
+    top = location.partition(".")[0]
+    return [d for d in directories
+            if (d / top).is_dir() or (d / f"{top}.py").is_file()]
 
 
 def short(exc: BaseException) -> str:
@@ -76,7 +109,7 @@ def short(exc: BaseException) -> str:
 
 def import_location(spec: str, location: str, base: Path) -> Any:
     """The module at ``location``: a ``.py`` path (relative to ``base``) or a dotted name."""
-    if location.endswith(".py") or "/" in location or "\\" in location:
+    if _names_file(location):
         return _import_file(spec, location, base)
     return _import_module(spec, location)
 
@@ -222,7 +255,6 @@ def _import_file(spec: str, location: str, base: Path) -> Any:
     dotted = _module_name_for(path)
     if dotted is not None:
         return _import_module(spec, dotted)
-    ensure_on_path(path.parent)
     name = path.stem if path.stem.isidentifier() else "agentforge_target"
     existing = sys.modules.get(name)
     if existing is not None:
@@ -237,7 +269,8 @@ def _import_file(spec: str, location: str, base: Path) -> Any:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        module_spec.loader.exec_module(module)
+        with on_path([path.parent]):
+            module_spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
         raise _import_failure(spec, _shown(str(path)), exc) from exc

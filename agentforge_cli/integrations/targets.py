@@ -48,9 +48,10 @@ from agentforge_cli.integrations.config_keys import refuse_unknown_keys as _know
 from agentforge_cli.integrations.importing import (
     call_factory,
     describe_value,
-    ensure_on_path,
     import_location,
     instantiate,
+    on_path,
+    project_directories,
     read_attribute,
     short,
     split_factory,
@@ -383,11 +384,10 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
         raise TargetConfigError(f"target {spec!r} is an MCP server, not Python objects: "
                                 "load its tools with load_tools")
     base = base or Path.cwd()
-    ensure_on_path(Path.cwd())
-    ensure_on_path(base)
     location, name = split_target(spec)
     name, factory = split_factory(spec, name) if name else (None, False)
-    module = import_location(spec, location, base)
+    with on_path(project_directories(location, [base, Path.cwd()])):
+        module = import_location(spec, location, base)
     value = read_attribute(spec, module, name) if name else module
     if factory:
         assert name is not None  # a factory is named: ``target:name()``

@@ -9,7 +9,8 @@ interaction, and that one is at most
 or a scalar as long, is refused as soon as that much is read: a 2 MB ``.yaml.gz`` may
 hold a scalar of gigabytes); a cassette, YAML or JSON, is at most
 :data:`~agentforge_cli.replay.transcripts.records.MAX_DOCUMENT_BYTES` decompressed, and a
-JSON one is parsed whole. A compressed HTTP body is inflated no further than its limit
+JSON one is parsed whole. YAML nested deeper than :data:`MAX_YAML_NESTING` is refused
+before it is composed. A compressed HTTP body is inflated no further than its limit
 (:func:`body_value`). PyYAML is imported only here, when a YAML cassette is read.
 """
 
@@ -34,7 +35,11 @@ from agentforge_cli.replay.transcripts.records import (
     record_shape,
 )
 
-__all__ = ["body_value", "is_cassette", "iter_interactions"]
+__all__ = ["MAX_YAML_NESTING", "body_value", "is_cassette", "iter_interactions"]
+
+MAX_YAML_NESTING = 200
+"""Levels of mappings and lists a YAML cassette may nest (PyYAML composes a level with
+Python calls: deeper, a cassette would exhaust the interpreter's stack)."""
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _JSON_HEAD = re.compile(rb'\A\s*\{\s*"(interactions|version)"\s*:')
@@ -120,6 +125,16 @@ def _loader(stream: Any) -> Any:
         def __init__(self, source: Any) -> None:
             base.__init__(self, source)
             Composer.__init__(self)
+            self.depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.depth += 1
+            try:
+                if self.depth > MAX_YAML_NESTING:
+                    raise _TooDeep(self.peek_event().start_mark.line + 1)
+                return Composer.compose_node(self, parent, index)
+            finally:
+                self.depth -= 1
 
     return _Loader(stream)
 
@@ -132,6 +147,10 @@ this much, so that one is never refused for the bytes of the next."""
 
 class _TooLong(Exception):
     """The YAML read so far is over a limit (the message says which)."""
+
+
+class _TooDeep(Exception):
+    """The YAML nests deeper than :data:`MAX_YAML_NESTING` (the argument: its line)."""
 
 
 class _CountedStream:
@@ -174,6 +193,9 @@ def _yaml_interactions(path: Path, stream: Any) -> Iterator[Record]:
         yield from _walk(path, loader, events, counted)
     except _TooLong as exc:
         raise TranscriptError(path, counted.where, str(exc)) from None
+    except _TooDeep as exc:
+        raise TranscriptError(path, f"line {exc.args[0]}", f"YAML nested more than "
+                              f"{MAX_YAML_NESTING} levels deep (the limit)") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}" if mark is not None else ""

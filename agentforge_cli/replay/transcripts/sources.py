@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agentforge_cli.core.fileio import FileStamp
 from agentforge_cli.replay.transcripts.documents import iter_document
 from agentforge_cli.replay.transcripts.events import TranscriptError
 from agentforge_cli.replay.transcripts.format import FileFormat
@@ -64,8 +65,10 @@ class RecordSource(Protocol):
         bar."""
         ...
 
-    def write(self, rewrite: Rewrite) -> None:
-        """Write ``rewrite(records)`` back into the file, atomically.
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
+        """Write ``rewrite(records)`` back into the file, atomically; refused when the
+        file's stamp is no longer ``unchanged`` (see
+        :func:`~agentforge_cli.core.fileio.atomic_writer`).
 
         Raises:
             TranscriptError: The file cannot be rewritten (compressed, or its format
@@ -95,7 +98,7 @@ class JsonlSource:
         with open_bytes(self.path) as stream:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
 
-    def write(self, rewrite: Rewrite) -> None:
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
         from agentforge_cli.core.fileio import atomic_writer
 
         _refuse_compressed(self.path)
@@ -103,7 +106,7 @@ class JsonlSource:
             first = stream.readline(MAX_LINE_BYTES + 1)
         newline = "\r\n" if first.endswith(b"\r\n") else "\n"
         layout = detect_layout(read_head(self.path) or "", 1)  # ", " / ": " kept
-        with atomic_writer(self.path) as out:
+        with atomic_writer(self.path, unchanged=unchanged) as out:
             ended = True  # the last line written ended with a newline
             for record in rewrite(iter_jsonl(self.path)):
                 text = record.text if record.text is not None else dump(record.data, layout)
@@ -126,10 +129,11 @@ class DocumentSource:
     def count(self) -> int:
         return sum(1 for _ in iter_document(self.path))
 
-    def write(self, rewrite: Rewrite) -> None:
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
         _refuse_compressed(self.path)
         document = load_document(self.path)
-        _write_document(self.path, document, list(rewrite(iter(document.records))))
+        _write_document(self.path, document, list(rewrite(iter(document.records))),
+                        unchanged)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +150,13 @@ class FileSource:
     def count(self) -> int:
         return sum(1 for _ in self.records())
 
-    def write(self, rewrite: Rewrite) -> None:
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
         for _ in rewrite(self.records()):  # the format refuses, or writes the file itself
             pass
 
 
-def _write_document(path: Path, document: Document, records: list[Record]) -> None:
+def _write_document(path: Path, document: Document, records: list[Record],
+                    unchanged: FileStamp | None) -> None:
     from agentforge_cli.core.fileio import write_text_atomic
 
     data: Any
@@ -162,4 +167,4 @@ def _write_document(path: Path, document: Document, records: list[Record]) -> No
     text = dump(data, document.layout, document.keys or ("messages",))
     if document.trailing_newline:
         text += "\n"
-    write_text_atomic(path, text)
+    write_text_atomic(path, text, unchanged=unchanged)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.fileio import FileStamp, file_stamp
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.calls import Updates
@@ -68,6 +69,9 @@ class Transcript:
     (one read of the file, not one for detection and one for the replay)."""
     progress: ReadProgress = field(default_factory=ReadProgress, repr=False, compare=False)
     """How far :meth:`events` has read (for a progress bar)."""
+    opened: FileStamp | None = field(default=None, repr=False, compare=False)
+    """The file's stamp when it was opened: :meth:`write_results` refuses to replace a
+    file that changed since (a program still writing to it)."""
 
     @property
     def _format(self) -> TranscriptFormat:
@@ -111,12 +115,18 @@ class Transcript:
         fmt = self._format
         book = fmt.book(self.path)
         record_events = fmt.record_events
-        for record in records:
-            if record.data is not None or not record.text:
-                progress.records += 1
-            else:  # a run of blank lines: as many as count_records counts
-                progress.records += max(record.text.count("\n"), 1)
-            yield from record_events(record, book)
+        where = ""
+        try:
+            for record in records:
+                where = record.where
+                if record.data is not None or not record.text:
+                    progress.records += 1
+                else:  # a run of blank lines: as many as count_records counts
+                    progress.records += max(record.text.count("\n"), 1)
+                yield from record_events(record, book)
+                where = ""  # reading the next one
+        except RecursionError:  # a reader without a nesting limit of its own
+            raise TranscriptError(self.path, where, "nested too deeply to read") from None
         yield from book.finish()
 
     def count_records(self) -> int:
@@ -135,6 +145,8 @@ class Transcript:
         Raises:
             TranscriptError: When the file no longer reads as it did, or cannot be
                 rewritten (compressed, or a format that does not rewrite its files).
+            OSError: The file cannot be written, or it changed since it was opened
+                (``errno.EBUSY``).
         """
         if not updates:
             return 0
@@ -142,7 +154,8 @@ class Transcript:
         fmt = self._format
         answered = self._answered(source)  # reads (and checks) the whole file first
         book = fmt.book(self.path)
-        source.write(lambda records: fmt.rewrite(records, updates, answered, book))
+        source.write(lambda records: fmt.rewrite(records, updates, answered, book),
+                     self.opened)
         return len([i for i in updates if i < book.count])
 
     def _answered(self, source: RecordSource) -> set[int]:
@@ -173,6 +186,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     if format != "auto" and registry.find_format(format) is None:
         raise ValueError(f"unknown transcript format {format!r}; expected auto, "
                          + ", ".join(registry.format_names()))
+    opened = file_stamp(path) if path.is_file() else None
     content = _read_start(path)
     first = _first_line(content)
     try:
@@ -189,14 +203,15 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         if format not in ("auto", reader.NAME):
             raise TranscriptFormatError(path, "", f"this file holds {reader.TITLE}; read it "
                                         f"with --format {reader.NAME} (or without --format)")
-        return Transcript(path=path, format=reader.NAME, container="file")
+        return Transcript(path=path, format=reader.NAME, container="file", opened=opened)
     if format != "auto" and isinstance(registry.find_format(format), FileFormat):
         raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
     if first is not None and not isinstance(first[1], list) and not envelope_keys(first[1]):
         # a record on the first line: JSONL, as container_of tells from the same value
         if format == "auto":
             format = _owner(first[1]) or _detect_jsonl(path, content)
-        return Transcript(path=path, format=format, container="jsonl", content=content)
+        return Transcript(path=path, format=format, container="jsonl", content=content,
+                          opened=opened)
     container = container_of(head, path)
     if format == "auto":
         if container == "json":
@@ -205,7 +220,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         else:
             format = _detect_jsonl(path, content)
     return Transcript(path=path, format=format, container=container,
-                      content=content if container == "jsonl" else None)
+                      content=content if container == "jsonl" else None, opened=opened)
 
 
 def _detect_jsonl(path: Path, content: bytes | None) -> str:
