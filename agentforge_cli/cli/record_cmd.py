@@ -35,11 +35,13 @@ def record(
         help="The session log to append to (JSONL, created when missing).")] = None,
     no_mask: Annotated[bool, typer.Option(
         "--no-mask", help="Write secrets as they are (arguments named like a secret, "
-                          "--env values); by default they are written as ***.")] = False,
+                          "--env and --header values); by default they are written as "
+                          "***.")] = False,
     env: Annotated[list[str] | None, typer.Option(
         "--env", metavar="KEY=VALUE", show_default=False,
         help="An environment variable for the server, added to yours; repeatable. Never "
-             "printed, and written to FILE as ***.")] = None,
+             "printed; a value of 8 characters or more of a variable named like a secret "
+             "(API_TOKEN...) is written to FILE as ***.")] = None,
     cwd: Annotated[str | None, typer.Option(
         "--cwd", metavar="DIR", show_default=False,
         help="The directory the server runs in (default: the current one).")] = None,
@@ -82,12 +84,13 @@ def record(
         if output is None:
             raise UsageError("--output FILE is required: where the session is written")
         reach = mcp_options(None, env, cwd)
+        from agentforge_cli.core.masking import secret_values
         from agentforge_cli.integrations.mcp_record import SessionLog, record_stdio
         from agentforge_cli.integrations.mcp_stdio import claim_stdio
 
         try:
             log = SessionLog(output, mask=not no_mask,
-                             secrets=tuple(reach.env.values()) if reach else ())
+                             secrets=secret_values(reach.env) if reach else ())
         except OSError as exc:
             raise UsageError(f"--output {output}: cannot be opened for appending: "
                              f"{exc.strerror or exc}") from None

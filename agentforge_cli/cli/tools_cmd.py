@@ -28,7 +28,7 @@ from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command, Group
-from agentforge_cli.core.masking import mask_url
+from agentforge_cli.core.masking import mask_target
 
 if TYPE_CHECKING:
     from agentforge_cli.core.argument_explanation import ArgumentExplanation
@@ -356,7 +356,7 @@ def call_tool(
         if executor is None:
             import shlex
 
-            listed = " ".join(shlex.quote(mask_url(target)) for target in tools or ())
+            listed = " ".join(shlex.quote(mask_target(target)) for target in tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
         ran = getattr(executor, "binding", None)  # another library's tool: the path taken

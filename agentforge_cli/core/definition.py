@@ -25,7 +25,7 @@ from agentforge_cli.core.handlers.base import TypeHandler, property_schema
 from agentforge_cli.core.handlers.param_info import param_metadata
 from agentforge_cli.core.handlers.registry import BuildContext, UnsupportedTypeError
 from agentforge_cli.core.handlers.schema_defs import finalize_schema
-from agentforge_cli.core.masking import is_sensitive_name
+from agentforge_cli.core.masking import fold_name, is_sensitive_name
 from agentforge_cli.core.spec import ToolSpecification
 from agentforge_cli.errors import ToolDefinitionError
 
@@ -191,7 +191,14 @@ def define_tool(
         name=tool_name, description=tool_description, params=tuple(params), spec=spec,
         call=func, original=source, is_async=inspect.iscoroutinefunction(source)
         or inspect.iscoroutinefunction(func), qualname=qualname,
-        sensitive_keys=frozenset(p.key for p in params if p.sensitive))
+        sensitive_keys=_sensitive_keys(params))
+
+
+def _sensitive_keys(params: list[ParamDef]) -> frozenset[str]:
+    """The names a sensitive parameter's value may arrive under: its JSON key and Python
+    name, each also folded (a model's ``passCode`` for ``pass_code``)."""
+    names = [name for p in params if p.sensitive for name in (p.key, p.name)]
+    return frozenset(names) | frozenset(map(fold_name, names))
 
 
 def _param(parameter: inspect.Parameter, hints: dict[str, Any], doc_params: dict[str, str],

@@ -7,10 +7,16 @@ named like a secret — any case, ``_``/``-`` ignored — as the whole key or it
 ``tokens_used``, ``author``): ``password``, ``passwd``, ``passphrase``, ``secret``,
 ``token``, ``api_key``, ``authorization``, ``auth``, ``bearer``, ``jwt``, ``otp``,
 ``private_key`` and the other ``..._key``s of cryptography (``secret_key``, ``access_key``,
-``signing_key``, ``encryption_key``, ``session_key``), ``credential(s)``, ``cookie(s)``; or
-exactly ``pass``, ``pwd``. Not masked by name: ``session_id`` (it names a session, as a
-``user_id`` names a user) and ``pin`` (as often "pin a message" as a PIN) — mark such a
-parameter ``P(sensitive=True)``. Secrets are shown as ``***``.
+``signing_key``, ``encryption_key``, ``session_key``), ``credential(s)``, ``cookie(s)``;
+the plurals ``passwords``, ``passphrases``, ``secrets``, ``api_keys``, ``private_keys`` and
+the ``tokens`` of a kind of credential (``auth_tokens``, ``access_tokens``,
+``refresh_tokens``, ``api_tokens``, ``bearer_tokens``, ``session_tokens``, ``csrf_tokens``,
+exactly ``id_tokens``; not ``max_tokens``); or exactly ``pass``, ``pwd``. Not masked by
+name: ``session``/``session_id`` (they name a session, as a ``user_id`` names a user; the
+MCP transport's ``Mcp-Session-Id`` is masked by value where sessions are recorded) and
+``pin`` (as often "pin a message" as a PIN) — mark such a parameter
+``P(sensitive=True)``. A tool's sensitive keys match in any case, ``_``/``-`` ignored,
+under their JSON key or Python name. Secrets are shown as ``***``.
 
 Every output goes through :func:`mask_value` (parsed values, bound arguments keyed by JSON
 key) or :func:`mask_arguments` (a model's argument string); :func:`mask_text` is their
@@ -20,11 +26,12 @@ fallback for text that does not parse.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["MASK", "is_sensitive_name", "mask_arguments", "mask_text", "mask_url", "mask_value",
-           "mask_values", "may_hold_secret", "sensitive_keys", "tool_sensitive_keys"]
+__all__ = ["MASK", "fold_name", "is_secret_value", "is_sensitive_name", "mask_arguments",
+           "mask_command", "mask_target", "mask_text", "mask_url", "mask_value", "mask_values",
+           "may_hold_secret", "secret_values", "sensitive_keys", "tool_sensitive_keys"]
 
 MASK = "***"
 
@@ -33,8 +40,11 @@ _NONE: frozenset[str] = frozenset()
 _SENSITIVE_ENDINGS = ("password", "passwd", "passphrase", "secret", "token", "apikey",
                       "authorization", "auth", "bearer", "jwt", "otp", "privatekey",
                       "secretkey", "accesskey", "signingkey", "encryptionkey", "sessionkey",
-                      "credential", "credentials", "cookie", "cookies")
-_SENSITIVE_NAMES = frozenset({"pass", "pwd"})  # too short to match as an ending
+                      "credential", "credentials", "cookie", "cookies", "passwords",
+                      "passphrases", "secrets", "apikeys", "privatekeys", "authtokens",
+                      "accesstokens", "refreshtokens", "apitokens", "bearertokens",
+                      "sessiontokens", "csrftokens")
+_SENSITIVE_NAMES = frozenset({"pass", "pwd", "idtokens"})  # too short to match as an ending
 _ALL_NAMES = (*_SENSITIVE_ENDINGS, *sorted(_SENSITIVE_NAMES))
 _SHORTEST = tuple(name for name in _ALL_NAMES
                   if not any(other != name and other in name for other in _ALL_NAMES))
@@ -63,10 +73,15 @@ _BARE_VALUE = re.compile(r"[^,}\]\s]*")
 _WORD_KEY = re.compile(r"""['"]([\w.-]+)['"]\s*:\s*""")
 
 
+def fold_name(name: str) -> str:
+    """``name`` as names are compared: lower case, without ``_`` and ``-``."""
+    return name.lower().replace("_", "").replace("-", "")
+
+
 def is_sensitive_name(name: str) -> bool:
     """True for keys named like a secret (``password``, ``api_key``, ``access_token``,
-    ``client_secret``, ``set-cookie``...); not ``max_tokens``, ``author``."""
-    key = name.lower().replace("_", "").replace("-", "")
+    ``client_secret``, ``set-cookie``, ``passwords``...); not ``max_tokens``, ``author``."""
+    key = fold_name(name)
     return key.endswith(_SENSITIVE_ENDINGS) or key in _SENSITIVE_NAMES
 
 
@@ -89,7 +104,8 @@ def tool_sensitive_keys(service: Any, name: str) -> frozenset[str]:
 
 
 def _secret(key: object, keys: frozenset[str]) -> bool:
-    return isinstance(key, str) and (key in keys or is_sensitive_name(key))
+    return isinstance(key, str) and (key in keys or is_sensitive_name(key)
+                                     or (bool(keys) and fold_name(key) in keys))
 
 
 def mask_value(value: Any, sensitive_keys: frozenset[str] = _NONE) -> Any:
@@ -181,11 +197,13 @@ def may_hold_secret(text: str, sensitive_keys: frozenset[str] = _NONE) -> bool:
     for key in sensitive_keys:
         if key in text:
             return True
+    if sensitive_keys and any(map(fold_name(text).__contains__, sensitive_keys)):
+        return True  # a key in another case or spelling (the keys hold their folded forms)
     if not _may_name_a_secret(text):
         return False
     if "\\u" in text:
         return True
-    folded = text.lower().replace("_", "").replace("-", "")
+    folded = fold_name(text)
     # one substring search per name (in C) is much faster than a regex of alternatives
     return (any(map(folded.__contains__, _UNKEYED))
             or ("key" in folded and any(map(folded.__contains__, _KEYED))))
@@ -219,42 +237,105 @@ def mask_arguments(arguments: Any, sensitive_keys: frozenset[str] = _NONE, *,
 
 
 _URL_SECRET_PARAMETERS = frozenset({"key", "sig", "signature", "code", "auth"})
+_URL_SECRET_ENDINGS = ("signature", "credential")  # X-Amz-Signature, X-Goog-Credential
+_URL_PARAMETER = re.compile(r"(?:^|(?<=[?&;#]))([^=&;#]*)=([^&;#]*)")
+"""A ``name=value`` pair of a query or fragment (split at ``&`` and at ``;``)."""
 
 
 def mask_url(text: str) -> str:
     """``text`` with the credentials of a URL in it masked: the user and password before
-    ``@`` (``https://***@host/``) and the values of query parameters named like a secret
-    (``?api_key=***``, also ``key``, ``sig``, ``signature``, ``code``, ``auth``). Text
-    that is not an ``http(s)://`` URL is returned as it is."""
-    if not text.startswith(("http://", "https://")):
+    ``@`` (``https://***@host/``) and the values of query or fragment parameters named like
+    a secret (``?api_key=***``, ``#access_token=***``, also ``key``, ``sig``,
+    ``signature``, ``code``, ``auth`` and names ending in ``signature`` or ``credential``
+    such as ``X-Amz-Signature``), pairs split at ``&`` or ``;``. Only the values change.
+    Text that is not an ``http(s)://`` URL (in any case) is returned as it is."""
+    if not text[:8].lower().startswith(("http://", "https://")):
         return text
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(text)
-    except ValueError:  # not parsed: whatever precedes an @ may be credentials
-        scheme, _, rest = text.partition("://")
-        return f"{scheme}://{MASK}@{rest.rpartition('@')[2]}" if "@" in rest else text
-    netloc = parts.netloc
+    scheme, _, rest = text.partition("://")
+    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    netloc, tail = rest[:end], rest[end:]
     if "@" in netloc:
         netloc = f"{MASK}@" + netloc.rpartition("@")[2]
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_url_secret(name) for name, _ in pairs):
-            query = urlencode([(name, MASK if _url_secret(name) else value)
-                               for name, value in pairs], safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if "?" in tail or "#" in tail:
+        path, mark, parameters = tail.partition("?") if "?" in tail else tail.partition("#")
+        tail = path + mark + _URL_PARAMETER.sub(_masked_parameter, parameters)
+    return f"{scheme}://{netloc}{tail}"
 
 
-def _url_secret(name: str) -> bool:
-    return is_sensitive_name(name) or name.lower() in _URL_SECRET_PARAMETERS
+def _masked_parameter(pair: re.Match[str]) -> str:
+    name = pair.group(1)
+    from urllib.parse import unquote
+
+    plain = unquote(name).lower()
+    if (is_sensitive_name(plain) or plain in _URL_SECRET_PARAMETERS
+            or fold_name(plain).endswith(_URL_SECRET_ENDINGS)):
+        return f"{name}={MASK}"
+    return pair.group(0)
+
+
+_SECRET_FLAG = re.compile(r"^(--?[\w-]+)(=.*)?$")
+
+
+def mask_command(words: Iterable[str]) -> list[str]:
+    """A command line's words with secrets masked: the value after a flag named like a
+    secret (``--token abc``, ``--api-key=abc``, ``-password abc``) and the credentials of
+    a URL among them."""
+    out: list[str] = []
+    after_flag = False
+    for word in words:
+        flag = _SECRET_FLAG.match(word)
+        if after_flag and not word.startswith("-"):
+            out.append(MASK)
+        elif flag is not None and is_sensitive_name(flag.group(1).lstrip("-")):
+            out.append(f"{flag.group(1)}={MASK}" if flag.group(2) else word)
+            after_flag = not flag.group(2)
+            continue
+        else:
+            out.append(mask_url(word))
+        after_flag = False
+    return out
+
+
+def mask_target(target: str) -> str:
+    """A target as messages show it: a URL with :func:`mask_url`, an ``mcp:`` command line
+    with :func:`mask_command` (its words rejoined with single spaces)."""
+    if target.startswith("mcp:"):
+        return "mcp:" + " ".join(mask_command(target[4:].split()))
+    return mask_url(target)
+
+
+_COMMON_VALUES = frozenset({"true", "false", "enabled", "disabled", "production",
+                            "development", "localhost", "staging", "default", "undefined"})
+_SHORTEST_SECRET_VALUE = 8
+_NOT_A_SECRET_VALUE = re.compile(r"[\d\W_]*")  # numbers, dates, versions, addresses
+
+
+def is_secret_value(value: str) -> bool:
+    """Whether a value given to a server is worth hunting down in everything it writes: at
+    least 8 characters, not only digits and punctuation (``1``, ``2025-06-18``,
+    ``10.0.0.1``) and not a common word (``true``, ``production``, ``localhost``). A
+    shorter or commoner value would mask ordinary text and break the recording."""
+    value = value.strip()
+    return (len(value) >= _SHORTEST_SECRET_VALUE and value.lower() not in _COMMON_VALUES
+            and _NOT_A_SECRET_VALUE.fullmatch(value) is None)
+
+
+def secret_values(env: Mapping[str, str] | None = None,
+                  headers: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The values given to a server that are masked wherever they appear: those of
+    ``env`` variables named like a secret (``API_TOKEN``, ``DB_PASSWORD``; not ``DEBUG``)
+    and of every header (and the credentials after an ``Authorization`` scheme such as
+    ``Bearer``), each kept only when :func:`is_secret_value`."""
+    found = [value for name, value in (env or {}).items() if is_sensitive_name(name)]
+    for value in (headers or {}).values():
+        found += [value, value.strip().partition(" ")[2]]
+    return tuple(dict.fromkeys(value.strip() for value in found if is_secret_value(value)))
 
 
 def mask_values(text: str, values: Iterable[str]) -> str:
-    """``text`` with every occurrence of each of ``values`` (secrets given to a server:
-    ``--env`` and ``--header`` values) written as ``***``; values shorter than three
-    characters are left, they would mask ordinary text."""
-    for value in sorted({v for v in values if len(v) >= 3}, key=len, reverse=True):
+    """``text`` with every occurrence of each of ``values`` (secrets given to a server)
+    written as ``***``, longest first; only values :func:`is_secret_value` accepts (a
+    shorter or commoner one would mask ordinary text)."""
+    for value in sorted({v for v in values if is_secret_value(v)}, key=len, reverse=True):
         text = text.replace(value, MASK)
     return text

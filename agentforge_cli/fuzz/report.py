@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.core.masking import mask_url
+from agentforge_cli.core.masking import mask_target
 from agentforge_cli.fuzz.classify import FAILING, KINDS, OutcomeKind
 
 __all__ = ["BlockedCall", "Finding", "ToolReport", "junit_xml", "reproduce_command",
@@ -22,7 +22,7 @@ def reproduce_command(name: str, arguments: str, targets: Sequence[str]) -> str:
     """``agentforge tools call NAME 'ARGS' -t TARGET``, quoted for a POSIX shell."""
     parts = ["agentforge", "tools", "call", shlex.quote(name), shlex.quote(arguments)]
     for target in targets:
-        parts += ["-t", shlex.quote(mask_url(target))]
+        parts += ["-t", shlex.quote(mask_target(target))]
     return " ".join(parts)
 
 

@@ -14,9 +14,12 @@ answer never before its request), and a killed proxy loses at most the message i
 Lines that are not JSON, and lines longer than :data:`MAX_RECORDED_BYTES`, are forwarded
 but not written (counted on standard error at the end). The server's standard error is the proxy's.
 
-Secrets never reach the log unless asked (``mask=False``): the values of ``tools/call``
-arguments named like a secret (:mod:`~agentforge_cli.core.masking`), and every value of
-the server's extra environment wherever it appears, are written as ``***``.
+Secrets never reach the log unless asked (``mask=False``), in a single message or a batch:
+the values of ``tools/call`` arguments and of an elicitation answer's fields named like a
+secret (:mod:`~agentforge_cli.core.masking`), the credentials of the URLs a client lists as
+roots, and the values given to the server (:func:`~agentforge_cli.core.masking.secret_values`)
+wherever they appear are written as ``***``. Tool results are written as the server sent
+them (docs/reliability.md, "Security model", says why).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from agentforge_cli.core.masking import MASK, mask_value
+from agentforge_cli.core.masking import MASK, mask_url, mask_value
 from agentforge_cli.errors import TargetError
 
 __all__ = ["MAX_RECORDED_BYTES", "SessionLog", "record_stdio"]
@@ -50,14 +53,16 @@ class SessionLog:
     Args:
         path: The file (appended to; created when missing).
         mask: Mask secrets (see the module docstring).
-        secrets: Values to mask wherever they appear (the server's extra environment).
+        secrets: Values to mask wherever they appear (from
+            :func:`~agentforge_cli.core.masking.secret_values`).
     """
 
     def __init__(self, path: Path, *, mask: bool = True, secrets: Sequence[str] = ()) -> None:
         self._file = path.open("ab")
         self._lock = threading.Lock()
         self._mask = mask
-        self._secrets = tuple(s for s in secrets if s) if mask else ()
+        self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True)) \
+            if mask else ()
         self.unrecorded = 0
 
     def close(self) -> None:
@@ -67,7 +72,7 @@ class SessionLog:
     def hide(self, secret: str) -> None:
         """Mask ``secret`` too, wherever it appears from now on (when masking is on)."""
         if self._mask and secret and secret not in self._secrets:
-            self._secrets = (*self._secrets, secret)
+            self._secrets = tuple(sorted((*self._secrets, secret), key=len, reverse=True))
 
     def write(self, direction: str, line: bytes) -> None:
         """Append the message a forwarded line holds (or count it as not recorded)."""
@@ -94,13 +99,31 @@ class SessionLog:
             self._file.flush()
 
     def _masked(self, message: Any) -> Any:
-        if (isinstance(message, dict) and message.get("method") == "tools/call"
-                and isinstance(message.get("params"), dict)
-                and isinstance(message["params"].get("arguments"), dict)):
-            params = message["params"]
-            message = {**message, "params": {**params,
-                                             "arguments": mask_value(params["arguments"])}}
+        if isinstance(message, list):  # a JSON-RPC batch
+            message = [_masked_message(item) for item in message]
+        else:
+            message = _masked_message(message)
         return _without(message, self._secrets) if self._secrets else message
+
+
+def _masked_message(message: Any) -> Any:
+    """One JSON-RPC message with the secrets its shape tells of masked: ``tools/call``
+    arguments, an elicitation answer's fields, the URLs of the roots a client lists."""
+    if not isinstance(message, dict):
+        return message
+    params, result = message.get("params"), message.get("result")
+    if (message.get("method") == "tools/call" and isinstance(params, dict)
+            and isinstance(params.get("arguments"), dict)):
+        return {**message, "params": {**params, "arguments": mask_value(params["arguments"])}}
+    if isinstance(result, dict) and isinstance(result.get("content"), dict):
+        # only an elicitation answer's content is an object (a tool result's is a list)
+        return {**message, "result": {**result, "content": mask_value(result["content"])}}
+    if isinstance(result, dict) and isinstance(result.get("roots"), list):
+        roots = [{**root, "uri": mask_url(root["uri"])}
+                 if isinstance(root, dict) and isinstance(root.get("uri"), str) else root
+                 for root in result["roots"]]
+        return {**message, "result": {**result, "roots": roots}}
+    return message
 
 
 def _without(value: Any, secrets: tuple[str, ...]) -> Any:

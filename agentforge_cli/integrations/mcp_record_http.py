@@ -15,9 +15,11 @@ JSON body (``client_to_server``), and the server's JSON answers and the ``data``
 events (``server_to_client``). A message is written and flushed before the bytes that end
 it are forwarded, so an answer is never logged before its request.
 
-Headers are never written. With masking on, ``tools/call`` arguments named like a secret,
-the ``--header`` values and the values of the client's headers named like one
-(``Authorization``, ``Cookie``, ``X-Api-Key``...) are written as ``***`` wherever they appear.
+Headers are never written. With masking on, the messages are masked as the stdio proxy
+masks them, and the ``--header`` values, the values of the client's headers named like a
+secret (``Authorization``, ``Cookie``, ``X-Api-Key``...) and the session's
+``Mcp-Session-Id`` are written as ``***`` wherever they appear (each when
+:func:`~agentforge_cli.core.masking.is_secret_value`).
 
 As ``serve --transport http`` does (:class:`~agentforge_cli.integrations.mcp_http.HeaderGuard`),
 the proxy listens on loopback only and refuses a ``Host`` or ``Origin`` that does not name
@@ -35,7 +37,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from agentforge_cli.core.masking import is_sensitive_name
+from agentforge_cli.core.masking import is_sensitive_name, secret_values
 from agentforge_cli.integrations.mcp_http import HeaderGuard
 from agentforge_cli.integrations.mcp_record import MAX_RECORDED_BYTES, SessionLog
 
@@ -52,7 +54,7 @@ _HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-authenticate",
 _NOT_SENT_ON = _HOP_BY_HOP | {b"host", b"content-length", b"origin"}
 _NOT_SENT_BACK = _HOP_BY_HOP
 _CONNECT_SECONDS = 30.0
-_SHORTEST_SECRET = 3  # a shorter header value is not hunted down in every string
+_SESSION_HEADER = b"mcp-session-id"  # the transport's session: whoever holds it is in it
 _SHUTDOWN_GRACE = 3
 _TO_SERVER, _TO_CLIENT = "client_to_server", "server_to_client"
 
@@ -221,10 +223,8 @@ class RecordingProxy:
 
     def _hide(self, value: bytes) -> None:
         """Mask a header's value (and the credentials after its scheme) in the log."""
-        text = value.decode("latin-1").strip()
-        for secret in (text, text.partition(" ")[2].strip()):
-            if len(secret) >= _SHORTEST_SECRET:
-                self.log.hide(secret)
+        for secret in secret_values(headers={"": value.decode("latin-1")}):
+            self.log.hide(secret)
 
     async def _forward(self, scope: Scope, body: bytes, send: Send) -> None:
         import httpx
@@ -235,7 +235,7 @@ class RecordingProxy:
             name = name.lower()
             if name not in _NOT_SENT_ON and name not in self.replaced:
                 headers.append((name, value))
-                if is_sensitive_name(name.decode("latin-1")):
+                if name == _SESSION_HEADER or is_sensitive_name(name.decode("latin-1")):
                     self._hide(value)
         headers += self.headers
         mcp = scope["path"] == self.path
@@ -268,6 +268,9 @@ class RecordingProxy:
         import httpx
 
         raw = response.headers.raw
+        for name, value in raw:
+            if name.lower() == _SESSION_HEADER:
+                self._hide(value)
         await send({"type": "http.response.start", "status": response.status_code,
                     "headers": [(name, value) for name, value in raw
                                 if name.lower() not in _NOT_SENT_BACK]})

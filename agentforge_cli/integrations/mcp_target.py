@@ -45,7 +45,7 @@ from typing import Any
 
 from agentforge_cli.core.argument_explanation import ArgumentExplanation, sent_explanation
 from agentforge_cli.core.executor import DEFAULT_MAX_RESULT_CHARS
-from agentforge_cli.core.masking import mask_url, mask_values
+from agentforge_cli.core.masking import mask_command, mask_target, mask_values, secret_values
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import (
     MCPUnavailableError,
@@ -214,7 +214,7 @@ def _url_checked(spec: str) -> None:
     try:
         urlsplit(spec).port  # noqa: B018 (parsed for its errors)
     except ValueError as exc:
-        raise TargetConfigError(f"target {mask_url(spec)!r} is not a valid URL: {exc}",
+        raise TargetConfigError(f"target {mask_target(spec)!r} is not a valid URL: {exc}",
                                 hint="write it as http(s)://HOST[:PORT]/PATH, an IPv6 "
                                      "host in brackets") from None
 
@@ -225,9 +225,10 @@ def _argv(spec: str) -> list[str]:
     try:
         argv = shlex.split(spec[len(PREFIX):])
     except ValueError as exc:
-        raise TargetConfigError(f"cannot read the command of target {spec!r}: {exc}") from exc
+        raise TargetConfigError(f"cannot read the command of target {mask_target(spec)!r}: "
+                                f"{exc}") from exc
     if not argv:
-        raise TargetConfigError(f"target {spec!r} names no command",
+        raise TargetConfigError(f"target {mask_target(spec)!r} names no command",
                                 hint="write the server's command after mcp:, e.g. "
                                      "'mcp:python -m mcp_server_time'")
     return argv
@@ -335,8 +336,8 @@ class McpConnection:
         """The URL (its credentials masked), or the command in backquotes, for messages
         (never the headers)."""
         if _is_url(self.spec):
-            return mask_url(self.spec)
-        return f"`{self.spec[len(PREFIX):]}`"
+            return mask_target(self.spec)
+        return f"`{' '.join(mask_command(self.spec[len(PREFIX):].split()))}`"
 
     # -- start and stop -------------------------------------------------------------------
 
@@ -650,7 +651,7 @@ class McpConnection:
             return None
         # what the server was given (--env, --header values) never comes back out
         tail = mask_values("\n  ".join(lines[-_STDERR_LINES:]),
-                           [*self.env.values(), *self.headers.values()])
+                           secret_values(self.env, self.headers))
         return "the server's standard error ended with:\n  " + tail
 
 
@@ -725,7 +726,7 @@ class McpToolExecutor:
         self.propagate_execution_errors = propagate_execution_errors
 
     def __repr__(self) -> str:
-        return f"<McpToolExecutor {self.name} of {self.connection.spec}>"
+        return f"<McpToolExecutor {self.name} of {mask_target(self.connection.spec)}>"
 
     def execute(self, request: ToolExecutionRequest, memory_id: object = None
                 ) -> ToolExecutionResult:
@@ -846,7 +847,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
         _url_checked(spec)
     argv = [] if _is_url(spec) else _argv(spec)
     if importlib.util.find_spec("mcp") is None:  # found, not imported: that takes a while
-        raise MCPUnavailableError(f"cannot use target {mask_url(spec)!r}: the mcp package is "
+        raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package is "
                                   "not installed", hint=_INSTALL_HINT)
     options = options or McpOptions()
     url = _is_url(spec)

@@ -127,8 +127,9 @@ def keyed(code: Annotated[str, P(name="pin", sensitive=True)], db_password: str,
 
 def test_sensitive_keys_of_an_executor_through_the_logging_wrapper():
     (logged,) = build_local_tools([keyed], logging=True).values()
-    assert sensitive_keys(logged) == frozenset({"pin", "db_password"})  # JSON keys
-    assert sensitive_keys(LocalToolExecutor(unlock)) == frozenset({"api_token"})
+    # JSON keys and Python names, each also folded (case, _ and - dropped)
+    assert sensitive_keys(logged) == frozenset({"pin", "code", "db_password", "dbpassword"})
+    assert sensitive_keys(LocalToolExecutor(unlock)) == frozenset({"api_token", "apitoken"})
     assert sensitive_keys(object()) == frozenset()
 
 
@@ -141,9 +142,9 @@ def test_json_text_held_in_a_string_is_masked_too():
 
 def test_a_tool_the_service_does_not_know_gets_every_tools_sensitive_keys():
     service = ToolService().tools(build_local_tools([keyed, unlock]))
-    assert tool_sensitive_keys(service, "keyed") == frozenset({"pin", "db_password"})
-    assert tool_sensitive_keys(service, "renamed") == frozenset(
-        {"pin", "db_password", "api_token"})
+    keyed_keys = frozenset({"pin", "code", "db_password", "dbpassword"})
+    assert tool_sensitive_keys(service, "keyed") == keyed_keys
+    assert tool_sensitive_keys(service, "renamed") == keyed_keys | {"api_token", "apitoken"}
 
 
 @pytest.mark.parametrize(("text", "keys", "may"), [

@@ -33,10 +33,11 @@ _ANY_NAME = re.compile("|".join(NAMES)).search
 
 
 def defined_may_hold_secret(text: str, keys: frozenset[str]) -> bool:
-    """The definition, spelled out: an escape, one of the tool's sensitive keys, or a
-    secret name anywhere once case is folded and ``_``/``-`` dropped."""
+    """The definition, spelled out: an escape, one of the tool's sensitive keys (as it is,
+    or as the folded text holds it), or a secret name anywhere once case is folded and
+    ``_``/``-`` dropped."""
     folded = text.lower().replace("_", "").replace("-", "")
-    return ("\\u" in text or any(key in text for key in keys)
+    return ("\\u" in text or any(key in text or key in folded for key in keys)
             or _ANY_NAME(folded) is not None)
 
 

@@ -21,11 +21,16 @@ MASKED = ["password", "db_password", "passwd", "passphrase", "key_passphrase", "
           "jwt", "id_jwt", "otp", "totp", "pass", "pwd", "private_key",
           "privateKey", "secret_key", "aws_secret_access_key", "signing_key",
           "encryption_key", "session_key", "credential", "credentials", "cookie",
-          "set-cookie", "Set-Cookie", "cookies"]
+          "set-cookie", "Set-Cookie", "cookies", "passwords", "db_passwords", "secrets",
+          "client_secrets", "passphrases", "api_keys", "private_keys", "auth_tokens",
+          "access_tokens", "refresh_tokens", "api_tokens", "bearer_tokens",
+          "session_tokens", "csrf_tokens", "id_tokens", "oauth_tokens", "AuthTokens"]
 NOT_MASKED = ["tokens_used", "max_tokens", "token_count", "author", "authority",
               "authored_by", "passenger", "passport_country", "pinned", "spin", "shipping",
               "session_id", "session", "sessions", "pin", "user_id", "keyword", "monkey",
-              "key", "public_key_id", "door", "description", "pincode", "optional"]
+              "key", "public_key_id", "door", "description", "pincode", "optional",
+              "input_tokens", "output_tokens", "prompt_tokens", "total_tokens",
+              "valid_tokens", "tokens", "num_tokens", "secretary", "passwordless"]
 
 
 @pytest.mark.parametrize("name", MASKED)

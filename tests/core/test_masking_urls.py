@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from agentforge_cli.core.masking import mask_url, mask_values
+from agentforge_cli.core.masking import (
+    is_secret_value,
+    mask_command,
+    mask_target,
+    mask_url,
+    mask_values,
+    secret_values,
+)
 
 AGENTFORGE = Path(sys.executable).with_name("agentforge")
 
@@ -28,6 +35,17 @@ AGENTFORGE = Path(sys.executable).with_name("agentforge")
      "https://example.com/mcp?tokens_used=5&max_tokens=9"),
     ("https://example.com/mcp", "https://example.com/mcp"),
     ("mcp:python server.py --token x", "mcp:python server.py --token x"),
+    ("https://bucket.s3.amazonaws.com/o?X-Amz-Credential=AK%2F1&X-Amz-Signature=f00d&n=1",
+     "https://bucket.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Signature=***&n=1"),
+    ("https://storage.googleapis.com/b/o?X-Goog-Signature=beef&X-Goog-Expires=60",
+     "https://storage.googleapis.com/b/o?X-Goog-Signature=***&X-Goog-Expires=60"),
+    ("https://app.example/callback#access_token=t0k3n&token_type=bearer&state=7",
+     "https://app.example/callback#access_token=***&token_type=bearer&state=7"),
+    ("https://example.com/mcp?team=7;api_key=abc123;page=2",
+     "https://example.com/mcp?team=7;api_key=***;page=2"),
+    ("HTTP://ann:hunter2@EXAMPLE.com/mcp?Token=abc", "HTTP://***@EXAMPLE.com/mcp?Token=***"),
+    ("Https://example.com/mcp?x=1#sig=zz", "Https://example.com/mcp?x=1#sig=***"),
+    ("https://example.com/a?b&c=d%20e&password=", "https://example.com/a?b&c=d%20e&password=***"),
 ])
 def test_a_urls_credentials_are_masked(url, shown):
     assert mask_url(url) == shown
@@ -37,6 +55,51 @@ def test_given_values_are_masked_wherever_they_appear():
     text = "starting with token s3cr3t-token and key ab; s3cr3t-token again"
     assert mask_values(text, ["s3cr3t-token", "ab", ""]) == (
         "starting with token *** and key ab; *** again")
+
+
+@pytest.mark.parametrize(("value", "secret"), [
+    ("s3cr3t-token", True), ("sk-abcdefgh", True), ("hunter22", True),
+    ("correcthorsebatterystaple", True),
+    ("1", False), ("true", False), ("abc1234", False),  # short
+    ("2025-06-18", False), ("1234567890", False), ("10.0.0.100", False),  # no letter
+    ("production", False), ("localhost", False), ("  DISABLED  ", False),  # common words
+])
+def test_only_long_uncommon_values_are_hunted_down(value, secret):
+    assert is_secret_value(value) is secret
+    assert (mask_values(f"<{value}>", [value]) == "<***>") is secret
+
+
+def test_the_values_masked_are_those_of_secret_names_and_of_headers():
+    env = {"DEBUG": "1", "LOG_LEVEL": "verbose-debugging", "API_TOKEN": "s3cr3t-123",
+           "DB_PASSWORD": "short", "GITHUB_TOKEN": "2025-06-18"}
+    headers = {"Authorization": "Bearer abcdefgh123", "X-Team": "12", "X-Trace": "t-9f8e7d6c"}
+    assert set(secret_values(env, headers)) == {"s3cr3t-123", "Bearer abcdefgh123",
+                                                "abcdefgh123", "t-9f8e7d6c"}
+    # a version the protocol itself writes survives an --env value equal to it
+    assert mask_values('{"protocolVersion":"2025-06-18","id":1}',
+                       secret_values({"DEBUG": "1", "RELEASE_TOKEN": "2025-06-18"})) == (
+        '{"protocolVersion":"2025-06-18","id":1}')
+
+
+@pytest.mark.parametrize(("words", "shown"), [
+    (["server.py", "--token", "abc123"], ["server.py", "--token", "***"]),
+    (["server.py", "--api-key=abc123", "-v"], ["server.py", "--api-key=***", "-v"]),
+    (["s", "--password", "--verbose", "x"], ["s", "--password", "--verbose", "x"]),
+    (["s", "--AUTH_TOKEN", "a", "b"], ["s", "--AUTH_TOKEN", "***", "b"]),
+    (["s", "--max-tokens", "9", "https://u:p@h/x"], ["s", "--max-tokens", "9", "https://***@h/x"]),
+    (["s", "--", "--token"], ["s", "--", "--token"]),
+])
+def test_a_command_lines_secrets_are_masked(words, shown):
+    assert mask_command(words) == shown
+    assert mask_target("mcp:" + " ".join(words)) == "mcp:" + " ".join(shown)
+
+
+def test_a_command_that_cannot_start_does_not_show_its_secret_arguments(tmp_path):
+    missing = tmp_path / "no-such-server"
+    done = run("tools", "list", f"mcp:{missing} --token abc123xyz --api-key=zz9zz9zz")
+    assert done.returncode == 3, done.stderr
+    assert "abc123xyz" not in done.stderr and "zz9zz9zz" not in done.stderr
+    assert "--token ***" in done.stderr and "--api-key=***" in done.stderr
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from recording_tools import add, login, slow_echo
 
 from agentforge_cli import (
+    P,
     ToolExecutionRequest,
     ToolExecutionResult,
     ToolService,
@@ -91,6 +93,31 @@ def test_secrets_are_masked_unless_asked(tmp_path):
     assert json.loads(lines(masked)[0]["arguments"]) == {"user": "ann", "pin": "***",
                                                          "password": "***"}
     assert json.loads(lines(clear)[0]["arguments"]) == arguments
+
+
+@tool
+def sign_in(user: str, pw: Annotated[str, P(name="pass_code", sensitive=True)],
+            api_tokens: list[str] | None = None) -> str:
+    """Sign in."""
+    return "ok"
+
+
+@pytest.mark.parametrize("arguments", [
+    {"user": "ann", "pass_code": "hunter22"},  # the JSON key
+    {"user": "ann", "pw": "hunter22"},  # the Python name (refused, still recorded)
+    {"user": "ann", "passCode": "hunter22"},  # another spelling of the key
+    {"user": "ann", "PASS-CODE": "hunter22"},
+    {"user": "ann", "pass_code": "x", "api_tokens": ["hunter22"]},  # a plural secret name
+])
+def test_a_renamed_sensitive_parameter_is_masked_under_any_name(tmp_path, arguments):
+    path = tmp_path / "calls.jsonl"
+    recorder = CallRecorder(path)
+    service = ToolService(record=recorder).tools(build_local_tools([sign_in]))
+    service.execute(request("sign_in", arguments, "c1"))
+    recorder.close()
+    recorded = lines(path)[0]["arguments"]
+    assert "hunter22" not in recorded and "***" in recorded
+    assert '"user":"ann"' in recorded
 
 
 def test_threads_and_tasks_at_once_keep_each_result_after_its_call(tmp_path):

@@ -318,6 +318,34 @@ def test_no_mask_writes_the_arguments_as_sent(tmp_path: Path, upstream: Upstream
                                                           "result": {}}]
 
 
+def test_a_batchs_secrets_and_the_session_id_stay_out(tmp_path: Path,
+                                                     upstream: Upstream) -> None:
+    batch = [LOGIN, {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "fetch", "arguments": {"passwords": ["pw-batch-4242"], "n": 1}}}]
+    answers = [{"jsonrpc": "2.0", "id": 7, "result": {"content": [
+        {"type": "text", "text": "you are in session-1"}]}}, {"jsonrpc": "2.0", "id": 8,
+                                                              "result": {"content": []}}]
+    upstream.answers.append(("application/json", [json.dumps(answers).encode()]))
+    upstream.go_on.set()
+    log = tmp_path / "session.jsonl"
+    proxy = record(upstream.url, log, "-H", "X-Team: 12")
+    try:
+        with post(proxy.url, batch) as response:
+            assert response.getheader("Mcp-Session-Id") == "session-1"
+            assert json.loads(response.read()) == answers  # the client gets it unmasked
+    finally:
+        code, _, err = proxy.stop()
+    assert code == 0, err
+    sent, answered = (entry["message"] for entry in logged(log))
+    assert [m["params"]["arguments"] for m in sent] == [
+        {"user": "ann", "password": "***"}, {"passwords": "***", "n": 1}]
+    assert answered[0]["result"]["content"][0]["text"] == "you are in ***"
+    assert upstream.seen[0][1]["x-team"] == "12"  # a short header value is not hunted
+    text = log.read_text(encoding="utf-8")
+    assert "hunter2-xyz" not in text and "pw-batch-4242" not in text
+    assert "session-1" not in text and '"id":8' in text
+
+
 @pytest.mark.parametrize("headers", [{"Host": "evil.example"},
                                      {"Origin": "http://evil.example"}])
 def test_a_foreign_host_or_origin_is_refused(tmp_path: Path, upstream: Upstream,
