@@ -126,8 +126,25 @@ def test_the_recorder_writes_what_full_masking_gives(text, keys, content):
         assert written.endswith("\n")
         call, result = (json.loads(line) for line in written[:-1].split("\n"))
     expected = mask_arguments(text, keys) if defined_may_hold_secret(text, keys) else text
-    assert call["arguments"] == expected
-    assert result["content"] == content
+    assert _code_units(call["arguments"]) == _code_units(expected)
+    assert _code_units(result["content"]) == _code_units(content)
+
+
+def _code_units(text: str) -> bytes:
+    """``text`` as UTF-16 code units: a high and a low surrogate held as two characters
+    are written as the two escapes of one character, and JSON reads them back as that
+    character, the same code units (``"\ud800\udcff"`` is ``"\U000100ff"``)."""
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def test_a_surrogate_pair_held_as_two_characters_reads_back_as_its_character():
+    with tempfile.TemporaryDirectory() as folder:
+        recorder = CallRecorder(Path(folder) / "calls.jsonl")
+        recorder.record(ToolExecutionRequest(id="c1", name="tool", arguments="{}"),
+                        ToolExecutionResult("a\ud800\udcff", False), frozenset())
+        recorder.close()
+        result = json.loads(recorder.path.read_text(encoding="utf-8").splitlines()[1])
+    assert result["content"] == "a\U000100ff"
 
 
 def test_every_secret_name_holds_one_of_the_scanned_letters():
