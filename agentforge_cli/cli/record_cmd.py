@@ -14,6 +14,7 @@ be started, or the port cannot be listened on.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -65,6 +66,9 @@ def record(
     agentforge replay FILE -t URL.
     """
     with guarded():
+        # Past ``ulimit -f`` a write fails (EFBIG) instead of killing the proxy; the
+        # server is started with the default back (``Popen(restore_signals=True)``).
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if url is not None:
             if command:
                 raise UsageError("give either --url or a server command after --, not both")

@@ -54,11 +54,14 @@ class SessionLog:
     """
 
     def __init__(self, path: Path, *, mask: bool = True, secrets: Sequence[str] = ()) -> None:
-        self._file = path.open("ab")
+        self._path = path
+        self._file = path.open("ab", buffering=0)
+        self._end = self._file.seek(0, os.SEEK_END)  # where the last whole line ends
         self._lock = threading.Lock()
         self._mask = mask
         self._secrets = tuple(s for s in secrets if s) if mask else ()
         self.unrecorded = 0
+        self.stopped = False
 
     def close(self) -> None:
         with self._lock:
@@ -90,8 +93,27 @@ class SessionLog:
             self.unrecorded += 1
             return
         with self._lock:
-            self._file.write(text + b"\n")
-            self._file.flush()
+            if self.stopped:
+                self.unrecorded += 1
+            else:
+                self._append(text + b"\n")
+
+    def _append(self, line: bytes) -> None:
+        """Write ``line`` whole; when the file cannot take it (disk full, ``ulimit -f``),
+        cut the file back to its last whole line and stop recording, once, on stderr."""
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[self._file.write(view):]
+            self._end += len(line)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._file.fileno(), self._end)
+            self.stopped = True
+            self.unrecorded += 1
+            print(f"agentforge record: recording stopped: cannot write to {self._path}: "
+                  f"{exc.strerror or exc}; the session goes on, not written to the log "
+                  f"(it ends on its last whole message)", file=sys.stderr, flush=True)
 
     def _masked(self, message: Any) -> Any:
         if (isinstance(message, dict) and message.get("method") == "tools/call"
