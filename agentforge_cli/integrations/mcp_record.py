@@ -35,6 +35,7 @@ from typing import IO, Any
 
 from agentforge_cli.core.masking import MASK, mask_value
 from agentforge_cli.errors import TargetError
+from agentforge_cli.integrations.mcp_record_server import end_server, start_server
 
 __all__ = ["MAX_RECORDED_BYTES", "SessionLog", "record_stdio"]
 
@@ -181,15 +182,15 @@ def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
     stdio) and log the session; returns the server's exit status.
 
     SIGTERM and SIGINT are passed on to the server; the proxy ends when the server does.
-    When the client closes its end, the server's input is closed (the MCP way to ask a
-    stdio server to exit) and the proxy waits for it, as the client would.
+    When the client closes either end, the server's input is closed (the MCP way to ask a
+    stdio server to exit) and the proxy waits for it, as the client would, within the
+    bounds of :func:`~agentforge_cli.integrations.mcp_record_server.end_server`.
 
     Raises:
         TargetError: The command cannot be started.
     """
     try:
-        server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  env={**os.environ, **env} if env else None, cwd=cwd)
+        server = start_server(command, env=env, cwd=cwd)
     except OSError as exc:
         raise TargetError(f"cannot start the MCP server {command[0]!r}: "
                           f"{exc.strerror or exc}",
@@ -207,12 +208,13 @@ def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
     try:
         for pump in pumps:
             pump.start()
-        while server.poll() is None:
-            if client_gone.wait(0.1):
-                with contextlib.suppress(OSError):
-                    server.stdin.close()  # the client hung up: the server ends as it would
-                break
-        server.wait()
+        while (server.poll() is None and not client_gone.wait(0.1)
+               and not server_gone.is_set()):
+            pass
+        if server_gone.is_set():  # nobody reads the server any more: its writes fail
+            with contextlib.suppress(OSError):
+                server.stdout.close()
+        end_server(server)  # the client hung up: the server ends as it would, or is ended
         server_gone.wait(_DRAIN_SECONDS)  # what the server wrote last reaches the client
     finally:
         for sig, handler in previous.items():
