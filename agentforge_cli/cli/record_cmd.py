@@ -8,8 +8,8 @@ streamable-HTTP server) the client is given a loopback address instead
 
 Exit codes: the server's own status (``128 + N`` when signal N ended it), ``0`` for the
 HTTP proxy stopped by SIGINT/SIGTERM · ``2`` usage error (no command or URL, both, FILE
-cannot be opened for appending, an option of the other form) · ``3`` the command cannot
-be started, or the port cannot be listened on.
+cannot be opened for appending or is not a regular file, an option of the other form)
+· ``3`` the command cannot be started, or the port cannot be listened on.
 """
 
 from __future__ import annotations

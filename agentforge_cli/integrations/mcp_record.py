@@ -22,9 +22,12 @@ the server's extra environment wherever it appears, are written as ``***``.
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -56,7 +59,7 @@ class SessionLog:
 
     def __init__(self, path: Path, *, mask: bool = True, secrets: Sequence[str] = ()) -> None:
         self._path = path
-        self._file = path.open("ab", buffering=0)
+        self._file = _open_regular(path)
         self._end = self._file.seek(0, os.SEEK_END)  # where the last whole line ends
         self._lock = threading.Lock()
         self._mask = mask
@@ -124,6 +127,26 @@ class SessionLog:
             message = {**message, "params": {**params,
                                              "arguments": mask_value(params["arguments"])}}
         return _without(message, self._secrets) if self._secrets else message
+
+
+def _open_regular(path: Path) -> io.FileIO:
+    """``path`` opened for appending, unbuffered; never waits (a FIFO).
+
+    Raises:
+        OSError: It cannot be opened, or is not a regular file.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: a FIFO no one reads
+            raise
+        fd = -1
+    if fd < 0 or not stat.S_ISREG(os.fstat(fd).st_mode):
+        if fd >= 0:
+            os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file (a session log is appended to)")
+    os.set_blocking(fd, True)
+    return io.FileIO(fd, "ab")
 
 
 def _without(value: Any, secrets: tuple[str, ...]) -> Any:

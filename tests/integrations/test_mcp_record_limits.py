@@ -147,3 +147,15 @@ def test_a_recorder_killed_takes_its_server_along(tmp_path: Path) -> None:
             assert _ended_within(server, 10), "the server outlived its recorder"
         finally:
             _kill(server)
+
+
+def test_a_fifo_output_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)  # no one reads it: opening it to write would wait forever
+    done = subprocess.run([str(AGENTFORGE), "record", "-o", str(fifo), "--", *FAULTY,
+                           "huge"], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert (f"--output {fifo}: cannot be opened for appending: not a regular file"
+            in done.stderr)
+    assert done.stdout == ""
