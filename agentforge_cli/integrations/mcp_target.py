@@ -416,6 +416,8 @@ class McpConnection:
             raise
         except BaseException as exc:
             what = "did not answer" if _is_url(self.spec) else "did not start"
+            if _too_large(exc):  # it started, and answered too much
+                what = "cannot be listed"
             error = self._error(what, exc, self.timeout)
             self.close()
             raise error from None
@@ -776,6 +778,13 @@ class McpToolExecutor:
             lead=f"{self.name} is served by MCP server {self.connection.label}: agentforge "
                  "parses the arguments and sends the object as it is; the server binds it "
                  "(no coercion here).")
+
+
+def _too_large(exc: BaseException) -> bool:
+    """Whether ``exc`` is the answer given for a line past the limit of a message."""
+    from agentforge_cli.integrations.mcp_framing import TOO_LARGE_CODE
+
+    return getattr(getattr(_innermost(exc), "error", None), "code", None) == TOO_LARGE_CODE
 
 
 def _as_json(tool: Any) -> dict[str, Any]:

@@ -231,6 +231,36 @@ def test_a_huge_mcp_result_is_refused_quickly_in_bounded_memory():
     assert peak < 350, f"the client grew to {peak} MB"
 
 
+BIG_LIST_SERVER = """
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    if request["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "wordy", "version": "0"}}
+    else:  # tools/list: one tool with an 80 MB description
+        result = {"tools": [{"name": "wordy", "description": "d" * 80_000_000,
+                             "inputSchema": {"type": "object"}}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result})
+                     + "\\n")
+    sys.stdout.flush()
+"""
+
+
+def test_a_tool_list_past_the_limit_of_a_message_is_named(tmp_path: Path) -> None:
+    server = tmp_path / "wordy.py"
+    server.write_text(BIG_LIST_SERVER, encoding="utf-8")
+    started = time.monotonic()
+    done = agentforge("tools", "list", "-t", f"mcp:{sys.executable} {server}")
+    assert done.returncode == 3, done.stdout[:200]
+    assert ("cannot be listed: an answer of 80000" in done.stderr
+            and "more than the limit of 67108864 bytes of a message" in done.stderr)
+    assert "did not start" not in done.stderr
+    assert time.monotonic() - started < 40
+
+
 def _running(pid: int) -> bool:
     """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
     try:
