@@ -8,12 +8,13 @@ streamable-HTTP server) the client is given a loopback address instead
 
 Exit codes: the server's own status (``128 + N`` when signal N ended it), ``0`` for the
 HTTP proxy stopped by SIGINT/SIGTERM · ``2`` usage error (no command or URL, both, FILE
-cannot be opened for appending, an option of the other form) · ``3`` the command cannot
-be started, or the port cannot be listened on.
+cannot be opened for appending or is not a regular file, an option of the other form)
+· ``3`` the command cannot be started, or the port cannot be listened on.
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -67,6 +68,9 @@ def record(
     agentforge replay FILE -t URL.
     """
     with guarded():
+        # Past ``ulimit -f`` a write fails (EFBIG) instead of killing the proxy; the
+        # server is started with the default back (``Popen(restore_signals=True)``).
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if url is not None:
             if command:
                 raise UsageError("give either --url or a server command after --, not both")

@@ -34,6 +34,9 @@ def _install() -> None:
         process = await spawn(*args, **kwargs)
         sink = _SINK.get()
         if sink is not None:
+            from agentforge_cli.integrations.mcp_framing import framed
+
+            process = framed(process)  # whole, bounded lines: see mcp_framing
             sink(process)
         return process
 

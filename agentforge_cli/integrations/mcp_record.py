@@ -25,9 +25,12 @@ them (docs/reliability.md, "Security model", says why).
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -38,6 +41,7 @@ from typing import IO, Any
 
 from agentforge_cli.core.masking import MASK, mask_url, mask_value
 from agentforge_cli.errors import TargetError
+from agentforge_cli.integrations.mcp_record_server import end_server, start_server
 
 __all__ = ["MAX_RECORDED_BYTES", "SessionLog", "record_stdio"]
 
@@ -58,12 +62,15 @@ class SessionLog:
     """
 
     def __init__(self, path: Path, *, mask: bool = True, secrets: Sequence[str] = ()) -> None:
-        self._file = path.open("ab")
+        self._path = path
+        self._file = _open_regular(path)
+        self._end = self._file.seek(0, os.SEEK_END)  # where the last whole line ends
         self._lock = threading.Lock()
         self._mask = mask
         self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True)) \
             if mask else ()
         self.unrecorded = 0
+        self.stopped = False
 
     def close(self) -> None:
         with self._lock:
@@ -95,8 +102,27 @@ class SessionLog:
             self.unrecorded += 1
             return
         with self._lock:
-            self._file.write(text + b"\n")
-            self._file.flush()
+            if self.stopped:
+                self.unrecorded += 1
+            else:
+                self._append(text + b"\n")
+
+    def _append(self, line: bytes) -> None:
+        """Write ``line`` whole; when the file cannot take it (disk full, ``ulimit -f``),
+        cut the file back to its last whole line and stop recording, once, on stderr."""
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[self._file.write(view):]
+            self._end += len(line)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._file.fileno(), self._end)
+            self.stopped = True
+            self.unrecorded += 1
+            print(f"agentforge record: recording stopped: cannot write to {self._path}: "
+                  f"{exc.strerror or exc}; the session goes on, not written to the log "
+                  f"(it ends on its last whole message)", file=sys.stderr, flush=True)
 
     def _masked(self, message: Any) -> Any:
         if isinstance(message, list):  # a JSON-RPC batch
@@ -124,6 +150,26 @@ def _masked_message(message: Any) -> Any:
                  for root in result["roots"]]
         return {**message, "result": {**result, "roots": roots}}
     return message
+
+
+def _open_regular(path: Path) -> io.FileIO:
+    """``path`` opened for appending, unbuffered; never waits (a FIFO).
+
+    Raises:
+        OSError: It cannot be opened, or is not a regular file.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: a FIFO no one reads
+            raise
+        fd = -1
+    if fd < 0 or not stat.S_ISREG(os.fstat(fd).st_mode):
+        if fd >= 0:
+            os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file (a session log is appended to)")
+    os.set_blocking(fd, True)
+    return io.FileIO(fd, "ab")
 
 
 def _without(value: Any, secrets: tuple[str, ...]) -> Any:
@@ -182,15 +228,15 @@ def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
     stdio) and log the session; returns the server's exit status.
 
     SIGTERM and SIGINT are passed on to the server; the proxy ends when the server does.
-    When the client closes its end, the server's input is closed (the MCP way to ask a
-    stdio server to exit) and the proxy waits for it, as the client would.
+    When the client closes either end, the server's input is closed (the MCP way to ask a
+    stdio server to exit) and the proxy waits for it, as the client would, within the
+    bounds of :func:`~agentforge_cli.integrations.mcp_record_server.end_server`.
 
     Raises:
         TargetError: The command cannot be started.
     """
     try:
-        server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  env={**os.environ, **env} if env else None, cwd=cwd)
+        server = start_server(command, env=env, cwd=cwd)
     except OSError as exc:
         raise TargetError(f"cannot start the MCP server {command[0]!r}: "
                           f"{exc.strerror or exc}",
@@ -208,12 +254,13 @@ def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
     try:
         for pump in pumps:
             pump.start()
-        while server.poll() is None:
-            if client_gone.wait(0.1):
-                with contextlib.suppress(OSError):
-                    server.stdin.close()  # the client hung up: the server ends as it would
-                break
-        server.wait()
+        while (server.poll() is None and not client_gone.wait(0.1)
+               and not server_gone.is_set()):
+            pass
+        if server_gone.is_set():  # nobody reads the server any more: its writes fail
+            with contextlib.suppress(OSError):
+                server.stdout.close()
+        end_server(server)  # the client hung up: the server ends as it would, or is ended
         server_gone.wait(_DRAIN_SECONDS)  # what the server wrote last reaches the client
     finally:
         for sig, handler in previous.items():

@@ -35,7 +35,7 @@ import sys
 import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from agentforge_cli.core.masking import is_sensitive_name, secret_values
 from agentforge_cli.integrations.mcp_http import HeaderGuard
@@ -57,6 +57,8 @@ _CONNECT_SECONDS = 30.0
 _SESSION_HEADER = b"mcp-session-id"  # the transport's session: whoever holds it is in it
 _SHUTDOWN_GRACE = 3
 _TO_SERVER, _TO_CLIENT = "client_to_server", "server_to_client"
+_TOO_LARGE = (f"agentforge record: the request body is more than the limit of "
+              f"{MAX_RECORDED_BYTES} bytes; not sent on\n").encode()
 
 
 def _public(url: str) -> str:
@@ -70,8 +72,9 @@ class _Messages:
     """Reads the JSON-RPC messages out of a body as its chunks pass and writes each one
     to the log: the whole body when it is JSON, each event's ``data`` when it is SSE.
 
-    A body encoded with ``gzip`` or ``deflate`` is decoded for reading; another encoding
-    is not read (counted as not recorded).
+    A body encoded with ``gzip`` or ``deflate`` is decoded for reading, no further than
+    :data:`MAX_RECORDED_BYTES` (the rest passes unread); another encoding is not read.
+    Either is counted as not recorded. Reading takes time linear in the body's size.
     """
 
     def __init__(self, log: SessionLog, direction: str, content_type: str,
@@ -81,7 +84,8 @@ class _Messages:
         self.events = content_type.split(";")[0].strip().lower() == "text/event-stream"
         self.readable = encoding in ("", "identity", "gzip", "deflate")
         self.decoder = zlib.decompressobj(47) if encoding in ("gzip", "deflate") else None
-        self.pending = b""
+        self.pending = bytearray()
+        self.inflated = 0
         self.data: list[bytes] = []
         self.size = 0
         self.kind = b""
@@ -94,19 +98,26 @@ class _Messages:
         if not self.readable:
             return
         if self.decoder is not None:
-            try:
-                chunk = self.decoder.decompress(chunk)
+            try:  # one byte past the bound tells a body that inflates further
+                chunk = self.decoder.decompress(chunk, MAX_RECORDED_BYTES + 1 - self.inflated)
             except zlib.error:
-                self.readable = False
-                self.log.unrecorded += 1
+                self._unreadable()
+                return
+            self.inflated += len(chunk)
+            if self.inflated > MAX_RECORDED_BYTES:
+                self._unreadable()
                 return
         if self.events:
             self._feed_events(chunk)
         elif not self.overflow:
             self.pending += chunk
             if len(self.pending) > MAX_RECORDED_BYTES:
-                self.pending, self.overflow = b"", True
+                self.pending, self.overflow = bytearray(), True
                 self.log.unrecorded += 1
+
+    def _unreadable(self) -> None:
+        self.readable, self.pending, self.data = False, bytearray(), []
+        self.log.unrecorded += 1
 
     def close(self) -> None:
         """The body ended: write what it held last (a JSON body, an unterminated event)."""
@@ -114,20 +125,26 @@ class _Messages:
             return
         if self.events:
             if self.pending:
-                self._line(self.pending)
+                self._line(bytes(self.pending))
             self._line(b"")
         elif self.pending.strip():
-            self.log.write(self.direction, self.pending)
-        self.pending = b""
+            self.log.write(self.direction, bytes(self.pending))
+        self.pending = bytearray()
 
     def _feed_events(self, chunk: bytes) -> None:
         if self.after_cr and chunk.startswith(b"\n"):
             chunk = chunk[1:]  # the \n of a \r\n split across chunks
         self.after_cr = chunk.endswith(b"\r")
-        lines = (self.pending + chunk).splitlines(keepends=True)
-        self.pending = lines.pop() if lines and not lines[-1].endswith((b"\n", b"\r")) else b""
+        if b"\n" not in chunk and b"\r" not in chunk:  # a line goes on: kept, not rescanned
+            self.pending += chunk
+            if len(self.pending) > MAX_RECORDED_BYTES:
+                self.pending, self.overflow = bytearray(), True
+            return
+        lines = (bytes(self.pending) + chunk).splitlines(keepends=True)
+        last = lines.pop() if not lines[-1].endswith((b"\n", b"\r")) else b""
+        self.pending = bytearray(last)
         if len(self.pending) > MAX_RECORDED_BYTES:
-            self.pending, self.overflow = b"", True
+            self.pending, self.overflow = bytearray(), True
         for line in lines:
             self._line(line.rstrip(b"\r\n"))
 
@@ -167,6 +184,7 @@ class RecordingProxy:
         parts = urlsplit(upstream)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.path = parts.path or "/"
+        self.query = parts.query  # sent on with every request to the server's path
         self.log = log
         self.headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
                         for name, value in (headers or {}).items()]
@@ -174,6 +192,9 @@ class RecordingProxy:
         self.client: httpx.AsyncClient | None = None
         for _, value in self.headers:
             self._hide(value)
+        for key, secret in parse_qsl(self.query):
+            if is_sensitive_name(key) and len(secret) >= _SHORTEST_SECRET:
+                log.hide(secret)  # ?api_key=...
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -188,6 +209,9 @@ class RecordingProxy:
                     group.cancel_scope.cancel()
 
                 body = await self._body(receive)
+                if body is None:
+                    await _answer(send, 413, _TOO_LARGE)
+                    return
                 group.start_soon(hang_up)
                 await self._forward(scope, body, send)
                 group.cancel_scope.cancel()
@@ -210,16 +234,19 @@ class RecordingProxy:
                 return
 
     @staticmethod
-    async def _body(receive: Receive) -> bytes:
-        chunks = []
+    async def _body(receive: Receive) -> bytes | None:
+        """The request's body; ``None`` past :data:`MAX_RECORDED_BYTES` (not read on)."""
+        body = bytearray()
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 break
-            chunks.append(message.get("body", b""))
+            body += message.get("body", b"")
+            if len(body) > MAX_RECORDED_BYTES:
+                return None
             if not message.get("more_body"):
                 break
-        return b"".join(chunks)
+        return bytes(body)
 
     def _hide(self, value: bytes) -> None:
         """Mask a header's value (and the credentials after its scheme) in the log."""
@@ -240,8 +267,11 @@ class RecordingProxy:
         headers += self.headers
         mcp = scope["path"] == self.path
         url = self.origin + scope["raw_path"].decode("latin-1")
+        query = [self.query] if mcp and self.query else []
         if scope.get("query_string"):
-            url += "?" + scope["query_string"].decode("latin-1")
+            query.append(scope["query_string"].decode("latin-1"))
+        if query:
+            url += "?" + "&".join(query)
         if mcp and body:
             content_type = _header(scope["headers"], b"content-type")
             messages = _Messages(self.log, _TO_SERVER, content_type,

@@ -417,6 +417,8 @@ class McpConnection:
             raise
         except BaseException as exc:
             what = "did not answer" if _is_url(self.spec) else "did not start"
+            if _too_large(exc):  # it started, and answered too much
+                what = "cannot be listed"
             error = self._error(what, exc, self.timeout)
             self.close()
             raise error from None
@@ -734,6 +736,7 @@ class McpToolExecutor:
 
         from agentforge_cli.core.arguments import parse_arguments
         from agentforge_cli.core.content_blocks import blocks_text
+        from agentforge_cli.integrations.mcp_framing import TOO_LARGE_CODE
 
         arguments = parse_arguments(request.arguments)
         if task_required(self.specification):  # the server would answer -32601
@@ -742,20 +745,25 @@ class McpToolExecutor:
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed
+            if exc.code == TOO_LARGE_CODE:  # an answer past the limit of a line
+                return self._too_large(f"an answer of {exc.error.data} bytes")
             return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
         text = blocks_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
         if len(text) > DEFAULT_MAX_RESULT_CHARS:  # the limit a Python tool's result has
-            message = (f'Tool "{self.name}" returned {len(text)} characters, more than the '
-                       f"limit of {DEFAULT_MAX_RESULT_CHARS}")
-            if self.propagate_execution_errors:
-                raise ToolExecutionError(message)
-            return ToolExecutionResult(message, True)
+            return self._too_large(f"{len(text)} characters")
         if result.is_error:
             if self.propagate_execution_errors:
                 raise ToolErrorAnswer(text)
             return _result(text, True, arguments, result)
         return _result(text, False, arguments, result)
+
+    def _too_large(self, size: str) -> ToolExecutionResult:
+        message = (f'Tool "{self.name}" returned {size}, more than the limit of '
+                   f"{DEFAULT_MAX_RESULT_CHARS}")
+        if self.propagate_execution_errors:
+            raise ToolExecutionError(message)
+        return ToolExecutionResult(message, True)
 
     def _failed(self, text: str, code: int) -> ToolExecutionResult:
         if self.propagate_execution_errors:
@@ -771,6 +779,13 @@ class McpToolExecutor:
             lead=f"{self.name} is served by MCP server {self.connection.label}: agentforge "
                  "parses the arguments and sends the object as it is; the server binds it "
                  "(no coercion here).")
+
+
+def _too_large(exc: BaseException) -> bool:
+    """Whether ``exc`` is the answer given for a line past the limit of a message."""
+    from agentforge_cli.integrations.mcp_framing import TOO_LARGE_CODE
+
+    return getattr(getattr(_innermost(exc), "error", None), "code", None) == TOO_LARGE_CODE
 
 
 def _as_json(tool: Any) -> dict[str, Any]:

@@ -8,10 +8,12 @@ starts is a real child process that really dies.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -194,6 +196,69 @@ def test_an_mcp_result_over_the_limit_is_an_error_like_a_python_tools():
     assert 'Tool "flood" returned 4200000 characters, more than the limit of 4194304' in (
         big.stdout + big.stderr)
     assert "xxxxxxxxxx" not in big.stdout
+
+
+def test_a_long_answer_line_is_read_in_linear_time():
+    """60 MB, under the limit of a line: read whole, then refused by the result limit."""
+    started = time.monotonic()
+    done = agentforge("tools", "call", "flood", '{"size": 60000000}', "-t", f"{FAULTY} huge")
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr
+    assert 'Tool "flood" returned 60000000 characters, more than the limit' in (
+        done.stdout + done.stderr)
+    assert took < 15, f"took {took:.1f} s"
+
+
+def test_a_huge_mcp_result_is_refused_quickly_in_bounded_memory():
+    """A 200 MB answer line is read in linear time and not kept: the documented error,
+    not a timeout; the client's memory stays well under the answer's size."""
+    started = time.monotonic()
+    with subprocess.Popen([str(AGENTFORGE), "tools", "call", "flood", '{"size": 200000000}',
+                           "-t", f"{FAULTY} huge"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_env()) as client:
+        peak = 0
+        while client.poll() is None and time.monotonic() - started < 120:
+            with contextlib.suppress(OSError, ValueError, IndexError):  # IndexError: a zombie
+                status = Path(f"/proc/{client.pid}/status").read_text()
+                peak = max(peak, int(status.split("VmHWM:")[1].split()[0]) // 1024)
+            time.sleep(0.05)
+        out, err = client.communicate(timeout=30)
+    took = time.monotonic() - started
+    assert client.returncode == 1, err
+    assert 'Tool "flood" returned an answer of 200000' in out + err
+    assert "more than the limit of 4194304" in out + err
+    assert took < 40, f"took {took:.1f} s"
+    assert peak < 350, f"the client grew to {peak} MB"
+
+
+BIG_LIST_SERVER = """
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    if request["method"] == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "wordy", "version": "0"}}
+    else:  # tools/list: one tool with an 80 MB description
+        result = {"tools": [{"name": "wordy", "description": "d" * 80_000_000,
+                             "inputSchema": {"type": "object"}}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result})
+                     + "\\n")
+    sys.stdout.flush()
+"""
+
+
+def test_a_tool_list_past_the_limit_of_a_message_is_named(tmp_path: Path) -> None:
+    server = tmp_path / "wordy.py"
+    server.write_text(BIG_LIST_SERVER, encoding="utf-8")
+    started = time.monotonic()
+    done = agentforge("tools", "list", "-t", f"mcp:{sys.executable} {server}")
+    assert done.returncode == 3, done.stdout[:200]
+    assert ("cannot be listed: an answer of 80000" in done.stderr
+            and "more than the limit of 67108864 bytes of a message" in done.stderr)
+    assert "did not start" not in done.stderr
+    assert time.monotonic() - started < 40
 
 
 def _running(pid: int) -> bool:

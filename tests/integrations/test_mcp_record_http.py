@@ -17,6 +17,8 @@ import signal
 import socket
 import subprocess
 import threading
+import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -403,3 +405,86 @@ def test_a_taken_port_is_named(tmp_path: Path) -> None:
                               cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=BOUND)
     assert done.returncode == 3 and "the port is taken" in done.stderr
+
+
+def _raw_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    """POST ``body`` as it is: the status and the answer."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=BOUND)
+    try:
+        connection.request("POST", parts.path, body, {"Content-Type": "application/json",
+                                                      **headers})
+        with connection.getresponse() as response:
+            return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_the_servers_query_is_sent_on_and_its_secret_masked(tmp_path: Path,
+                                                           upstream: Upstream) -> None:
+    answer = b'{"jsonrpc":"2.0","id":7,"result":{"echo":"key k-secret-9 used"}}'
+    upstream.answers.append(("application/json", [answer]))
+    upstream.go_on.set()
+    log = tmp_path / "session.jsonl"
+    proxy = record(upstream.url + "?api_key=k-secret-9&region=eu", log)
+    try:
+        with post(proxy.url, LOGIN) as response:
+            assert response.read() == answer
+    finally:
+        _, _, err = proxy.stop()
+    assert upstream.seen[0][0] == "/mcp?api_key=k-secret-9&region=eu&session=q"
+    assert logged(log)[1]["message"]["result"] == {"echo": "key *** used"}
+    assert "k-secret-9" not in err
+
+
+def test_a_gzip_bomb_is_inflated_no_further_than_the_limit(tmp_path: Path,
+                                                          upstream: Upstream) -> None:
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)  # gzip: 400 MiB of zeros
+    bomb = b"".join(packer.compress(bytes(1 << 20)) for _ in range(400)) + packer.flush()
+    assert len(bomb) < 2 << 20
+    upstream.answers.append(("application/json", [b'{"jsonrpc":"2.0","id":1,"result":{}}']))
+    upstream.go_on.set()
+    proxy = record(upstream.url, tmp_path / "s.jsonl")
+    try:
+        status, _ = _raw_post(proxy.url, bomb, {"Content-Encoding": "gzip"})
+        peak = _peak_rss_mb(proxy.process.pid)
+    finally:
+        code, _, err = proxy.stop()
+    assert status == 200 and upstream.seen[0][2] == bomb  # sent on as it came
+    assert peak < 250, f"the proxy grew to {peak:.0f} MB"
+    assert code == 0 and "1 bod(ies) or event(s) were not JSON-RPC" in err
+
+
+def test_a_request_body_past_the_limit_is_refused(tmp_path: Path, upstream: Upstream) -> None:
+    proxy = record(upstream.url, tmp_path / "s.jsonl")
+    try:
+        status, text = _raw_post(proxy.url, b" " * (64 * 1024 * 1024 + 1), {})
+    finally:
+        proxy.stop()
+    assert status == 413 and b"more than the limit of 67108864 bytes" in text
+    assert upstream.seen == []
+
+
+def test_a_large_answer_is_read_in_linear_time(tmp_path: Path, upstream: Upstream) -> None:
+    text = "y" * (60 * 1000 * 1000)
+    answer = json.dumps({"jsonrpc": "2.0", "id": 7, "result": {"text": text}}).encode()
+    upstream.answers.append(("application/json", [answer]))
+    upstream.go_on.set()
+    log = tmp_path / "s.jsonl"
+    proxy = record(upstream.url, log, "--no-mask")
+    try:
+        started = time.monotonic()
+        status, body = _raw_post(proxy.url, json.dumps(LOGIN).encode(), {})
+        took = time.monotonic() - started
+    finally:
+        proxy.stop()
+    assert status == 200 and body == answer
+    assert took < 20, f"a 60 MB answer took {took:.1f} s through the proxy"
+    assert logged(log)[1]["message"]["result"]["text"] == text
