@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit
 
-from agentforge_cli.core.masking import is_sensitive_name, secret_values
+from agentforge_cli.core.masking import is_secret_value, is_sensitive_name, secret_values
 from agentforge_cli.integrations.mcp_http import HeaderGuard
 from agentforge_cli.integrations.mcp_record import MAX_RECORDED_BYTES, SessionLog
 
@@ -193,7 +193,7 @@ class RecordingProxy:
         for _, value in self.headers:
             self._hide(value)
         for key, secret in parse_qsl(self.query):
-            if is_sensitive_name(key) and len(secret) >= _SHORTEST_SECRET:
+            if is_sensitive_name(key) and is_secret_value(secret):
                 log.hide(secret)  # ?api_key=...
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
