@@ -77,9 +77,12 @@ def scalar_cassette(tmp_path: Path) -> Path:
 def replay_in_child(path: Path) -> tuple[subprocess.CompletedProcess[str], int]:
     """``agentforge replay PATH`` in a child process, its address space capped at 3 GiB
     (a reader that inflates everything fails there instead of taking the machine): its
-    result and its peak memory in MiB (the largest child this test process has waited
-    for, so one call a process)."""
-    script = ("import sys; from agentforge_cli.cli.app import main; "
+    result and its own peak memory in MiB, which it writes last on its standard error
+    (``RUSAGE_CHILDREN`` would be the largest child any earlier test of this worker
+    waited for)."""
+    script = ("import atexit, resource, sys; from agentforge_cli.cli.app import main; "
+              "atexit.register(lambda: sys.stderr.write('\\npeak-kib %d\\n' % "
+              "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)); "
               "sys.argv = ['agentforge', *sys.argv[1:]]; main()")
 
     def cap() -> None:
@@ -88,7 +91,8 @@ def replay_in_child(path: Path) -> tuple[subprocess.CompletedProcess[str], int]:
     done = subprocess.run([sys.executable, "-c", script, "replay", str(path), "-t", CRM],
                           cwd=ROOT, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "NO_COLOR": "1"}, preexec_fn=cap)
-    return done, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    *_, last = done.stderr.split("\npeak-kib ")
+    return done, int(last) // 1024
 
 
 def test_a_gzip_body_that_inflates_to_a_gibibyte_is_refused_in_bounded_memory(tmp_path):
