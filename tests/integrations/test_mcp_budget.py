@@ -1,5 +1,6 @@
-"""``tools check --budget`` on a reference MCP server (server-everything): its tool
-definitions measured as each provider gets them, and a budget that gates."""
+"""``tools check --budget`` on two reference MCP servers (server-everything, and the
+Python time server): their tool definitions measured as each provider gets them, and a
+budget that gates."""
 
 from __future__ import annotations
 
@@ -67,3 +68,32 @@ def test_server_everything_definitions_are_measured_and_a_budget_gates(cli, ever
     assert [message.split(" for ")[1].split(",")[0] for message in sets] == ["anthropic", "mcp"]
     assert sets[0].startswith(f"the {len(names)} tool definitions are "
                               f"{anthropic['tokens']:,} tokens (estimate) for anthropic")
+
+
+def test_the_time_servers_definitions_gate_a_tool_budget(cli, tmp_path, monkeypatch):
+    """The second reference server: mcp-server-time (Python, installed with the project's
+    test extras), its two tools measured for anthropic; a budget between the two sizes
+    flags the larger tool only."""
+    import shutil
+    import sys
+
+    server = Path(sys.executable).parent / "mcp-server-time"
+    if not server.exists() and shutil.which("mcp-server-time") is None:
+        pytest.fail("mcp-server-time is missing: run make install")
+    monkeypatch.delenv("AGENTFORGE_TOOLS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    target = f"mcp:{server} --local-timezone UTC"
+    measured = cli("tools", "check", target, "--provider", "anthropic", "--budget", "--json")
+    assert measured.exit_code == 0, measured.output
+    [anthropic] = json.loads(measured.stdout)["budget"]["providers"]
+    sizes = {tool["name"]: tool["tokens"] for tool in anthropic["tools"]}
+    assert set(sizes) == {"get_current_time", "convert_time"}
+    assert sizes["get_current_time"] < sizes["convert_time"]
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.agentforge.budget]\ntool_tokens = "
+        f"{sizes['get_current_time']}\n", encoding="utf-8")
+    gated = cli("tools", "check", target, "--provider", "anthropic", "--budget", "--json")
+    assert gated.exit_code == 1
+    flagged = {f["tool"] for f in json.loads(gated.stdout)["findings"]
+               if f["rule"] == "tool-tokens"}
+    assert flagged == {"convert_time"}
