@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SessionGuard", "SessionLimits"]
+__all__ = ["SessionGuard", "SessionLimits", "whole_body"]
 
 _SESSION_HEADER = b"mcp-session-id"
 
@@ -112,7 +112,7 @@ class SessionGuard:
             return
         peer = _peer(scope)
         template = dict(scope)
-        arrived = await _arrived(receive)  # a request still arriving holds no slot
+        arrived = await whole_body(receive)  # a request still arriving holds no slot
         if arrived is None:
             return
         receive = arrived
@@ -209,7 +209,7 @@ class SessionGuard:
                 self.sessions.pop(session_id, None)
 
 
-async def _arrived(receive: Receive) -> Receive | None:
+async def whole_body(receive: Receive) -> Receive | None:
     """Read the request's whole body; a ``receive`` that hands it over again, then goes
     on with ``receive`` (``None`` when the client disconnected first)."""
     chunks = []

@@ -219,7 +219,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
               allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
-    :class:`~agentforge_cli.integrations.http_sessions.SessionGuard` (``limits``) and
+    :class:`~agentforge_cli.integrations.http_sessions.SessionGuard` (``limits``),
+    :class:`~agentforge_cli.integrations.jsonrpc_ids.RequestIdGuard` and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -229,8 +230,10 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
     app = build_server(service).streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HeaderGuard(SessionGuard(app, limits), host=host, extra_origins=allow_origins,
-                       extra_hosts=allow_hosts)
+    from agentforge_cli.integrations.jsonrpc_ids import RequestIdGuard
+
+    return HeaderGuard(RequestIdGuard(SessionGuard(app, limits)), host=host,
+                       extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 
 def run_http(service: ToolService, *, host: str, sock: socket.socket,

@@ -478,7 +478,7 @@ async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
     reader, writer = LineReader(wire.reader), WireWriter(wire.writer)
     streams = stdio_server(reader, writer)  # type: ignore[arg-type]  # not anyio AsyncFiles
     async with streams as (read_stream, write_stream):
-        read_stream, write_stream = draining(read_stream, write_stream)
+        read_stream, write_stream = draining(read_stream, write_stream, reader)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
