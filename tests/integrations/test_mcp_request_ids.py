@@ -22,7 +22,7 @@ INVALID = [('{"a": 1}', "an object"), ("[1]", "an array"), ("true", "a boolean")
 
 
 def ping(raw_id: str) -> str:
-    return '{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % raw_id
+    return '{"jsonrpc": "2.0", "id": ' + raw_id + ', "method": "ping"}'
 
 
 def refusal(kind: str) -> dict[str, Any]:
