@@ -12,7 +12,9 @@ no one else is accepted. Here, with :func:`protocol_class` as uvicorn's HTTP pro
   closes the one that has been reading longest;
 * running out of descriptors (``EMFILE``) is said once on stderr, then at most once a
   minute with a count, and closes the oldest half of the connections being read, so the
-  server accepts again (asyncio retries a second later).
+  server accepts again (asyncio retries a second later). asyncio schedules a retry per
+  failed ``accept`` (up to the listen backlog at once, :data:`BACKLOG` here); one that
+  comes after the server closed fails, and is not reported.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = [
+    "BACKLOG",
     "READING_LIMIT",
     "READ_TIMEOUT",
     "ReadingConnections",
@@ -39,6 +42,9 @@ READ_TIMEOUT = 10.0
 """Seconds a request has to arrive whole, from its first byte (or from the connection)."""
 READING_LIMIT = 256
 """Connections read at once, at most (fewer when the descriptor limit is low)."""
+BACKLOG = 128
+"""Connections waiting to be accepted, at most (also how many accepts asyncio tries, and
+retries after ``EMFILE``, at a time)."""
 REPORT_EVERY = 60.0
 """Seconds between two reports of running out of descriptors."""
 _OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
@@ -92,6 +98,8 @@ class ReadingConnections:
         """The loop's exception handler: running out of descriptors while accepting is
         reported (rate-limited) and makes room; anything else goes to the default."""
         exc = context.get("exception")
+        if _retried_accept(context) and exc is not None:
+            return  # a retry of accepting, on a server that closed since: nothing to say
         if not (isinstance(exc, OSError) and exc.errno in _OUT_OF_DESCRIPTORS
                 and "accept" in str(context.get("message", ""))):
             loop.default_exception_handler(context)
@@ -105,6 +113,13 @@ class ReadingConnections:
             self.say(f"cannot accept connections: out of file descriptors ({exc.strerror}); "
                      "closing the oldest connections that have not sent a whole request"
                      + ("" if first else f" ({count} times in the last {REPORT_EVERY:g} s)"))
+
+
+def _retried_accept(context: dict[str, Any]) -> bool:
+    """Whether the failed callback is asyncio's retry of accepting (scheduled a second
+    after each ``EMFILE``; it fails once the server has closed its socket)."""
+    callback = getattr(context.get("handle"), "_callback", None)
+    return getattr(callback, "__name__", "") == "_start_serving"
 
 
 def protocol_class(reading: ReadingConnections) -> type[H11Protocol]:

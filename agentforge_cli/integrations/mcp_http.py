@@ -247,6 +247,7 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
     import uvicorn
 
     from agentforge_cli.integrations.http_connections import (
+        BACKLOG,
         ReadingConnections,
         protocol_class,
         reading_limit,
@@ -273,8 +274,12 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
                 print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) "
                       f"listening on {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            reading.close_oldest(len(reading.waiting))  # no request of theirs to finish
+            await super().shutdown(sockets=sockets)
+
     app = build_app(service, host=host, allow_origins=allow_origins, allow_hosts=allow_hosts)
-    config = uvicorn.Config(app, http=protocol_class(reading),
+    config = uvicorn.Config(app, http=protocol_class(reading), backlog=BACKLOG,
                             log_config=None, log_level=logging.WARNING, access_log=False,
                             lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the old handler:

@@ -115,3 +115,19 @@ def test_a_connection_that_sends_nothing_is_closed_after_the_read_timeout() -> N
     finally:
         code, out, err = server.stop()
     assert (code, out) == (0, ""), err
+
+
+def test_stopping_while_out_of_descriptors_says_nothing_more() -> None:
+    """Stopped (SIGINT) while the attacker still holds every descriptor: the retries of
+    accepting that were pending fail quietly, and the server exits 0."""
+    server = Served(preexec_fn=_few_descriptors)
+    stalled = [half_sent(server.url) for _ in range(400)]
+    try:
+        assert initialize_status(server.url) == 200
+        code, out, err = server.stop()
+    finally:
+        for sock in stalled:
+            if sock is not None:
+                sock.close()
+    assert (code, out) == (0, ""), err[:4000]
+    assert len(err) < 4000, err[:4000]
