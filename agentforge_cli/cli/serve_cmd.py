@@ -94,6 +94,9 @@ def serve(
         from agentforge_cli.integrations.mcp_server import require_mcp, run_stdio
 
         require_mcp()  # MCPUnavailableError, a TargetError: exit 3 with how to install it
+        from agentforge_cli.core.forks import claim_process
+
+        claim_process()  # a child a tool forks ends with the tool, and serves nothing
         from agentforge_cli.integrations.mcp_stdio import claim_stdio
         from agentforge_cli.integrations.targets import load_service
 

@@ -380,6 +380,9 @@ def call_tool(
                                     else _bound_arguments(executor, text))
             if ran is not None:
                 payload["binding"] = ran
+        from agentforge_cli.core.forks import claim_process
+
+        claim_process()  # a child the tool forks ends with the tool, printing nothing
         with _tool_logging(log):
             try:
                 result = service.execute(request, memory_id)

@@ -27,6 +27,7 @@ from types import CodeType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentforge_cli.core.definition import NO_DEFAULT, ParamDef, ToolDefinition
+from agentforge_cli.core.forks import FORKED
 from agentforge_cli.core.jsonvalues import describe
 from agentforge_cli.core.masking import MASK, is_sensitive_name, mask_text
 from agentforge_cli.errors import ArgumentError
@@ -287,7 +288,8 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
 
     Fast path: a well-formed argument object is scanned directly (no ``json.loads``
     wrapper), each value whose JSON type already is its parameter's type is taken as is,
-    and a ``str`` result is returned without normalisation. Anything else falls back to
+    and a ``str`` result is returned without normalisation (but in a child the tool forked:
+    ``finish`` ends it, :mod:`~agentforge_cli.core.forks`). Anything else falls back to
     the same functions the general path uses (``parse``, the per-parameter slow paths,
     ``finish``), so both paths behave identically. A tool's failure is handed the
     arguments too (``on_failure(exc, args)``), to say what a lenient binding filled in.
@@ -296,6 +298,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
         "scan": scan, "new": tuple.__new__, "Result": result_type,
         "ArgumentError": ArgumentError, "MAX_CHARS": max_chars, "MAX_DEPTH": max_depth,
         "MAX_RESULT": max_result_chars if max_result_chars is not None else float("inf"),
+        "FORKED": FORKED,
     }
     call = _call_expression(definition)
     if definition.is_async:  # asyncio is imported only for tools that need it
@@ -331,7 +334,7 @@ def make_execute(definition: ToolDefinition, *, strict: bool,
         f"        r = {call}",
         "    except BaseException as exc:",
         "        return on_failure(exc, args)",
-        "    if r.__class__ is str and len(r) <= MAX_RESULT:",
+        "    if r.__class__ is str and len(r) <= MAX_RESULT and not FORKED:",
         "        return new(Result, (r, False))",
         "    return finish(r)",
     ]

@@ -41,6 +41,7 @@ from agentforge_cli.core.binder import (
     tool_argument_error,
 )
 from agentforge_cli.core.definition import ToolDefinition, define_tool
+from agentforge_cli.core.forks import end_forked_child
 from agentforge_cli.core.interrupts import raised_by_tool, watch_sigint
 from agentforge_cli.core.returns import UnserializableResult, result_text
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
@@ -368,6 +369,7 @@ class LocalToolExecutor:
 
     def _finish(self, outcome: Any) -> ToolExecutionResult:
         """Normalise a return value to the result text, under the result size limit."""
+        end_forked_child()  # the tool returned in a child it forked: the child ends here
         try:
             text = result_text(outcome)
             if self.max_result_chars is not None and len(text) > self.max_result_chars:
@@ -400,6 +402,7 @@ class LocalToolExecutor:
 
     def _execution_failure(self, exc: BaseException, arguments: dict[str, Any] | None = None
                            ) -> ToolExecutionResult:
+        end_forked_child(exc)  # raised (sys.exit) in a child the tool forked: it ends here
         if not raised_by_tool(exc):
             raise exc  # a Ctrl-C of the process, not the tool's failure
         if isinstance(exc, SystemExit | KeyboardInterrupt):

@@ -5,6 +5,8 @@ keeps an idle one for 30 minutes, so one client that opens sessions and abandons
 locks everyone out. :class:`SessionGuard`, an ASGI middleware in front of it, bounds
 sessions per client and in all, and makes room rather than refusing:
 
+* a request that opens a session counts once its body has arrived whole (one still
+  arriving holds no slot; the server bounds how long it may take);
 * a client is the peer address of the connection (every local client shares
   ``127.0.0.1``; behind a reverse proxy, every client is the proxy);
 * a new session from a client that already holds :attr:`SessionLimits.per_client` ends
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SessionGuard", "SessionLimits"]
+__all__ = ["SessionGuard", "SessionLimits", "whole_body"]
 
 _SESSION_HEADER = b"mcp-session-id"
 
@@ -110,6 +112,10 @@ class SessionGuard:
             return
         peer = _peer(scope)
         template = dict(scope)
+        arrived = await whole_body(receive)  # a request still arriving holds no slot
+        if arrived is None:
+            return
+        receive = arrived
         if not await self._make_room(peer):
             await _too_many(scope, receive, send)
             return
@@ -201,6 +207,26 @@ class SessionGuard:
             session.last_active = self.clock()
             if status == 404 or (method == "DELETE" and status < 400):
                 self.sessions.pop(session_id, None)
+
+
+async def whole_body(receive: Receive) -> Receive | None:
+    """Read the request's whole body; a ``receive`` that hands it over again, then goes
+    on with ``receive`` (``None`` when the client disconnected first)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body: list[Message] = [{"type": "http.request", "body": b"".join(chunks),
+                            "more_body": False}]
+
+    async def replay() -> Message:
+        return body.pop() if body else await receive()
+
+    return replay
 
 
 def _header(message: Any, name: bytes) -> str | None:

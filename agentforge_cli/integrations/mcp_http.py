@@ -12,8 +12,10 @@ names (behind a proxy). Allowed browser origins get CORS answers (preflight incl
 The socket is bound before serving, so a taken port is a :class:`ListenError` and port
 ``0`` picks a free one; the URL goes to standard error once the server listens. SIGINT
 and SIGTERM stop it (uvicorn's handlers), exit 0: open connections get a few seconds to
-finish. No client can lock the others out by opening sessions:
-:mod:`~agentforge_cli.integrations.http_sessions` bounds them per client and in all.
+finish. No client can lock the others out by opening sessions or connections:
+:mod:`~agentforge_cli.integrations.http_sessions` bounds sessions per client and in all,
+:mod:`~agentforge_cli.integrations.http_connections` how long a request may take to
+arrive and how many connections are read at once.
 """
 
 from __future__ import annotations
@@ -217,7 +219,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
               allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
-    :class:`~agentforge_cli.integrations.http_sessions.SessionGuard` (``limits``) and
+    :class:`~agentforge_cli.integrations.http_sessions.SessionGuard` (``limits``),
+    :class:`~agentforge_cli.integrations.jsonrpc_ids.RequestIdGuard` and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -227,8 +230,10 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
     app = build_server(service).streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HeaderGuard(SessionGuard(app, limits), host=host, extra_origins=allow_origins,
-                       extra_hosts=allow_hosts)
+    from agentforge_cli.integrations.jsonrpc_ids import RequestIdGuard
+
+    return HeaderGuard(RequestIdGuard(SessionGuard(app, limits)), host=host,
+                       extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 
 def run_http(service: ToolService, *, host: str, sock: socket.socket,
@@ -237,9 +242,17 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
     """Serve ``service`` on the bound ``sock`` until SIGINT or SIGTERM (``log``: the
     call log to stderr, as for stdio). A host other than loopback gets a warning on
     stderr: nothing authenticates the callers."""
+    import asyncio
+
     import uvicorn
 
-    from agentforge_cli.integrations.mcp_server import _log_to_stderr
+    from agentforge_cli.integrations.http_connections import (
+        BACKLOG,
+        ReadingConnections,
+        protocol_class,
+        reading_limit,
+    )
+    from agentforge_cli.integrations.mcp_server import _log_to_stderr, _warn
 
     if log:
         _log_to_stderr()
@@ -251,16 +264,22 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
               "proxy that checks a token in front of it (see docs/mcp.md)",
               file=sys.stderr, flush=True)
     count = len(service.names)
+    reading = ReadingConnections(limit=reading_limit(), say=_warn)
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(reading.exception_handler)
             await super().startup(sockets=sockets)
             if self.started:
                 print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) "
                       f"listening on {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            reading.close_oldest(len(reading.waiting))  # no request of theirs to finish
+            await super().shutdown(sockets=sockets)
+
     app = build_app(service, host=host, allow_origins=allow_origins, allow_hosts=allow_hosts)
-    config = uvicorn.Config(app,
+    config = uvicorn.Config(app, http=protocol_class(reading), backlog=BACKLOG,
                             log_config=None, log_level=logging.WARNING, access_log=False,
                             lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the old handler:

@@ -35,9 +35,10 @@ import sys
 import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from agentforge_cli.core.masking import is_secret_value, is_sensitive_name, secret_values
+from agentforge_cli.core.terminal_text import safe_text
 from agentforge_cli.integrations.mcp_http import HeaderGuard
 from agentforge_cli.integrations.mcp_record import MAX_RECORDED_BYTES, SessionLog
 
@@ -61,11 +62,16 @@ _TOO_LARGE = (f"agentforge record: the request body is more than the limit of "
               f"{MAX_RECORDED_BYTES} bytes; not sent on\n").encode()
 
 
+_PATH_SAFE = "/%:@!$&'()*+,;=~"
+"""What a URL path may show as is (anything else is percent-encoded)."""
+
+
 def _public(url: str) -> str:
-    """``url`` without user, password or query (they may hold a secret)."""
+    """``url`` without user, password or query (they may hold a secret), safe to print
+    on a terminal."""
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
-    return f"{parts.scheme}://{netloc}{parts.path}"
+    return safe_text(f"{parts.scheme}://{netloc}{parts.path}", one_line=True)
 
 
 class _Messages:
@@ -284,7 +290,8 @@ class RecordingProxy:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
             print(f"agentforge record: cannot reach the MCP server at "
-                  f"{_public(self.origin + self.path)}: {exc or type(exc).__name__}",
+                  f"{_public(self.origin + self.path)}: "
+                  f"{safe_text(str(exc) or type(exc).__name__, one_line=True)}",
                   file=sys.stderr, flush=True)
             await _answer(send, 502, b"agentforge record: cannot reach the MCP server\n")
             return
@@ -344,7 +351,8 @@ def run_proxy(upstream: str, log: SessionLog, *, sock: socket.socket,
 
     proxy = RecordingProxy(upstream, log, headers)
     app = HeaderGuard(proxy, host=LOOPBACK)
-    address = f"http://{LOOPBACK}:{sock.getsockname()[1]}{proxy.path}"
+    # percent-encoded: a control character in the path reaches no terminal, still works
+    address = f"http://{LOOPBACK}:{sock.getsockname()[1]}{quote(proxy.path, safe=_PATH_SAFE)}"
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:

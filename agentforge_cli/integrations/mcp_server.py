@@ -59,6 +59,7 @@ from agentforge_cli.core.executor import LocalToolExecutor
 from agentforge_cli.core.service import ToolService, unknown_tool_message
 from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
 from agentforge_cli.core.surrogates import encodable
+from agentforge_cli.core.terminal_text import safe_text
 from agentforge_cli.core.wrapping import innermost
 from agentforge_cli.errors import MCPUnavailableError, ToolExecutionError
 from agentforge_cli.integrations.mcp_output import OutputSchemas, StructuredResult
@@ -367,7 +368,9 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
 
 
 class _UnblockingHandler(logging.Handler):
-    """Writes log records to a stream from a thread of its own, so a client that never
+    """Writes log records to a stream, one line each with what a terminal would act on
+    escaped (:func:`~agentforge_cli.core.terminal_text.safe_text`), from a thread of its
+    own, so a client that never
     reads standard error (MCP lets a client ignore it) never holds up serving: past
     :data:`LOG_BACKLOG` records waiting, new ones are dropped and counted, and the count
     is written once the stream takes lines again."""
@@ -386,7 +389,8 @@ class _UnblockingHandler(logging.Handler):
         import queue
 
         try:
-            self.lines.put_nowait(self.format(record))
+            # a client's text (a tool name, arguments) must not act on the terminal
+            self.lines.put_nowait(safe_text(self.format(record), one_line=True))
         except queue.Full:
             self.dropped += 1
         except Exception:
@@ -474,7 +478,7 @@ async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
     reader, writer = LineReader(wire.reader), WireWriter(wire.writer)
     streams = stdio_server(reader, writer)  # type: ignore[arg-type]  # not anyio AsyncFiles
     async with streams as (read_stream, write_stream):
-        read_stream, write_stream = draining(read_stream, write_stream)
+        read_stream, write_stream = draining(read_stream, write_stream, reader)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

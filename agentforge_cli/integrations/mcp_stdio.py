@@ -116,7 +116,7 @@ class LineReader:
     characters (:data:`LINE_LIMIT`) is not kept: :data:`TOO_LONG` stands for it.
     """
 
-    __slots__ = ("_batch", "_binary", "_lines", "_taken", "limit")
+    __slots__ = ("_batch", "_binary", "_lines", "_taken", "last", "limit")
 
     def __init__(self, binary: BinaryIO, limit: int = LINE_LIMIT) -> None:
         self._binary = binary
@@ -124,6 +124,9 @@ class LineReader:
         self._lines: Any = None
         self._batch: collections.deque[str | None] = collections.deque()
         self._taken = threading.Semaphore(1)  # the loop has taken the last batch
+        self.last: str | None = None
+        """The line handed over last (the SDK reads the next once the server took what
+        it made of this one: :func:`draining` reads it)."""
 
     def __aiter__(self) -> LineReader:
         return self
@@ -140,6 +143,7 @@ class LineReader:
         if line is None:
             self._batch.append(None)  # the end stays the end
             raise StopAsyncIteration
+        self.last = line
         return line
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -250,10 +254,11 @@ class _Ledger:
     """The ids of the requests read and neither answered nor cancelled yet, and the
     messages waiting to be written: whether there is room to read another request."""
 
-    __slots__ = ("_answers", "_cancelled_id", "_event", "_idle", "_notification", "_request",
-                 "_room", "open", "writing")
+    __slots__ = ("_answers", "_cancelled_id", "_event", "_idle", "_notification", "_reader",
+                 "_request", "_room", "open", "writing")
 
-    def __init__(self) -> None:
+    def __init__(self, reader: LineReader | None = None) -> None:
+        self._reader = reader
         import anyio
         from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
         from mcp.types import (
@@ -290,15 +295,29 @@ class _Ledger:
             code, text, request_id = _unreadable(item)
         else:
             message = getattr(item, "message", None)
-            if not isinstance(message, self._request) or message.id not in self.open:
+            invalid = self._invalid_id(message)
+            if invalid is not None:
+                code, text, request_id = _INVALID_REQUEST, invalid, None
+            elif not isinstance(message, self._request) or message.id not in self.open:
                 return None
-            code, request_id = _INVALID_REQUEST, message.id
-            text = f"Invalid request: a request with id {message.id!r} is already in flight"
+            else:
+                code, request_id = _INVALID_REQUEST, message.id
+                text = f"Invalid request: a request with id {message.id!r} is already in flight"
         from mcp.shared.message import SessionMessage
         from mcp.types import ErrorData, JSONRPCError
 
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id,
                                            error=ErrorData(code=code, message=text)))
+
+    def _invalid_id(self, message: Any) -> str | None:
+        """Why ``message``, read as a notification, is a request with an id that is
+        neither a string nor an integer (the SDK drops such an id), or ``None``."""
+        line = self._reader.last if self._reader is not None else None
+        if line is None or type(message) is not self._notification:
+            return None
+        from agentforge_cli.integrations.jsonrpc_ids import invalid_id
+
+        return invalid_id(line)
 
     def written(self, item: Any) -> None:
         self.writing -= 1
@@ -459,10 +478,13 @@ class _AnsweringWriter:
         await self.aclose()
 
 
-def draining(read_stream: Any, write_stream: Any) -> tuple[Any, Any]:
+def draining(read_stream: Any, write_stream: Any, reader: LineReader | None = None
+             ) -> tuple[Any, Any]:
     """The transport's ``(read_stream, write_stream)`` made to answer every request read
-    before the server sees the end of input, and every line that is not a request."""
-    ledger = _Ledger()
+    before the server sees the end of input, and every line that is not a request
+    (``reader``: the lines the SDK reads, to tell a request with an invalid id, which
+    the SDK reads as a notification)."""
+    ledger = _Ledger(reader)
     # a refusal goes straight out: it settles no request (its id may be one in flight)
     return (_DrainingReader(read_stream, ledger, write_stream),
             _AnsweringWriter(write_stream, ledger))

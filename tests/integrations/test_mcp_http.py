@@ -13,7 +13,7 @@ import signal
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,12 +30,12 @@ BOUND = 30.0  # generous bound on start-up and shutdown; nothing is timed
 class Served:
     """``agentforge serve --transport http ...`` running; ``url`` read from stderr."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, preexec_fn: Callable[[], None] | None = None) -> None:
         self.process = subprocess.Popen(
             [str(AGENTFORGE), "serve", "sample_tools.shop", str(HERE / "mcp_sample_tools.py"),
              "--transport", "http", "--port", "0", *args],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True)
+            text=True, preexec_fn=preexec_fn)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._drain, daemon=True).start()

@@ -11,7 +11,6 @@ written with backslash escapes instead of failing.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
@@ -19,6 +18,9 @@ from rich.console import Console
 from rich.text import Text
 
 from agentforge_cli.cli.output import product_stream
+from agentforge_cli.core.terminal_text import safe_text
+
+__all__ = ["print_trimmed", "safe_text", "stderr_console", "stdout_console"]
 
 _consoles: dict[bool, Console] = {}
 
@@ -41,32 +43,6 @@ def stdout_console() -> Console:
 def stderr_console() -> Console:
     """The console on standard error."""
     return _console(True)
-
-
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_TERMINAL_CONTROL = re.compile(f"[{_CONTROLS}]")  # a tab and a newline are text
-_LINE_CONTROL = re.compile(f"[\t\n{_CONTROLS}]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def safe_text(text: str, *, one_line: bool = False) -> str:
-    """``text`` as it may reach a terminal: lone surrogates (unencodable anywhere) written
-    as ``\\udcxx``, and what a terminal would act on written as an escape (``\\x1b``):
-    control characters (C0 but tab and newline, DEL, C1 — so no escape sequence, OSC
-    hyperlink or title) and bidirectional overrides. ``one_line``: tabs and newlines too,
-    for a name that must not start a line of its own."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    pattern = _LINE_CONTROL if one_line else _TERMINAL_CONTROL
-    if (text.isascii() and text.isprintable()) or pattern.search(text) is None:
-        return text
-    return pattern.sub(_escaped, text)
 
 
 def print_trimmed(console: Console, renderable: Any) -> None:
