@@ -77,7 +77,8 @@ def _definition_lines(budget: Any, limits: Any) -> list[str]:
     """``tokens for openai (tiktoken o200k_base)``, then a row a tool and one for all."""
     rows = [[tool.name, f"{tool.chars:,}", f"{tool.tokens:,}",
              _over(tool.tokens, limits.tool_tokens)] for tool in budget.tools]
-    rows.append([f"all {len(budget.tools)} tools", f"{budget.chars:,}", f"{budget.tokens:,}",
+    every = "the 1 tool" if len(budget.tools) == 1 else f"all {len(budget.tools)} tools"
+    rows.append([every, f"{budget.chars:,}", f"{budget.tokens:,}",
                  _over(budget.tokens, limits.set_tokens)])
     title = f"tool definitions sent to {budget.provider}: tokens by {budget.tokenizer}"
     return [title, *_table(["tool", "chars", "tokens", "budget"], rows), ""]

@@ -128,7 +128,7 @@ def protocol_class(reading: ReadingConnections) -> type[H11Protocol]:
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class ReadDeadlineProtocol(H11Protocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a Transport, as uvicorn narrows it
             super().connection_made(transport)
             reading.start(self)
 

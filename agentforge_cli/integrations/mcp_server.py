@@ -368,9 +368,10 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
 
 
 class _UnblockingHandler(logging.Handler):
-    """Writes log records to a stream, one line each with what a terminal would act on
-    escaped (:func:`~agentforge_cli.core.terminal_text.safe_text`), from a thread of its
-    own, so a client that never
+    """Writes log records to a stream, with what a terminal would act on escaped
+    (:func:`~agentforge_cli.core.terminal_text.safe_text`; newlines stay, as a multi-line
+    result is logged and read back by replay), from a thread of its own, so a client that
+    never
     reads standard error (MCP lets a client ignore it) never holds up serving: past
     :data:`LOG_BACKLOG` records waiting, new ones are dropped and counted, and the count
     is written once the stream takes lines again."""
@@ -390,7 +391,7 @@ class _UnblockingHandler(logging.Handler):
 
         try:
             # a client's text (a tool name, arguments) must not act on the terminal
-            self.lines.put_nowait(safe_text(self.format(record), one_line=True))
+            self.lines.put_nowait(safe_text(self.format(record)))
         except queue.Full:
             self.dropped += 1
         except Exception:
@@ -496,9 +497,10 @@ def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | N
     require_mcp()
     import anyio
 
-    with contextlib.suppress(KeyboardInterrupt):
-        try:
-            anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
-                                        instructions=instructions, log=log, wire=wire))
-        except* BrokenPipeError:
-            pass  # the client stopped reading our stdout: it has gone, the session is over
+    try:
+        anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
+                                    instructions=instructions, log=log, wire=wire))
+    except* BrokenPipeError:
+        pass  # the client stopped reading our stdout: it has gone, the session is over
+    except* KeyboardInterrupt:
+        pass  # Ctrl-C, also one that lands while the session's tasks start (in a group)

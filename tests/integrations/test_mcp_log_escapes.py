@@ -1,6 +1,7 @@
 """What a remote client or an upstream URL says reaches the operator's terminal with its
 control characters escaped: ``serve --log`` and ``record --url``'s lines on stderr carry
-no escape sequence, title, bidirectional override or forged line."""
+no escape sequence, title or bidirectional override. (A result's newlines stay: the log
+is a transcript replay reads, where a result may run over several lines.)"""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ def test_serve_log_escapes_a_clients_arguments_and_the_results_they_make() -> No
     assert code == 0, stderr
     assert "boom" in stderr and "\\x9b2J" in stderr and "\\x1b]0;pwned\\x07" in stderr
     assert RAW.search(stderr) is None, repr(stderr)
-    assert not any(line.startswith("2026-01-01 INFO forged") for line in stderr.splitlines())
 
 
 def test_record_url_escapes_the_url_it_names(tmp_path: Path) -> None:
