@@ -163,9 +163,9 @@ def _say_skipped(service: Any, selected: list[str], options: Any) -> None:
         reason = skip_reason(spec, options)
         unguarded = unguarded_reason(spec, options)
         if reason is not None:
-            write(f"skipped {spec.name}: {reason}", stderr=True)
+            write(f"skipped {_name(spec.name)}: {reason}", stderr=True)
         elif unguarded and spec.name not in options.served and not options.allow_effects:
-            write(f"effects allowed for {spec.name}: {unguarded}", stderr=True)
+            write(f"effects allowed for {_name(spec.name)}: {unguarded}", stderr=True)
 
 
 def _check_options(examples: int, timeout: float, crash: list[str], allow: list[str]) -> None:
@@ -190,13 +190,13 @@ def _show(report: Any) -> None:
     from agentforge_cli.fuzz.report import LABELS, describe
 
     if report.skipped:
-        write(f"- {report.name}: skipped, {report.skipped}")
+        write(f"- {_name(report.name)}: skipped, {report.skipped}")
         return
     counts = ", ".join(f"{report.counts[k]} {LABELS.get(k, k)}" for k in KINDS
                        if report.counts.get(k))
     mark = "✗" if report.failed else "✓"
     calls = f"{report.examples} call{'' if report.examples == 1 else 's'}"
-    write(f"{mark} {report.name}: {calls} ({counts or 'none'})")
+    write(f"{mark} {_name(report.name)}: {calls} ({counts or 'none'})")
     if report.error:
         write(f"  {report.error}")
     for finding in report.findings:
@@ -216,7 +216,7 @@ def _warn_low_coverage(reports: list[Any]) -> None:
 
     for report in reports:
         if report.low_coverage:
-            render.warning(f"every call of {report.name} ended in a tool error: the inputs "
+            render.warning(f"every call of {_name(report.name)} ended in a tool error: the inputs "
                            f"may never reach its code (what the error says: "
                            f"{report.uniform_error})")
 
@@ -231,7 +231,7 @@ def _warn_blocked(reports: list[Any]) -> None:
         count = report.counts.get(OutcomeKind.BLOCKED, 0)
         if count:
             render.warning(f"the effect guard stopped {count} of the {report.examples} calls "
-                           f"of {report.name}: what they would have done next is untested "
+                           f"of {_name(report.name)}: what they would have done next is untested "
                            "(give the tool test doubles, then run with --allow-effects)")
 
 
@@ -249,3 +249,11 @@ def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
     else:
         write(f"✓ fuzz found no problem in {len(run)} tool{'' if len(run) == 1 else 's'} "
               f"(seed {seed})")
+
+
+def _name(name: str) -> str:
+    """A tool's name as the report shows it: on one line, nothing a terminal acts on (an
+    MCP server chooses its names)."""
+    from agentforge_cli.core.terminal_text import safe_text
+
+    return safe_text(name, one_line=True)

@@ -44,6 +44,14 @@ def test_tools_list_of_a_hostile_mcp_server(cli) -> None:
     assert not any(line.startswith("[rm_rf]") for line in lines)  # no forged tool line
 
 
+def test_tools_fuzz_of_a_hostile_mcp_server_names_its_tools_escaped(cli) -> None:
+    result = cli("tools", "fuzz", "-t", f"mcp:{sys.executable} {SERVER}",
+                 "--include-destructive", "--examples", "2", "--seed", "0")
+    assert RAW.search(result.output) is None, repr(result.output)
+    assert "clear\\x1b[2J\\x1b[H: 2 calls" in result.stdout
+    assert not any(line.startswith("[rm_rf]") for line in result.output.splitlines())
+
+
 def test_replay_trace_of_a_hostile_transcript(cli, tmp_path: Path) -> None:
     path = tmp_path / "escapes.jsonl"
     lines = [{"type": "user", "content": "hi\x1b]0;pwned\x07 \x1b[2J"},
