@@ -47,7 +47,7 @@ def test_budget_reports_each_definition_and_the_set_per_provider(cli, project):
         "tool definitions sent to anthropic: tokens by estimate (characters/4)",
         "  tool           chars  tokens  budget"]
     assert lines[2].split() == ["queryCustomer", str(CRM_CHARS), str(CRM_TOKENS), "-"]
-    assert lines[3].split()[:3] == ["all", "1", "tools"] and lines[4] == ""
+    assert lines[3].split()[:3] == ["the", "1", "tool"] and lines[4] == ""
     assert lines[5] == ("tool definitions sent to openai: tokens by estimate (characters/4): "
                         "tiktoken o200k_base not available offline")
     assert "✓ check passed" in result.stdout
