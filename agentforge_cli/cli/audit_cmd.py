@@ -24,7 +24,12 @@ import typer
 from agentforge_cli.cli.check_cmd import FailOn
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
+from agentforge_cli.cli.settings import (
+    BindingOption,
+    SeedOption,
+    StrictOption,
+    project_choices,
+)
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
@@ -45,10 +50,7 @@ def audit(
     examples: Annotated[int, typer.Option(
         "--examples", metavar="N", help="Generated examples per tool (0: only the "
                                         "--calls), each called twice.")] = 20,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", metavar="S", show_default=False,
-        help="Generate the same inputs as a run with this seed. Default: a random seed, "
-             "printed so the run can be repeated.")] = None,
+    seed: SeedOption = None,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SECONDS", show_default=False,
         help="How long a call may run. Default: timeout in \\[tool.agentforge], else 5."

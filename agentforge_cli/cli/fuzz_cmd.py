@@ -21,7 +21,12 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
+from agentforge_cli.cli.settings import (
+    BindingOption,
+    SeedOption,
+    StrictOption,
+    project_choices,
+)
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
@@ -38,10 +43,7 @@ def fuzz(
         help="Fuzz only this tool; repeatable. Default: every tool.")] = None,
     examples: Annotated[int, typer.Option(
         "--examples", metavar="N", help="Calls per tool.")] = 200,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", metavar="S", show_default=False,
-        help="Generate the same inputs as a run with this seed. Default: a random seed, "
-             "printed so the run can be repeated.")] = None,
+    seed: SeedOption = None,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SECONDS", show_default=False,
         help="A call running longer is a hang. Default: timeout in \\[tool.agentforge], "

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 
-__all__ = ["BindingOption", "StrictOption", "project_choices"]
+__all__ = ["BindingOption", "SeedOption", "StrictOption", "project_choices"]
 
 StrictOption = Annotated[
     bool | None,
@@ -23,6 +23,14 @@ StrictOption = Annotated[
                       "are ignored. strict = false in \\[tool.agentforge] makes lenient the "
                       "default."),
 ]
+
+SeedOption = Annotated[
+    int | None,
+    typer.Option("--seed", metavar="S", show_default=False,
+                 help="Generate the same inputs as a run with this seed. Default: a random "
+                      "seed, printed so the run can be repeated."),
+]
+"""``tools fuzz`` and ``tools audit``: the seed of the generated inputs."""
 
 BindingOption = Annotated[
     Literal["native", "agentforge"],
