@@ -30,7 +30,7 @@ SeedOption = Annotated[
                  help="Generate the same inputs as a run with this seed. Default: a random "
                       "seed, printed so the run can be repeated."),
 ]
-"""``tools fuzz`` and ``tools audit``: the seed of the generated inputs."""
+"""The option that makes ``tools fuzz`` and ``tools audit`` repeat a run's generated inputs."""
 
 BindingOption = Annotated[
     Literal["native", "agentforge"],
