@@ -7,27 +7,27 @@ declares tools pays next to nothing. Importing the package has no side effects.
 
 from __future__ import annotations
 
-from agentforge_cli.core.decorator import tool
-from agentforge_cli.core.params import P
+from agentforge_cli.core.declare.decorator import tool
+from agentforge_cli.core.declare.params import P
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:  # what a type checker sees of the names __getattr__ imports
     from typing import Any
 
-    from agentforge_cli.core.aliases import Float32, Int8, Int16, Int32, Int64
-    from agentforge_cli.core.calllog import LoggingToolExecutor
-    from agentforge_cli.core.definition import tool_specification_from
-    from agentforge_cli.core.discovery import build_local_tools
-    from agentforge_cli.core.executor import LocalToolExecutor
-    from agentforge_cli.core.recording import CallRecorder
-    from agentforge_cli.core.service import ToolService
-    from agentforge_cli.core.spec import (
+    from agentforge_cli.core.declare.aliases import Float32, Int8, Int16, Int32, Int64
+    from agentforge_cli.core.define.definition import tool_specification_from
+    from agentforge_cli.core.define.spec import (
         ToolExecutionRequest,
         ToolExecutionResult,
         ToolExecutor,
         ToolSpecification,
     )
-    from agentforge_cli.core.tracing import TracingToolExecutor
+    from agentforge_cli.core.observe.calllog import LoggingToolExecutor
+    from agentforge_cli.core.observe.recording import CallRecorder
+    from agentforge_cli.core.observe.tracing import TracingToolExecutor
+    from agentforge_cli.core.run.discovery import build_local_tools
+    from agentforge_cli.core.run.executor import LocalToolExecutor
+    from agentforge_cli.core.run.service import ToolService
     from agentforge_cli.errors import (
         AgentForgeError,
         ArgumentError,
@@ -71,26 +71,26 @@ __all__ = [
 _LAZY = {
     "AgentForgeError": "agentforge_cli.errors",
     "ArgumentError": "agentforge_cli.errors",
-    "CallRecorder": "agentforge_cli.core.recording",
+    "CallRecorder": "agentforge_cli.core.observe.recording",
     "ToolArgumentsError": "agentforge_cli.errors",
     "ToolDefinitionError": "agentforge_cli.errors",
     "ToolExecutionError": "agentforge_cli.errors",
     "ToolTimeoutError": "agentforge_cli.errors",
-    "Float32": "agentforge_cli.core.aliases",
-    "Int8": "agentforge_cli.core.aliases",
-    "Int16": "agentforge_cli.core.aliases",
-    "Int32": "agentforge_cli.core.aliases",
-    "Int64": "agentforge_cli.core.aliases",
-    "LocalToolExecutor": "agentforge_cli.core.executor",
-    "LoggingToolExecutor": "agentforge_cli.core.calllog",
-    "TracingToolExecutor": "agentforge_cli.core.tracing",
-    "ToolExecutionRequest": "agentforge_cli.core.spec",
-    "ToolExecutionResult": "agentforge_cli.core.spec",
-    "ToolExecutor": "agentforge_cli.core.spec",
-    "ToolSpecification": "agentforge_cli.core.spec",
-    "ToolService": "agentforge_cli.core.service",
-    "build_local_tools": "agentforge_cli.core.discovery",
-    "tool_specification_from": "agentforge_cli.core.definition",
+    "Float32": "agentforge_cli.core.declare.aliases",
+    "Int8": "agentforge_cli.core.declare.aliases",
+    "Int16": "agentforge_cli.core.declare.aliases",
+    "Int32": "agentforge_cli.core.declare.aliases",
+    "Int64": "agentforge_cli.core.declare.aliases",
+    "LocalToolExecutor": "agentforge_cli.core.run.executor",
+    "LoggingToolExecutor": "agentforge_cli.core.observe.calllog",
+    "TracingToolExecutor": "agentforge_cli.core.observe.tracing",
+    "ToolExecutionRequest": "agentforge_cli.core.define.spec",
+    "ToolExecutionResult": "agentforge_cli.core.define.spec",
+    "ToolExecutor": "agentforge_cli.core.define.spec",
+    "ToolSpecification": "agentforge_cli.core.define.spec",
+    "ToolService": "agentforge_cli.core.run.service",
+    "build_local_tools": "agentforge_cli.core.run.discovery",
+    "tool_specification_from": "agentforge_cli.core.define.definition",
 }
 
 

@@ -115,7 +115,7 @@ class ArgumentError(AgentForgeError, ValueError):
     def mask_received(self) -> ArgumentError:
         """Replace the received value in the message by ``<***>`` (a secret); return self."""
         if self.received is not None:
-            from agentforge_cli.core.jsonvalues import describe
+            from agentforge_cli.core.bind.jsonvalues import describe
 
             self.problem = self.problem.replace(describe(self.received), "<***>")
             self.received = "***"

@@ -22,7 +22,7 @@ import pytest
 from cli_support import ROOT
 
 from agentforge_cli import ToolExecutionRequest
-from agentforge_cli.core.executor import LocalToolExecutor
+from agentforge_cli.core.run.executor import LocalToolExecutor
 from agentforge_cli.errors import ArgumentError
 
 # The corpus run's tool modules and checker need the corpus: `make corpus` runs them.

@@ -38,11 +38,12 @@ def test_declaring_tools_imports_nothing_heavy(code):
     assert heavy_in(modules) == []
     ours = {m for m in modules if m.startswith("agentforge_cli")}
     # the rest of the core is loaded lazily
-    for lazy in ("agentforge_cli.core.executor", "agentforge_cli.core.discovery",
-                 "agentforge_cli.core.service",
-                 "agentforge_cli.core.definition", "agentforge_cli.core.handlers",
-                 "agentforge_cli.core.handlers.registry", "agentforge_cli.core.arguments",
-                 "agentforge_cli.core.calllog", "agentforge_cli.cli"):
+    for lazy in ("agentforge_cli.core.run.executor", "agentforge_cli.core.run.discovery",
+                 "agentforge_cli.core.run.service",
+                 "agentforge_cli.core.define.definition", "agentforge_cli.core.define.handlers",
+                 "agentforge_cli.core.define.handlers.registry",
+                 "agentforge_cli.core.bind.arguments",
+                 "agentforge_cli.core.observe.calllog", "agentforge_cli.cli"):
         assert lazy not in ours, f"{lazy} imported eagerly"
     assert "docstring_parser" not in modules
     assert "asyncio" not in modules
@@ -59,7 +60,7 @@ def test_decorating_a_tool_stays_light():
     )
     modules = loaded_after(code)
     assert heavy_in(modules) == []
-    assert "agentforge_cli.core.executor" not in modules
+    assert "agentforge_cli.core.run.executor" not in modules
 
 
 def test_whole_core_at_work_imports_no_heavy_dependency():

@@ -70,6 +70,13 @@ PACKAGE_WIDE = {"test_corpus_checker.py", "test_import_light.py", "test_install.
 """The tests at the top of ``tests/``: about the package as a whole, no stage's."""
 
 
+MIRRORED = ("core/declare", "core/define", "core/bind", "core/run", "core/observe",
+            "replay/transcripts", "integrations/mcp/client", "integrations/mcp/server",
+            "integrations/mcp/record", "integrations/pytest", "integrations/targets",
+            "integrations/frameworks")
+"""The package's folders whose tests sit in a folder of the same path under ``tests/``."""
+
+
 def test_the_tests_mirror_the_stages():
     """A folder of tests a stage (``tests/core`` for ``agentforge_cli/core``...), plus the
     docs' tests and the corpus run; only package-wide tests sit at the top."""
@@ -78,8 +85,24 @@ def test_the_tests_mirror_the_stages():
                if path.is_dir() and not path.name.startswith((".", "__"))}
     assert folders == stages | {"docs", "corpus"}
     for folder in folders - {"corpus"}:
-        assert list((TESTS / folder).glob("test_*.py")), f"tests/{folder} holds no tests"
+        assert list((TESTS / folder).rglob("test_*.py")), f"tests/{folder} holds no tests"
     assert {path.name for path in TESTS.glob("test_*.py")} == PACKAGE_WIDE
+
+
+@pytest.mark.parametrize("folder", MIRRORED)
+def test_the_tests_mirror_the_folders_inside_a_stage(folder):
+    """The stages' own folders are mirrored too: the tests of ``core/bind`` are in
+    ``tests/core/bind``, those of the MCP client in ``tests/integrations/mcp/client``."""
+    assert (PACKAGE / folder / "__init__.py").is_file(), folder
+    assert list((TESTS / folder).glob("test_*.py")), f"tests/{folder} holds no tests"
+
+
+def test_every_test_folder_names_a_package_folder():
+    """No test folder without its package folder: a move of the package moves its tests."""
+    for path in TESTS.rglob("test_*.py"):
+        folder = path.parent.relative_to(TESTS)
+        if folder.parts and folder.parts[0] not in ("docs", "corpus"):
+            assert (PACKAGE / folder / "__init__.py").is_file(), f"tests/{folder}"
 
 
 def test_no_two_test_files_share_a_name():
@@ -135,7 +158,7 @@ def test_there_is_no_import_cycle():
 
 def test_the_checker_sees_a_cycle_and_an_upward_import():
     # the graph above is read from the real files; make sure the reading is not empty
-    assert "agentforge_cli.core.spec" in GRAPH["agentforge_cli.core.service"]
+    assert "agentforge_cli.core.define.spec" in GRAPH["agentforge_cli.core.run.service"]
     assert any(stage(t) == "core" for t in GRAPH["agentforge_cli.cli.tools_cmd"])
 
 

@@ -95,10 +95,10 @@ def test_unknown_attribute_raises_attribute_error():
 
 
 def test_names_are_the_real_objects():
-    from agentforge_cli.core.definition import tool_specification_from
-    from agentforge_cli.core.discovery import build_local_tools
-    from agentforge_cli.core.service import ToolService
-    from agentforge_cli.core.spec import ToolExecutionRequest, ToolSpecification
+    from agentforge_cli.core.define.definition import tool_specification_from
+    from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolSpecification
+    from agentforge_cli.core.run.discovery import build_local_tools
+    from agentforge_cli.core.run.service import ToolService
 
     assert agentforge_cli.tool_specification_from is tool_specification_from
     assert agentforge_cli.build_local_tools is build_local_tools

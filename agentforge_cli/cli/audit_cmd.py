@@ -93,8 +93,8 @@ def audit(
             raise LoadError(f"tools audit needs {', '.join(missing)}, which is not "
                             "installed", hint=INSTALL_HINT)
         from agentforge_cli.cli.render import skipped_tool
-        from agentforge_cli.integrations.served import served_tool_names
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.mcp.server.served import served_tool_names
+        from agentforge_cli.integrations.targets.loading import load_service
 
         service = load_service([*(targets or ()), *(tools or ())],
                                skip_problems=skipped_tool, propagate_execution_errors=True,
@@ -102,7 +102,7 @@ def audit(
                                binding=binding)
         unknown = [name for name in names or () if name not in service.names]
         if unknown:
-            from agentforge_cli.core.service import unknown_tool_message
+            from agentforge_cli.core.run.service import unknown_tool_message
 
             raise UsageError(unknown_tool_message(unknown[0], service.names))
         recorded = _recorded_calls(calls or ())
@@ -163,7 +163,7 @@ def _line(behaviour: Any) -> str:
 
 def _recorded_calls(paths: Sequence[str]) -> dict[str, list[str]]:
     """Tool name -> the argument strings of its calls in the transcripts ``paths``."""
-    from agentforge_cli.replay.transcripts.events import ToolCall, TranscriptError
+    from agentforge_cli.replay.transcripts.model import ToolCall, TranscriptError
     from agentforge_cli.replay.transcripts.transcript import open_transcript
 
     found: dict[str, list[str]] = {}

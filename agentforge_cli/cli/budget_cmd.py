@@ -45,7 +45,7 @@ def run_budget(specs: Sequence[Any], providers: Sequence[str], results: Sequence
         TargetConfigError: ``[tool.agentforge.budget]`` is malformed.
         TranscriptError: A transcript cannot be read.
     """
-    from agentforge_cli.integrations.targets import find_budget
+    from agentforge_cli.integrations.targets.loading import find_budget
     from agentforge_cli.schema.budget import (
         budget_findings,
         budget_to_json,
@@ -134,7 +134,7 @@ def grown_budgets(old: str, new: str) -> list[Any]:
         SnapshotError: A file cannot be read.
         TargetConfigError: ``[tool.agentforge]`` is malformed.
     """
-    from agentforge_cli.integrations.targets import find_budget, find_providers
+    from agentforge_cli.integrations.targets.loading import find_budget, find_providers
     from agentforge_cli.schema.budget import budget_growth
     from agentforge_cli.schema.providers import provider_name
     from agentforge_cli.schema.snapshots import load_snapshot

@@ -1,6 +1,6 @@
 """``agentforge tools check`` and ``agentforge tools diff``: lint rules and schema drift.
 
-The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.drift`;
+The rules live in :mod:`agentforge_cli.schema.lint` and :mod:`agentforge_cli.schema.schema_drift`;
 this module only chooses what to run and shows the findings (a table and a verdict on stdout,
 or ``--json``). A rule silenced for a tool (``@tool(lint_ignore=...)``, ``[tool.agentforge.lint]
 ignore``) is listed apart, with who silenced it, and counts for nothing.
@@ -107,8 +107,8 @@ def check(
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
         reach = mcp_options(header, env, cwd, on_skipped=skipped.append)
 
-        from agentforge_cli.integrations.origins import tool_origins
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.targets.loading import load_service
+        from agentforge_cli.integrations.targets.provenance import tool_origins
         from agentforge_cli.schema.findings import exit_code, findings_to_json
         from agentforge_cli.schema.lint import run_checks
         from agentforge_cli.schema.silencing import silence
@@ -123,7 +123,7 @@ def check(
                                   origins=tool_origins(service), silencings=configured,
                                   clients=chosen)
         if skipped or any(spec.execution for spec in specs):
-            from agentforge_cli.integrations.mcp_findings import mcp_findings
+            from agentforge_cli.integrations.mcp.client.findings import mcp_findings
 
             findings[:0] = silence(mcp_findings(skipped, specs), silencings)
         measured = None  # --budget / --results
@@ -136,7 +136,7 @@ def check(
         counted = [f for f in findings if not f.silenced]
         if junit is not None:
             from agentforge_cli.cli.check_junit import check_junit
-            from agentforge_cli.cli.reports import write_junit_text
+            from agentforge_cli.cli.replay_outputs import write_junit_text
 
             write_junit_text(junit, check_junit(findings, [spec.name for spec in specs],
                                                 fail_on=fail_on.value, tool_set=bool(chosen)))
@@ -252,7 +252,7 @@ def _names(given: Sequence[str] | None, option: str, key: str,
            normalise: Callable[[str], str]) -> tuple[str, ...]:
     """The names ``option`` gives, else the list ``key`` under ``[tool.agentforge]``,
     each normalised (an unknown one is a usage error naming where it was written)."""
-    from agentforge_cli.integrations.targets import find_providers
+    from agentforge_cli.integrations.targets.loading import find_providers
 
     names = tuple(name.strip() for item in given or () for name in item.split(",")
                   if name.strip())
@@ -272,7 +272,7 @@ def _names(given: Sequence[str] | None, option: str, key: str,
 def _configured_silencings() -> list[Any]:
     """The rules ``[tool.agentforge.lint] ignore`` in pyproject.toml silences per tool
     (checked when read: a malformed setting exits 2)."""
-    from agentforge_cli.integrations.targets import find_lint_ignores
+    from agentforge_cli.integrations.targets.loading import find_lint_ignores
     from agentforge_cli.schema.silencing import Silencing, shown_path
 
     ignores, source = find_lint_ignores()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from xml.etree import ElementTree
 
-from agentforge_cli.cli.reports import xml_text
+from agentforge_cli.cli.replay_outputs import xml_text
 
 __all__ = ["TOOL_SET", "check_junit"]
 

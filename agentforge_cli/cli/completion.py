@@ -20,7 +20,7 @@ __all__ = ["complete_clients", "complete_formats", "complete_providers",
 
 def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:
     """The tool names starting with ``incomplete``."""
-    from agentforge_cli.integrations.targets import load_service
+    from agentforge_cli.integrations.targets.loading import load_service
 
     given = list(ctx.params.get("tools") or ())
     sink = io.StringIO()

@@ -101,9 +101,9 @@ def fuzz(
                             hint=INSTALL_HINT)
         from agentforge_cli.fuzz.classify import CrashRule
         from agentforge_cli.fuzz.engine import FuzzOptions, fuzz_service
-        from agentforge_cli.fuzz.report import junit_xml, to_json
-        from agentforge_cli.integrations.served import served_tool_names
-        from agentforge_cli.integrations.targets import find_targets, load_service
+        from agentforge_cli.fuzz.fuzz_report import junit_xml, to_json
+        from agentforge_cli.integrations.mcp.server.served import served_tool_names
+        from agentforge_cli.integrations.targets.loading import find_targets, load_service
 
         source = find_targets([*(targets or ()), *(tools or ())])
         from agentforge_cli.cli.render import skipped_tool
@@ -114,7 +114,7 @@ def fuzz(
                                binding=binding)
         unknown = [name for name in names or () if name not in service.names]
         if unknown:
-            from agentforge_cli.core.service import unknown_tool_message
+            from agentforge_cli.core.run.service import unknown_tool_message
 
             raise UsageError(unknown_tool_message(unknown[0], service.names))
         seed = random.randrange(2**32) if seed is None else seed
@@ -139,7 +139,7 @@ def fuzz(
         failed = [r for r in reports if r.failed]
         vacuous = bool(reports) and all(r.skipped for r in reports)
         if junit is not None:
-            from agentforge_cli.cli.reports import write_junit_text
+            from agentforge_cli.cli.replay_outputs import write_junit_text
 
             write_junit_text(junit, junit_xml(reports))
         if json_output:
@@ -189,7 +189,7 @@ def _show(report: Any) -> None:
     """One tool's lines: the counts, then each finding and the command reproducing it."""
     from agentforge_cli.cli.output import write
     from agentforge_cli.fuzz.classify import KINDS
-    from agentforge_cli.fuzz.report import LABELS, describe
+    from agentforge_cli.fuzz.fuzz_report import LABELS, describe
 
     if report.skipped:
         write(f"- {_name(report.name)}: skipped, {report.skipped}")
@@ -256,6 +256,6 @@ def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
 def _name(name: str) -> str:
     """A tool's name as the report shows it: on one line, nothing a terminal acts on (an
     MCP server chooses its names)."""
-    from agentforge_cli.core.terminal_text import safe_text
+    from agentforge_cli.core.observe.terminal_text import safe_text
 
     return safe_text(name, one_line=True)

@@ -7,7 +7,7 @@ anything unexpected prints a one-line message pointing at ``--debug`` (exit 1).
 While the body runs, what the user's code prints goes to standard error and the
 product's output to the real standard output
 (:func:`~agentforge_cli.cli.output.stdout_to_stderr`). ``serve`` also claims the file
-descriptors for its protocol (``integrations/mcp_stdio.py``).
+descriptors for its protocol (``integrations/mcp/server/stdio.py``).
 """
 
 from __future__ import annotations

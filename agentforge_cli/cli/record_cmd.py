@@ -1,10 +1,10 @@
 """``agentforge record``: put a recorder in front of an MCP server.
 
 The client starts ``agentforge record -o FILE -- COMMAND...`` instead of ``COMMAND``;
-:mod:`~agentforge_cli.integrations.mcp_record` forwards the session unchanged and writes
+:mod:`~agentforge_cli.integrations.mcp.record.stdio_proxy` forwards the session unchanged and writes
 it to FILE, an MCP session log ``agentforge replay`` reads. With ``--url URL`` (a
 streamable-HTTP server) the client is given a loopback address instead
-(:mod:`~agentforge_cli.integrations.mcp_record_http`).
+(:mod:`~agentforge_cli.integrations.mcp.record.http_proxy`).
 
 Exit codes: the server's own status (``128 + N`` when signal N ended it), ``0`` for the
 HTTP proxy stopped by SIGINT/SIGTERM · ``2`` usage error (no command or URL, both, FILE
@@ -88,9 +88,9 @@ def record(
         if output is None:
             raise UsageError("--output FILE is required: where the session is written")
         reach = mcp_options(None, env, cwd)
-        from agentforge_cli.core.masking import secret_values
-        from agentforge_cli.integrations.mcp_record import SessionLog, record_stdio
-        from agentforge_cli.integrations.mcp_stdio import claim_stdio
+        from agentforge_cli.core.observe.masking import secret_values
+        from agentforge_cli.integrations.mcp.record.stdio_proxy import SessionLog, record_stdio
+        from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
 
         try:
             log = SessionLog(output, mask=not no_mask,
@@ -119,10 +119,10 @@ def _record_url(url: str, output: Path | None, port: int | None, header: list[st
     if port is not None and not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {port}")
     reach = mcp_options(header, None, None)
-    from agentforge_cli.integrations.mcp_http import ListenError, bind_socket
-    from agentforge_cli.integrations.mcp_record import SessionLog
-    from agentforge_cli.integrations.mcp_record_http import LOOPBACK, run_proxy
-    from agentforge_cli.integrations.mcp_target import _headers
+    from agentforge_cli.integrations.mcp.client.target import _headers
+    from agentforge_cli.integrations.mcp.record.http_proxy import LOOPBACK, run_proxy
+    from agentforge_cli.integrations.mcp.record.stdio_proxy import SessionLog
+    from agentforge_cli.integrations.mcp.server.streamable_http import ListenError, bind_socket
 
     headers = _headers(reach.headers if reach else None)
     try:

@@ -44,7 +44,7 @@ from agentforge_cli.replay.report import CallStatus
 from agentforge_cli.replay.transcripts import registry
 
 if TYPE_CHECKING:
-    from agentforge_cli.integrations.targets import ToolSupply
+    from agentforge_cli.integrations.targets.loading import ToolSupply
     from agentforge_cli.replay.transcripts import Transcript
 
 FormatName = StrEnum(  # type: ignore[misc]  # its members are read from the registry
@@ -135,7 +135,7 @@ def replay(
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded():
         from agentforge_cli.cli import step_summary
-        from agentforge_cli.replay.transcripts.collect import STDIN, collect_transcripts
+        from agentforge_cli.replay.transcripts.files.collect import STDIN, collect_transcripts
 
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
@@ -169,7 +169,7 @@ def _replay_paths(paths: list[str], single: bool, tools: list[str] | None,
                   timeout: float | None, binding: str) -> int:
     """Replay the collected transcripts; the exit code."""
     from agentforge_cli.cli.render import skipped_tool
-    from agentforge_cli.integrations.targets import load_supply
+    from agentforge_cli.integrations.targets.loading import load_supply
 
     log = options.log
     if single:
@@ -203,7 +203,7 @@ def _replay_file(opened: Transcript, supply: ToolSupply, options: _Options, *,
     from agentforge_cli.cli.step_summary import LIMIT
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
-    from agentforge_cli.replay.transcripts.events import ConversationStart
+    from agentforge_cli.replay.transcripts.model import ConversationStart
 
     total = _long_transcript_size(opened, options.log, trace=not options.json_output)
     # each conversation of each transcript on tools of its own, when they can be made afresh
@@ -334,7 +334,7 @@ _EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is mea
 def _replay_single(opened: Transcript, supply: ToolSupply, options: _Options,
                    junit: Path | None) -> int:
     from agentforge_cli.cli import output, render
-    from agentforge_cli.cli.reports import JsonReport, JUnitReport
+    from agentforge_cli.cli.replay_outputs import JsonReport, JUnitReport
 
     json_report = JsonReport() if options.json_output else None
     junit_report = (JUnitReport(str(opened.path), allow_drift=options.allow_drift)
@@ -382,7 +382,7 @@ def _replay_many(paths: list[str], supply: ToolSupply, options: _Options,
 def _replay_each(paths: list[str], supply: ToolSupply, options: _Options, junit: Path | None,
                  reports: contextlib.ExitStack) -> int:
     from agentforge_cli.cli import render
-    from agentforge_cli.cli.reports import JsonReport, JUnitReport
+    from agentforge_cli.cli.replay_outputs import JsonReport, JUnitReport
     from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.report import STATUSES
 
@@ -479,7 +479,7 @@ def _say_tools(options: _Options) -> None:
 def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:
     """The transcript's path; for ``-``, standard input copied to a temporary file first
     (a transcript is read more than once: to detect its format, then to replay it)."""
-    from agentforge_cli.replay.transcripts.collect import STDIN
+    from agentforge_cli.replay.transcripts.files.collect import STDIN
 
     # a plain path needs no generator: this is entered once per transcript of a folder
     return _spool_stdin() if given == STDIN else contextlib.nullcontext(Path(given))
@@ -492,7 +492,7 @@ def _spool_stdin() -> Iterator[Path]:
     import sys
     import tempfile
 
-    from agentforge_cli.replay.transcripts.collect import StdinCopy
+    from agentforge_cli.replay.transcripts.files.collect import StdinCopy
 
     with tempfile.TemporaryDirectory(prefix="agentforge-replay-") as folder, \
             _removed_on_sigterm(folder):
@@ -505,7 +505,7 @@ def _spool_stdin() -> Iterator[Path]:
 def _copy_limited(source: Any, target: Any, path: Path) -> None:
     """Copy ``source`` to ``target``; refuse input over the transcript size limit."""
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay.transcripts.records import MAX_DOCUMENT_BYTES
+    from agentforge_cli.replay.transcripts.files.records import MAX_DOCUMENT_BYTES
 
     copied = 0
     while chunk := source.read(1 << 20):
@@ -521,10 +521,10 @@ def _removed_on_sigterm(folder: str) -> Iterator[None]:
     """Within the block, SIGTERM removes ``folder`` and then ends the process as the
     default handler would (nothing is raised into running code: a tool could take an
     exception for its own). Only where that default handler is in place (or the shared
-    one of :mod:`~agentforge_cli.core.sigterm`, which ends the process the same way)."""
+    one of :mod:`~agentforge_cli.core.run.sigterm`, which ends the process the same way)."""
     import shutil
 
-    from agentforge_cli.core.sigterm import before_sigterm, forget
+    from agentforge_cli.core.run.sigterm import before_sigterm, forget
 
     def remove() -> None:
         shutil.rmtree(folder, ignore_errors=True)
@@ -549,7 +549,7 @@ def _long_transcript_size(opened: Transcript, log: bool, *, trace: bool) -> int:
 
 
 def _write_junit(path: Path, reports: list[Any]) -> None:
-    from agentforge_cli.cli.reports import write_junit
+    from agentforge_cli.cli.replay_outputs import write_junit
 
     try:
         write_junit(path, reports)

@@ -34,9 +34,9 @@ def apply_schema_form(service: Any, form: SchemaForm) -> None:
         return
     from agentforge_cli.cli import render
     from agentforge_cli.errors import ProviderExportError
-    from agentforge_cli.integrations.origins import tool_origins
-    from agentforge_cli.schema.origins import origin_of
+    from agentforge_cli.integrations.targets.provenance import tool_origins
     from agentforge_cli.schema.providers.gemini_mcp_form import convert_gemini_mcp_form
+    from agentforge_cli.schema.tool_origins import origin_of
 
     origins = tool_origins(service)
     table: dict[Any, Any] = {}

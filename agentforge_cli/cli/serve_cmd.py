@@ -1,11 +1,12 @@
 """``agentforge serve``: the tool table as an MCP server over stdio or streamable HTTP.
 
-The server is :mod:`agentforge_cli.integrations.mcp_server` (the optional ``mcp`` extra);
-this module checks the options, claims stdin and stdout for the protocol *before* the
-targets are imported (so a print at import time goes to standard error too), loads them
-and hands the service over. ``--log`` writes the call log to standard error. With
-``--transport http`` the port is bound first (:mod:`~agentforge_cli.integrations.mcp_http`)
-and standard output is claimed all the same, so it stays empty.
+The server is :mod:`agentforge_cli.integrations.mcp.server.tool_server` (the optional
+``mcp`` extra); this module checks the options, claims stdin and stdout for the protocol
+*before* the targets are imported (so a print at import time goes to standard error too),
+loads them and hands the service over. ``--log`` writes the call log to standard error. With
+``--transport http`` the port is bound first
+(:mod:`~agentforge_cli.integrations.mcp.server.streamable_http`) and standard output is
+claimed all the same, so it stays empty.
 
 Exit codes: ``0`` the client disconnected (or Ctrl-C, SIGTERM) · ``2`` usage error (no
 target, a bad ``--timeout``, ``--port`` or ``--transport``) · ``3`` a target cannot be
@@ -91,14 +92,14 @@ def serve(
         strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
         recorder = _recorder(record)
-        from agentforge_cli.integrations.mcp_server import require_mcp, run_stdio
+        from agentforge_cli.integrations.mcp.server.tool_server import require_mcp, run_stdio
 
         require_mcp()  # MCPUnavailableError, a TargetError: exit 3 with how to install it
-        from agentforge_cli.core.forks import claim_process
+        from agentforge_cli.core.run.forks import claim_process
 
         claim_process()  # a child a tool forks ends with the tool, and serves nothing
-        from agentforge_cli.integrations.mcp_stdio import claim_stdio
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
+        from agentforge_cli.integrations.targets.loading import load_service
 
         if transport == "http":
             _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
@@ -125,7 +126,7 @@ def _recorder(record: Path | None) -> Any:
     error before anything is served), or ``None``."""
     if record is None:
         return None
-    from agentforge_cli.core.recording import CallRecorder
+    from agentforge_cli.core.observe.recording import CallRecorder
 
     try:
         return CallRecorder(record)
@@ -138,9 +139,13 @@ def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float |
                 host: str, port: int, allow_origins: Sequence[str],
                 allow_hosts: Sequence[str], reach: Any, record: Any,
                 binding: str, schema_form: SchemaForm) -> None:
-    from agentforge_cli.integrations.mcp_http import ListenError, bind_socket, run_http
-    from agentforge_cli.integrations.mcp_stdio import claim_stdio
-    from agentforge_cli.integrations.targets import load_service
+    from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
+    from agentforge_cli.integrations.mcp.server.streamable_http import (
+        ListenError,
+        bind_socket,
+        run_http,
+    )
+    from agentforge_cli.integrations.targets.loading import load_service
 
     try:
         sock = bind_socket(host, port)  # first: a taken port fails before any import

@@ -50,7 +50,7 @@ def project_choices(strict: bool | None, timeout: float | None, *,
     Raises:
         TargetConfigError: The ``pyproject.toml`` is malformed.
     """
-    from agentforge_cli.integrations.targets import find_settings
+    from agentforge_cli.integrations.targets.loading import find_settings
 
     settings = find_settings()
     if strict is None:

@@ -28,10 +28,10 @@ from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
 from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
 from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
 from agentforge_cli.cli.usage import TEXT, Command, Group
-from agentforge_cli.core.masking import mask_target
+from agentforge_cli.core.observe.masking import mask_target
 
 if TYPE_CHECKING:
-    from agentforge_cli.core.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
 
 app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
                   no_args_is_help=True, add_completion=False, cls=Group)
@@ -176,11 +176,11 @@ def list_tools(
                                   f"{schema_form}")
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.cli.render import skipped_tool
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.targets.loading import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
                                mcp_options=reach, skip_problems=skipped_tool)
-        from agentforge_cli.integrations.origins import tool_origins
+        from agentforge_cli.integrations.targets.provenance import tool_origins
 
         apply_schema_form(service, schema_form)
         _warn_task_only(service.specifications)
@@ -192,7 +192,7 @@ def _warn_task_only(specs: Sequence[Any]) -> None:
     if not any(spec.execution for spec in specs):
         return
     from agentforge_cli.cli.render import warning
-    from agentforge_cli.integrations.mcp_target import TASK_REQUIRED_TEXT, task_required
+    from agentforge_cli.integrations.mcp.client.target import TASK_REQUIRED_TEXT, task_required
 
     for spec in specs:
         if task_required(spec):
@@ -223,14 +223,14 @@ def _read_arguments(value: str) -> str:
 
 def _read_limited(stream: Any) -> str:
     """At most one character more than the argument limit."""
-    from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+    from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
 
     text: str = stream.read(DEFAULT_MAX_ARGUMENT_CHARS + 1)
     return text
 
 
 def _within_limit(text: str, what: str) -> str:
-    from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+    from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
 
     if len(text) > DEFAULT_MAX_ARGUMENT_CHARS:
         raise UsageError(f"{what} are more than the limit of {DEFAULT_MAX_ARGUMENT_CHARS} "
@@ -241,8 +241,8 @@ def _within_limit(text: str, what: str) -> str:
 def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
     """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
     from agentforge_cli.cli.values import json_safe
-    from agentforge_cli.core.diagnostics import try_bind
-    from agentforge_cli.core.masking import mask_value
+    from agentforge_cli.core.bind.diagnostics import try_bind
+    from agentforge_cli.core.observe.masking import mask_value
 
     bound = try_bind(executor, text)
     if bound is None:
@@ -256,7 +256,7 @@ def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
 def _explanation(executor: Any, text: str) -> ArgumentExplanation:
     """How the executor says the arguments bind (:meth:`explain_arguments`); no rows for
     an executor that cannot say."""
-    from agentforge_cli.core.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
 
     describe = getattr(executor, "explain_arguments", None)
     if describe is None:
@@ -267,7 +267,7 @@ def _explanation(executor: Any, text: str) -> ArgumentExplanation:
 
 def _repairs(text: str) -> tuple[str, ...]:
     """What agentforge's parsing repaired in the argument string (``--explain``)."""
-    from agentforge_cli.core.arguments import argument_repairs
+    from agentforge_cli.core.bind.arguments import argument_repairs
 
     return argument_repairs(text)
 
@@ -338,10 +338,10 @@ def call_tool(
 
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.output import write
-        from agentforge_cli.core.service import unknown_tool_message
-        from agentforge_cli.core.spec import ToolExecutionRequest
+        from agentforge_cli.core.define.spec import ToolExecutionRequest
+        from agentforge_cli.core.run.service import unknown_tool_message
         from agentforge_cli.errors import ToolExecutionError
-        from agentforge_cli.integrations.targets import load_service
+        from agentforge_cli.integrations.targets.loading import load_service
 
         # --debug: the tool's exception is raised, to show its traceback, then answered
         traced = debug_enabled() and not propagate_errors
@@ -380,7 +380,7 @@ def call_tool(
                                     else _bound_arguments(executor, text))
             if ran is not None:
                 payload["binding"] = ran
-        from agentforge_cli.core.forks import claim_process
+        from agentforge_cli.core.run.forks import claim_process
 
         claim_process()  # a child the tool forks ends with the tool, printing nothing
         with _tool_logging(log):
@@ -424,7 +424,7 @@ def _traced_failure(exc: BaseException) -> Any:
     """Under ``--debug``: the traceback of the tool's exception on stderr, and the error
     result the model would have received (the propagated error carries its text)."""
     from agentforge_cli.cli import render
-    from agentforge_cli.core.spec import ToolExecutionResult
+    from agentforge_cli.core.define.spec import ToolExecutionResult
 
     render.debug_traceback(exc.__cause__ or exc)
     return ToolExecutionResult(str(exc), True)

@@ -1,6 +1,6 @@
 """Python values -> what the command line shows: JSON-safe data and short display text.
 
-Standard library only. Secrets are masked by :mod:`agentforge_cli.core.masking`, after
+Standard library only. Secrets are masked by :mod:`agentforge_cli.core.observe.masking`, after
 :func:`json_safe` (so nested secret keys of a converted value are masked too).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentforge_cli.core.jsonvalues import json_safe
+from agentforge_cli.core.bind.jsonvalues import json_safe
 
 __all__ = ["display", "json_safe"]
 

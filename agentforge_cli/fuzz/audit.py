@@ -143,7 +143,7 @@ def audit_tool(service: Any, name: str, calls: Sequence[str]) -> Behaviour:
 def _call(service: Any, name: str, text: str, directory: str, tally: _Tally) -> str:
     """One call under the guard in observe mode; its answer (result text, or the error
     the tool raised) is returned, its effects added to ``tally``."""
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
     from agentforge_cli.errors import ToolExecutionError, ToolTimeoutError
 
     observation = Observation(sandbox=directory)

@@ -39,7 +39,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentforge_cli.core.spec import ToolExecutor
+    from agentforge_cli.core.define.spec import ToolExecutor
 
 __all__ = ["CRASH_CLASSES", "FAILING", "GONE", "INVALID_INPUT", "KINDS", "CrashRule",
            "Outcome", "OutcomeKind", "classify_call"]
@@ -167,9 +167,9 @@ def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashR
     ``clean`` says the string is plain JSON of a schema-valid object: a refusal of it is a
     ``mismatch``; a sloppy form's refusal is ``refused``.
     """
-    from agentforge_cli.core.executor import ResultTooLarge
-    from agentforge_cli.core.returns import UnserializableResult
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
+    from agentforge_cli.core.run.executor import ResultTooLarge
+    from agentforge_cli.core.run.returns import UnserializableResult
     from agentforge_cli.errors import (
         ServerCallError,
         ToolErrorAnswer,

@@ -39,8 +39,8 @@ from agentforge_cli.fuzz.classify import (
 )
 from agentforge_cli.fuzz.effects import guarding
 from agentforge_cli.fuzz.forms import CLEAN, FORMS, render
+from agentforge_cli.fuzz.fuzz_report import BlockedCall, Finding, ToolReport, reproduce_command
 from agentforge_cli.fuzz.options import FuzzOptions
-from agentforge_cli.fuzz.report import BlockedCall, Finding, ToolReport, reproduce_command
 from agentforge_cli.fuzz.selection import (
     declares_effects,
     is_destructive,

@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from agentforge_cli.replay.compare import MatchMode
-from agentforge_cli.replay.transcripts.events import (
+from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
     UserMessage,
@@ -32,7 +32,7 @@ class CallStatus(StrEnum):
     """The transcript holds no result for the call."""
     DRIFTED = "drifted"
     """The recorded arguments no longer fit today's tool
-    (:mod:`~agentforge_cli.replay.drift`): the call was not run."""
+    (:mod:`~agentforge_cli.replay.argument_drift`): the call was not run."""
 
 
 MATCHED = CallStatus.MATCHED
@@ -73,7 +73,7 @@ class CallReport:
     shown_arguments: str | None = None
     """The recorded arguments as every output shows them: as recorded when they cannot
     hold a secret, else compact JSON with the tool's secrets masked
-    (:func:`~agentforge_cli.core.masking.mask_arguments`); the replayer always fills it."""
+    (:func:`~agentforge_cli.core.observe.masking.mask_arguments`); the replayer always fills it."""
     expected: str | None = None
     """The recorded result text, ``None`` when there is none."""
     expected_is_error: bool | None = None
@@ -98,7 +98,7 @@ class CallReport:
         rule alone when the call was reported without them."""
         if self.shown_arguments is not None:
             return self.shown_arguments
-        from agentforge_cli.core.masking import mask_arguments
+        from agentforge_cli.core.observe.masking import mask_arguments
 
         return mask_arguments(self.arguments, as_recorded=True)
 

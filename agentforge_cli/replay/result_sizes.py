@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentforge_cli.core.tokens import SizeStats, size_stats
+from agentforge_cli.core.define.tokens import SizeStats, size_stats
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult, open_transcript
-from agentforge_cli.replay.transcripts.collect import collect_transcripts
+from agentforge_cli.replay.transcripts.files.collect import collect_transcripts
 
 __all__ = ["recorded_results", "result_sizes"]
 

@@ -1,6 +1,6 @@
 """Replay a recorded conversation against today's tools -> a report (data, never printed).
 
-Every recorded call is sent through a :class:`~agentforge_cli.core.service.ToolService`, in
+Every recorded call is sent through a :class:`~agentforge_cli.core.run.service.ToolService`, in
 order, exactly as a model's call would be, and its result is compared with the recorded
 one (:func:`~agentforge_cli.replay.compare.same_result`, in the chosen ``match`` mode);
 where the transcript records ``is_error`` it must match too, so an error result that
@@ -8,13 +8,13 @@ matches a recorded error is ``matched`` (in ``status`` mode only that is compare
 
 Each call ends ``matched``, ``mismatched``, ``unrecorded`` (the transcript holds no
 result for it) or ``drifted``: its recorded arguments no longer fit today's tool
-(:mod:`~agentforge_cli.replay.drift`), so it is not run. :class:`Replayer` works as the
+(:mod:`~agentforge_cli.replay.argument_drift`), so it is not run. :class:`Replayer` works as the
 events stream in, whatever format they were read from, and yields each entry once it is
 settled, so a long transcript replays in constant memory; :func:`replay` collects
 everything into a :class:`~agentforge_cli.replay.report.ReplayReport`.
 
 With ``fresh``, each conversation of a file runs on tools of its own
-(:class:`~agentforge_cli.replay.transcripts.events.ConversationStart`).
+(:class:`~agentforge_cli.replay.transcripts.model.ConversationStart`).
 """
 
 from __future__ import annotations
@@ -25,16 +25,17 @@ from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
 from typing import Any
 
-from agentforge_cli.core.diagnostics import try_bind
-from agentforge_cli.core.masking import (
+from agentforge_cli.core.bind.diagnostics import try_bind
+from agentforge_cli.core.define.spec import ToolExecutionRequest
+from agentforge_cli.core.observe.masking import (
     MASK,
     mask_arguments,
     mask_value,
     may_hold_secret,
     tool_sensitive_keys,
 )
-from agentforge_cli.core.service import ToolService
-from agentforge_cli.core.spec import ToolExecutionRequest
+from agentforge_cli.core.run.service import ToolService
+from agentforge_cli.replay.argument_drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.compare import (
     MATCH_MODES,
     MatchMode,
@@ -42,7 +43,6 @@ from agentforge_cli.replay.compare import (
     same_result,
     same_status,
 )
-from agentforge_cli.replay.drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.report import (
     DRIFTED,
     MATCHED,
@@ -56,7 +56,7 @@ from agentforge_cli.replay.report import (
     call_json,
     matched_entry,
 )
-from agentforge_cli.replay.transcripts.events import (
+from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
     Event,
     ToolCall,
@@ -115,7 +115,7 @@ _Facts = tuple[frozenset[str], "ArgumentFit | None"]
 
 class _Tools:
     """One service, and what replay read of its tools: per name, the sensitive keys and
-    the :class:`~agentforge_cli.replay.drift.ArgumentFit` (read once per tool; a tool
+    the :class:`~agentforge_cli.replay.argument_drift.ArgumentFit` (read once per tool; a tool
     made afresh with the same parameters reuses what ``read`` holds of its first)."""
 
     __slots__ = ("known", "read", "service")

@@ -2,7 +2,7 @@
 
 A tool definition is measured as it is sent: the provider's export of the tool
 (as ``export_tools`` builds it), as compact JSON text, counted
-with the provider's tokenizer (:mod:`~agentforge_cli.core.tokens`; an estimate for a
+with the provider's tokenizer (:mod:`~agentforge_cli.core.define.tokens`; an estimate for a
 provider without one, and labelled so). The set is the whole exported document.
 
 Budgets (:class:`BudgetLimits`, from ``[tool.agentforge.budget]``) turn sizes into
@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
-from agentforge_cli.core.tokens import SizeStats, token_counter
+from agentforge_cli.core.define.spec import ToolSpecification
+from agentforge_cli.core.define.tokens import SizeStats, token_counter
 from agentforge_cli.schema.findings import ERROR, Finding, finding
 from agentforge_cli.schema.providers import get_provider
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agentforge_cli.core.masking import MASK, is_sensitive_name
+from agentforge_cli.core.observe.masking import MASK, is_sensitive_name
 from agentforge_cli.schema.findings import ERROR, Finding, finding
 
 __all__ = ["RULE", "DefaultChecker", "json_form"]

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agentforge_cli.core.jsonvalues import json_type
+from agentforge_cli.core.bind.jsonvalues import json_type
 
 __all__ = [
     "META_KEYWORDS",

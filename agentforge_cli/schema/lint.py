@@ -48,8 +48,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
-from agentforge_cli.core.wrapping import innermost
+from agentforge_cli.core.define.spec import ToolSpecification
+from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.clients import client_findings, get_client
 from agentforge_cli.schema.default_rule import DefaultChecker
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
@@ -64,7 +64,6 @@ from agentforge_cli.schema.jsonschema import (
     ref_name,
     unresolved_reason,
 )
-from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers import Provider, get_provider
 from agentforge_cli.schema.silencing import (
     Silencing,
@@ -73,6 +72,7 @@ from agentforge_cli.schema.silencing import (
     silence,
 )
 from agentforge_cli.schema.snapshots import check_snapshot
+from agentforge_cli.schema.tool_origins import ToolOrigin, origin_of
 
 __all__ = ["check_specs", "run_checks"]
 
@@ -98,7 +98,7 @@ def check_specs(specs: Iterable[ToolSpecification], providers: Iterable[str] = (
             neutral rules.
         validate_schema: Check each schema against the JSON Schema 2020-12 metaschema.
         origins: Where each tool comes from, by name (see
-            :mod:`~agentforge_cli.schema.origins`), so that advice fits it; a tool left
+            :mod:`~agentforge_cli.schema.tool_origins`), so that advice fits it; a tool left
             out is agentforge's own.
         silencings: Rules silenced per tool besides a table's ``@tool(lint_ignore=...)``
             (the project configuration's): the findings they cover are returned marked

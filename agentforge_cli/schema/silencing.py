@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agentforge_cli.core.decorator import tool_meta
-from agentforge_cli.core.wrapping import innermost
+from agentforge_cli.core.declare.decorator import tool_meta
+from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.findings import Finding
 from agentforge_cli.schema.rule_ids import rule_problem
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.errors import SnapshotError, SnapshotMissingError
-from agentforge_cli.schema.drift import diff_specs
 from agentforge_cli.schema.findings import INFO, Finding
+from agentforge_cli.schema.schema_drift import diff_specs
 
 __all__ = [
     "SNAPSHOT_VERSION",
@@ -65,7 +65,7 @@ def write_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
     Raises:
         OSError: The file cannot be written there.
     """
-    from agentforge_cli.core.fileio import write_text_atomic
+    from agentforge_cli.core.observe.fileio import write_text_atomic
 
     target = Path(path)
     write_text_atomic(target, dumps_snapshot(specs))

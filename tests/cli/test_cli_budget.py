@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_support import CRM, ROOT, TRANSCRIPTS
 
-from agentforge_cli.core.discovery import build_local_tools
+from agentforge_cli.core.run.discovery import build_local_tools
 from agentforge_cli.schema.providers import export_tools
 from sample_tools.crm import CrmTools
 

@@ -108,8 +108,9 @@ def test_lone_surrogates_and_a_narrow_encoding_do_not_crash(tmp_path):
 def test_core_modules_do_not_import_the_cli_stack():
     code = ("import sys\n"
             "import agentforge_cli.replay.transcripts, agentforge_cli.replay.runner\n"
-            "import agentforge_cli.core.fileio\n"
-            "import agentforge_cli.integrations.targets, agentforge_cli.cli.reports\n"
+            "import agentforge_cli.core.observe.fileio\n"
+            "import agentforge_cli.integrations.targets.loading\n"
+            "import agentforge_cli.cli.replay_outputs\n"
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
             "('rich', 'typer', 'click'))\n"
             "print(heavy)\n")

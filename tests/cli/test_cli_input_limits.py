@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cli_support import CRM, ROOT, TRANSCRIPTS
 
-from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
 
 AGENTFORGE = Path(sys.executable).parent / "agentforge"
 LIMIT = f"more than the limit of {DEFAULT_MAX_ARGUMENT_CHARS} characters"
@@ -38,7 +38,7 @@ def test_tools_call_reads_arguments_up_to_the_limit(cli, tmp_path):
 
 
 def test_replay_refuses_standard_input_over_the_transcript_limit(cli, monkeypatch):
-    from agentforge_cli.replay.transcripts import records
+    from agentforge_cli.replay.transcripts.files import records
 
     text = (TRANSCRIPTS / "crm.jsonl").read_text(encoding="utf-8")
     monkeypatch.setattr(records, "MAX_DOCUMENT_BYTES", len(text.encode()) - 1)

@@ -364,8 +364,8 @@ TERSE_FORMAT = '''"""A made-up transcript format: ``{"ask"}``, ``{"run", "with",
 ``{"got", "id"}`` lines (a user message, a call, a result)."""
 
 from agentforge_cli.replay.transcripts import Claim, ToolResult, UserMessage
-from agentforge_cli.replay.transcripts.calls import CallBook, calls_to_answer, named_call
-from agentforge_cli.replay.transcripts.records import Record
+from agentforge_cli.replay.transcripts.reading.calls import CallBook, calls_to_answer, named_call
+from agentforge_cli.replay.transcripts.files.records import Record
 
 NAME = "terse"
 TITLE = "terse lines"

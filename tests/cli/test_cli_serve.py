@@ -1,6 +1,6 @@
 """``agentforge serve``: CliRunner for the command's wiring and errors, then the installed
 entry point spoken to in raw JSON-RPC over its stdin/stdout (the SDK client drives it in
-``tests/integrations/test_mcp_server.py``)."""
+``tests/integrations/mcp/server/test_mcp_server.py``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ INSTALL_HINT = "pip install '.[mcp]'"  # in a clone: the distribution is install
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Replace ``run_stdio`` (which would block on stdin) with a recorder."""
-    from agentforge_cli.integrations import mcp_server
+    from agentforge_cli.integrations.mcp.server import tool_server as mcp_server
 
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(mcp_server, "run_stdio",
@@ -40,7 +40,7 @@ def test_serve_hands_the_loaded_tools_to_the_server(cli, served):
     [call] = served
     assert call["service"].names == ["queryCustomer", "getWeather"]
     assert call["log"] is False
-    from agentforge_cli.core.calllog import LoggingToolExecutor
+    from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 
     assert not isinstance(call["service"].executor("queryCustomer"), LoggingToolExecutor)
 
@@ -50,7 +50,7 @@ def test_serve_log_builds_logged_tools_and_logs_to_stderr(cli, served):
     assert result.exit_code == 0, result.stderr
     [call] = served
     assert call["log"] is True
-    from agentforge_cli.core.calllog import LoggingToolExecutor
+    from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 
     assert isinstance(call["service"].executor("queryCustomer"), LoggingToolExecutor)
 

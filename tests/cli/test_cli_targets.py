@@ -9,7 +9,7 @@ from cli_support import CRM
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.errors import AgentForgeError, TargetConfigError, TargetError
-from agentforge_cli.integrations.targets import ENV_VAR, find_targets
+from agentforge_cli.integrations.targets.loading import ENV_VAR, find_targets
 
 
 def test_command_line_wins(tmp_path):
@@ -323,7 +323,7 @@ def test_every_command_takes_a_factory_target(cli, factories, monkeypatch):
     assert cli("tools", "check", target).exit_code == 0
     fuzzed = cli("tools", "fuzz", target, "--examples", "3")
     assert fuzzed.exit_code == 0, fuzzed.stderr
-    from agentforge_cli.integrations import mcp_server
+    from agentforge_cli.integrations.mcp.server import tool_server as mcp_server
 
     served: list = []
     monkeypatch.setattr(mcp_server, "run_stdio",

@@ -422,6 +422,6 @@ def test_a_module_whose_every_tool_fails_is_still_an_error(cli, write_module):
     ({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}, "integer >= 1 | null"),
 ])
 def test_the_readable_list_shows_the_bounds_a_schema_sets(schema, label):
-    from agentforge_cli.core.schema_labels import schema_label
+    from agentforge_cli.core.define.schema_labels import schema_label
 
     assert schema_label(schema) == label

@@ -84,7 +84,7 @@ def _recorder(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[d
 def test_config_strict_and_timeout_reach_replay(cli, project, monkeypatch):
     from cli_support import TRANSCRIPTS
 
-    from agentforge_cli.integrations import targets
+    from agentforge_cli.integrations.targets import loading as targets
 
     project("strict = true\ntimeout = 30\n")
     seen = _recorder(monkeypatch, targets, "load_supply")
@@ -96,7 +96,7 @@ def test_config_strict_and_timeout_reach_replay(cli, project, monkeypatch):
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    from agentforge_cli.integrations import mcp_server
+    from agentforge_cli.integrations.mcp.server import tool_server as mcp_server
 
     services: list[Any] = []
     monkeypatch.setattr(mcp_server, "run_stdio",

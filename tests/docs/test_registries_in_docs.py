@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agentforge_cli.core.handlers import registry as types
-from agentforge_cli.core.handlers import scalars
+from agentforge_cli.core.define.handlers import registry as types
+from agentforge_cli.core.define.handlers import scalars
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.schema import providers
 

@@ -20,7 +20,7 @@ import pytest
 from fuzz_support import ROOT
 
 from agentforge_cli import build_local_tools
-from agentforge_cli.core.decorator import tool_meta
+from agentforge_cli.core.declare.decorator import tool_meta
 from agentforge_cli.errors import BlockedEffectError
 from agentforge_cli.fuzz.effects import guarding
 from agentforge_cli.fuzz.observe import Effect, EffectKind, Observation

@@ -25,9 +25,9 @@ def first(items: list[int]) -> int:
 
 
 def _plugin_args() -> list[str]:
-    installed = any(ep.value == "agentforge_cli.integrations.pytest_plugin"
+    installed = any(ep.value == "agentforge_cli.integrations.pytest.plugin"
                     for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "agentforge_cli.integrations.pytest_plugin"]
+    return [] if installed else ["-p", "agentforge_cli.integrations.pytest.plugin"]
 
 
 @pytest.fixture

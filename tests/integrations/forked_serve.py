@@ -17,7 +17,6 @@ import tempfile
 import mcp.server.stdio  # noqa: F401  (imported once, before forking)
 
 from agentforge_cli.cli.app import main as agentforge
-from agentforge_cli.integrations import mcp_server, mcp_stdio  # noqa: F401
 
 
 def _child(stdin: int, stdout: int, stderr: int, others: list[int], args: list[str]) -> None:

@@ -11,7 +11,7 @@ import sys
 import mcp_sample_tools  # the script's directory is on sys.path
 
 from agentforge_cli import ToolService, build_local_tools
-from agentforge_cli.integrations.mcp_server import run_stdio
+from agentforge_cli.integrations.mcp.server.tool_server import run_stdio
 from sample_tools.shop import ShopTools
 
 

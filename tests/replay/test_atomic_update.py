@@ -44,7 +44,7 @@ def _temporary_files(directory: Path, name: str) -> list[Path]:
 
 _HALF_WRITTEN = """
 import sys, time
-from agentforge_cli.core.fileio import atomic_writer
+from agentforge_cli.core.observe.fileio import atomic_writer
 with atomic_writer(sys.argv[1]) as stream:
     stream.write("half of the new content")
     stream.flush()
@@ -104,7 +104,8 @@ def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
 def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_whole(
         tmp_path, monkeypatch):
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay.transcripts import open_transcript, records
+    from agentforge_cli.replay.transcripts import open_transcript
+    from agentforge_cli.replay.transcripts.files import records
 
     monkeypatch.setattr(records, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "huge.jsonl"

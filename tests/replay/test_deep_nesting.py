@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from cli_support import CRM, ROOT, TRANSCRIPTS
 
-from agentforge_cli.replay.transcripts import TranscriptError, cassettes, open_transcript
+from agentforge_cli.replay.transcripts import TranscriptError, open_transcript
+from agentforge_cli.replay.transcripts.files import cassettes
 
 SAMPLE = TRANSCRIPTS / "crm_vcr_openai.yaml"
 """A cassette with tool calls: the deep value is added to it as a top-level key."""

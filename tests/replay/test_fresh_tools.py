@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentforge_cli.errors import TargetError
-from agentforge_cli.integrations.targets import TargetSource, supply_tools
+from agentforge_cli.integrations.targets.loading import TargetSource, supply_tools
 
 STORE = """
     import os
@@ -203,7 +203,7 @@ def _instance(service, name: str):
 
 
 def test_fresh_makes_new_instances_without_reading_the_tools_again(store, monkeypatch):
-    from agentforge_cli.core import executor as executor_module
+    from agentforge_cli.core.run import executor as executor_module
 
     supply = _supply(store, "Store")
     read = []
@@ -215,7 +215,7 @@ def test_fresh_makes_new_instances_without_reading_the_tools_again(store, monkey
     instances = {id(_instance(s, "add")) for s in (supply.service, first, second)}
     assert len(instances) == 3
     assert first.specifications == supply.service.specifications
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
 
     request = ToolExecutionRequest(name="add", arguments='{"item":"x"}')
     assert first.execute(request).text == "x"
@@ -254,7 +254,7 @@ def test_a_list_renews_its_classes_and_keeps_its_functions(store):
 
 
 def test_fresh_tools_keep_the_loading_options(store):
-    from agentforge_cli.core.calllog import LoggingToolExecutor
+    from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 
     supply = _supply(store, "Store", logging=True, strict=True, timeout=5.0)
     executor = supply.fresh().executor("add")
@@ -269,7 +269,7 @@ def test_fresh_tools_keep_the_loading_options(store):
 
 def test_a_factory_giving_other_tools_later_is_read_again(store):
     supply = _supply(store, "make_other_each_time()")
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
 
     request = ToolExecutionRequest(name="add", arguments='{"item":"x"}')
     other = supply.fresh()  # the second call: another class, read as the first was
@@ -287,7 +287,7 @@ def test_a_factory_failing_later_raises_a_target_error(store):
 def test_an_mcp_server_is_shared(store, monkeypatch):
     import sys
 
-    from agentforge_cli.integrations import mcp_target
+    from agentforge_cli.integrations.mcp.client import target as mcp_target
 
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     agentforge = Path(sys.executable).with_name("agentforge")

@@ -21,8 +21,8 @@ import yaml
 from cli_support import CRM, ROOT
 
 from agentforge_cli.replay.transcripts import TranscriptError, open_transcript
-from agentforge_cli.replay.transcripts.cassettes import body_value
-from agentforge_cli.replay.transcripts.exchanges import Unreadable
+from agentforge_cli.replay.transcripts.files.cassettes import body_value
+from agentforge_cli.replay.transcripts.reading.exchanges import Unreadable
 
 CHAT = "https://api.openai.com/v1/chat/completions"
 ASK = {"role": "user", "content": "hi"}
@@ -107,7 +107,7 @@ def test_a_gzip_body_that_inflates_to_a_gibibyte_is_refused_in_bounded_memory(tm
 
 
 def test_a_bomb_in_a_request_body_names_the_interaction(tmp_path, monkeypatch):
-    from agentforge_cli.replay.transcripts import cassettes
+    from agentforge_cli.replay.transcripts.files import cassettes
 
     monkeypatch.setattr(cassettes, "MAX_LINE_BYTES", 100_000)
     path = bomb_cassette(tmp_path, side="request", mebibytes=1)
@@ -119,7 +119,7 @@ def test_a_bomb_in_a_request_body_names_the_interaction(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("encoding", "pack"), [("gzip", gzip.compress),
                                                 ("deflate", zlib.compress)])
 def test_a_body_is_inflated_up_to_its_limit_and_no_further(encoding, pack, monkeypatch):
-    from agentforge_cli.replay.transcripts import cassettes
+    from agentforge_cli.replay.transcripts.files import cassettes
 
     monkeypatch.setattr(cassettes, "MAX_LINE_BYTES", 1000)
     found = body_value({"body": pack(b"{}" + b" " * 999),
@@ -152,7 +152,7 @@ def test_a_gibibyte_yaml_scalar_in_a_small_gz_is_refused_in_bounded_memory(tmp_p
 
 
 def test_a_cassette_over_the_transcript_limit_is_refused(tmp_path, monkeypatch):
-    from agentforge_cli.replay.transcripts import cassettes
+    from agentforge_cli.replay.transcripts.files import cassettes
 
     interaction = {"request": {"body": "{}", "method": "GET", "uri": "http://x/"}}
     path = tmp_path / "many.yaml.gz"
@@ -170,7 +170,7 @@ def test_a_cassette_over_the_transcript_limit_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_interaction_under_its_limit_is_read_whatever_follows(tmp_path, monkeypatch):
-    from agentforge_cli.replay.transcripts import cassettes, records
+    from agentforge_cli.replay.transcripts.files import cassettes, records
 
     monkeypatch.setattr(cassettes, "MAX_LINE_BYTES", 4000)
     monkeypatch.setattr(cassettes, "_READ_AHEAD", 100_000)

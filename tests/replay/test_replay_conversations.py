@@ -83,7 +83,7 @@ def test_each_conversation_runs_on_tools_of_its_own():
 
 
 def _request():
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
 
     return ToolExecutionRequest(name="bump", arguments="{}")
 

@@ -15,8 +15,8 @@ import pytest
 from cli_support import ROOT
 
 from agentforge_cli import ToolService, build_local_tools, tool
-from agentforge_cli.core.spec import ToolExecutionResult, ToolSpecification
-from agentforge_cli.replay.drift import ArgumentFit, argument_fit
+from agentforge_cli.core.define.spec import ToolExecutionResult, ToolSpecification
+from agentforge_cli.replay.argument_drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.report import DRIFTED, MATCHED, MISMATCHED, UNRECORDED
 from agentforge_cli.replay.runner import Replayer, replay
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult
@@ -141,7 +141,7 @@ def test_drifted_keys_with_a_refused_value_run_and_meet_a_recorded_failure(stric
 
 
 def _request(arguments: str):
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
 
     return ToolExecutionRequest(name="web_search", arguments=arguments)
 
@@ -174,7 +174,7 @@ def test_allowed_drift_is_reported_without_failing():
 
 
 def test_drift_is_checked_through_the_logging_wrapper(caplog):
-    from agentforge_cli.core.calllog import LoggingToolExecutor
+    from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 
     namespace: dict = {}
     exec(SEARCH, namespace)
@@ -439,9 +439,9 @@ def test_pytest_items_fail_on_drift_or_skip_when_allowed(pytester, monkeypatch, 
     if how == "ini":
         ini += "agentforge_allow_drift = true\n"
     pytester.makeini(ini)
-    installed = any(ep.value == "agentforge_cli.integrations.pytest_plugin"
+    installed = any(ep.value == "agentforge_cli.integrations.pytest.plugin"
                     for ep in entry_points(group="pytest11"))
-    plugin = [] if installed else ["-p", "agentforge_cli.integrations.pytest_plugin"]
+    plugin = [] if installed else ["-p", "agentforge_cli.integrations.pytest.plugin"]
     result = pytester.runpytest_subprocess(
         *plugin, "-p", "no:cacheprovider", "--agentforge-replay", "old.jsonl", "-rs",
         *(["--agentforge-allow-drift"] if how == "option" else []))

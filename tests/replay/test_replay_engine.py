@@ -209,7 +209,7 @@ def _lane(path: Path, match: str, lane: str) -> tuple:
 def _answered_transcript(number: int, service) -> str:
     """A transcript whose calls are mostly answered on the next line with today's result
     (as the service gives it), in any layout; some later, differently or never."""
-    from agentforge_cli.core.spec import ToolExecutionRequest
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
 
     rng = random.Random(number)
     lines: list[str] = []
@@ -297,7 +297,7 @@ def test_the_runner_has_no_format_specific_branch():
     tree = ast.parse(Path(runner.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     transcripts = {name for name in imported if name and ".transcripts" in name}
-    assert transcripts == {"agentforge_cli.replay.transcripts.events"}
+    assert transcripts == {"agentforge_cli.replay.transcripts.model"}
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     assert not names & {"agentforge", "registry", "transcript", "container", "path",
@@ -374,7 +374,7 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
     through ``emit``; an entry holding a lone surrogate goes the text way."""
     import io
 
-    from agentforge_cli.cli import reports
+    from agentforge_cli.cli import replay_outputs as reports
 
     copied = []
     buffer_of = reports._utf8_buffer

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from agentforge_cli.replay.report import CallReport, call_json
-from agentforge_cli.replay.transcripts import documents, records
-from agentforge_cli.replay.transcripts.documents import iter_document
-from agentforge_cli.replay.transcripts.records import iter_jsonl, load_document
+from agentforge_cli.replay.transcripts.files import documents, records
+from agentforge_cli.replay.transcripts.files.documents import iter_document
+from agentforge_cli.replay.transcripts.files.records import iter_jsonl, load_document
 
 CRM = "sample_tools.crm:CrmTools"
 CALL = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.errors import ProviderExportError
-from agentforge_cli.schema.drift import diff_specs
 from agentforge_cli.schema.lint import check_specs
 from agentforge_cli.schema.providers import PROVIDERS, export_tools
+from agentforge_cli.schema.schema_drift import diff_specs
 from agentforge_cli.schema.snapshots import dumps_snapshot, parse_snapshot
 
 DEFS = ("Node", "Leaf")

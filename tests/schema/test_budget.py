@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentforge_cli.core.discovery import build_local_tools
-from agentforge_cli.core.tokens import TOKENIZERS, size_stats, token_counter
+from agentforge_cli.core.define.tokens import TOKENIZERS, size_stats, token_counter
+from agentforge_cli.core.run.discovery import build_local_tools
 from agentforge_cli.replay.result_sizes import recorded_results, result_sizes
 from agentforge_cli.schema.budget import (
     BudgetLimits,

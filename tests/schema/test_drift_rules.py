@@ -14,8 +14,8 @@ import pytest
 from provider_testing import obj, raw, spec
 
 from agentforge_cli import Int32, P, ToolSpecification, tool
-from agentforge_cli.schema.drift import diff_specs
 from agentforge_cli.schema.findings import exit_code
+from agentforge_cli.schema.schema_drift import diff_specs
 
 
 def diff(before, after) -> list[tuple[str, str, str]]:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from provider_testing import invalid_defaults, parameter_schemas, schema_nodes
 
 from agentforge_cli import Int32, P, ToolSpecification, build_local_tools
-from agentforge_cli.core.definition import define_tool
+from agentforge_cli.core.define.definition import define_tool
 from agentforge_cli.errors import ProviderExportError
 from agentforge_cli.schema.providers import PROVIDERS, export_tools
 from sample_tools import crm, shop, weather

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mcp.types import Tool
 from test_any_schema import schemas
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.lint import check_specs
 from agentforge_cli.schema.providers import convert_tool
 from agentforge_cli.schema.providers.gemini_mcp import BRIDGE_KEEPS

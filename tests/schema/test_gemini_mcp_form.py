@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from mcp.types import Tool
 from test_any_schema import schemas
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.providers import convert_tool
 from agentforge_cli.schema.providers.gemini_mcp_form import (
     bridge_form,

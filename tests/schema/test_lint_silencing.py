@@ -10,7 +10,7 @@ import pytest
 from provider_testing import obj, raw
 
 from agentforge_cli import build_local_tools, tool
-from agentforge_cli.integrations.mcp_findings import TASK_RULE, UNUSABLE_RULE
+from agentforge_cli.integrations.mcp.client.findings import TASK_RULE, UNUSABLE_RULE
 from agentforge_cli.schema.findings import (
     exit_code,
     fails,

@@ -12,7 +12,7 @@ import pytest
 import typer
 from provider_testing import obj, raw
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema import providers
 from agentforge_cli.schema.findings import WARNING, Finding, finding
 from agentforge_cli.schema.lint import check_specs

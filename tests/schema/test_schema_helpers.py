@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from provider_testing import obj, raw
 
-from agentforge_cli.schema.drift import diff_specs
 from agentforge_cli.schema.jsonschema import (
     ROOT,
     SchemaWalker,
@@ -24,6 +23,7 @@ from agentforge_cli.schema.jsonschema import (
 )
 from agentforge_cli.schema.lint import check_specs
 from agentforge_cli.schema.providers import convert_tool
+from agentforge_cli.schema.schema_drift import diff_specs
 
 SCHEMA = Path(__file__).resolve().parents[2] / "agentforge_cli" / "schema"
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from provider_testing import obj, raw
 
-from agentforge_cli.core.fileio import atomic_writer, write_text_atomic
+from agentforge_cli.core.observe.fileio import atomic_writer, write_text_atomic
 from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.schema.snapshots import (
     SNAPSHOT_VERSION,

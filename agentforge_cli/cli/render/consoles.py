@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentforge_cli.cli.output import product_stream
-from agentforge_cli.core.terminal_text import safe_text
+from agentforge_cli.core.observe.terminal_text import safe_text
 
 __all__ = ["print_trimmed", "safe_text", "stderr_console", "stdout_console"]
 

@@ -55,7 +55,7 @@ def progress(total: int, enabled: bool, read: Any = None) -> Iterator[Callable[[
         return
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
-    from agentforge_cli.replay.transcripts.events import ToolCall
+    from agentforge_cli.replay.transcripts.model import ToolCall
 
     bar = Progress(TextColumn("replaying"), BarColumn(), TaskProgressColumn(),
                    TextColumn("{task.fields[calls]}"),

@@ -82,7 +82,7 @@ class TracePrinter:
         self._held: list[Any] = []
         self._previous: Any = None
         from agentforge_cli.replay.report import CallReport
-        from agentforge_cli.replay.transcripts.events import AssistantMessage, ConversationStart
+        from agentforge_cli.replay.transcripts.model import AssistantMessage, ConversationStart
 
         self._call_type, self._assistant_type = CallReport, AssistantMessage
         self._start_type = ConversationStart

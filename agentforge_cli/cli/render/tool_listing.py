@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import safe_text, stdout_console
-from agentforge_cli.core.schema_labels import schema_label
+from agentforge_cli.core.define.schema_labels import schema_label
 
 if TYPE_CHECKING:
-    from agentforge_cli.core.spec import ToolSpecification
+    from agentforge_cli.core.define.spec import ToolSpecification
 
 
 def _param_item(name: str, schema: Any, required: bool) -> Text:

@@ -72,7 +72,7 @@ def tool_logging(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    from agentforge_cli.core.calllog import LOGGER_NAME
+    from agentforge_cli.core.observe.calllog import LOGGER_NAME
 
     logger = logging.getLogger(LOGGER_NAME)
     handler = ToolLogHandler(logging.INFO)

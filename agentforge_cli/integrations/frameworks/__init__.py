@@ -143,7 +143,7 @@ def foreign_table(objects: Iterable[Any], spec: str, *, binding: Binding = "nati
         names[name] = tool.library
         executor = foreign_executor(tool, binding=binding, **keep)
         if logging:
-            from agentforge_cli.core.calllog import LoggingToolExecutor
+            from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 
             executor = LoggingToolExecutor(executor)
         table[tool.specification] = executor

@@ -32,13 +32,13 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.core.definition import NO_DEFAULT
-from agentforge_cli.core.jsonvalues import describe
-from agentforge_cli.core.masking import is_sensitive_name
+from agentforge_cli.core.bind.jsonvalues import describe
+from agentforge_cli.core.define.definition import NO_DEFAULT
+from agentforge_cli.core.observe.masking import is_sensitive_name
 from agentforge_cli.errors import ArgumentError
 
 if TYPE_CHECKING:
-    from agentforge_cli.core.definition import ParamDef
+    from agentforge_cli.core.define.definition import ParamDef
 
 __all__ = ["SchemaConstraints", "json_form", "schema_constraints"]
 

@@ -13,8 +13,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agentforge_cli.core.service import ToolService
-from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.define.spec import (
+    ToolExecutionRequest,
+    ToolExecutionResult,
+    ToolSpecification,
+)
+from agentforge_cli.core.run.service import ToolService
 
 __all__ = ["ExportedTool", "export_service", "exported_tools"]
 
@@ -80,6 +84,6 @@ def export_service(tools: Any) -> ToolService:
     """
     if isinstance(tools, ToolService):
         return tools
-    from agentforge_cli.core.discovery import build_local_tools
+    from agentforge_cli.core.run.discovery import build_local_tools
 
     return ToolService().tools(build_local_tools(tools))

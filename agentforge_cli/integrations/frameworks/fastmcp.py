@@ -17,8 +17,8 @@ its own the same way.
   not an object, is refused before the call). An error result FastMCP answers for the
   arguments (``1 validation error for call[forecast] ...``) is returned as the server
   sends it. The blocks are rendered as an MCP target's are
-  (:func:`~agentforge_cli.core.content_blocks.blocks_text`), in an
-  :class:`~agentforge_cli.integrations.mcp_target.McpToolResult`, so ``serve`` passes the
+  (:func:`~agentforge_cli.core.run.content_blocks.blocks_text`), in an
+  :class:`~agentforge_cli.integrations.mcp.client.target.McpToolResult`, so ``serve`` passes the
   blocks and ``structuredContent`` on.
 * **Tool exceptions**: FastMCP turns them into ``isError`` results (``Error calling tool
   'x': ...``, or only ``Error calling tool 'x'`` with ``mask_error_details``). To get the
@@ -46,7 +46,7 @@ import threading
 import uuid
 from typing import Any
 
-from agentforge_cli.core.spec import ToolExecutionResult
+from agentforge_cli.core.define.spec import ToolExecutionResult
 from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 
@@ -311,7 +311,7 @@ def _function(server_tool: Any) -> tuple[Any, str]:
 
 
 def _foreign(connection: _Connection, listed: Any) -> ForeignTool:
-    from agentforge_cli.integrations.mcp_target import tool_specification
+    from agentforge_cli.integrations.mcp.client.target import tool_specification
 
     specification = tool_specification(listed)
     name = listed.name
@@ -333,7 +333,7 @@ _ANSWER = "_agentforge_fastmcp_answer"
 
 def _answered(exc: BaseException, text: str | None) -> str:
     """FastMCP's own text for the call ``exc`` ended (``Error calling tool 'x': ...``)."""
-    from agentforge_cli.core.executor import error_message
+    from agentforge_cli.core.run.executor import error_message
 
     answer = getattr(exc, _ANSWER, None)
     return answer if isinstance(answer, str) else error_message(exc)
@@ -342,8 +342,8 @@ def _answered(exc: BaseException, text: str | None) -> str:
 def _invoke(connection: _Connection, name: str, text: str | None) -> ToolExecutionResult:
     from mcp.shared.exceptions import MCPError
 
-    from agentforge_cli.core.content_blocks import blocks_text
-    from agentforge_cli.integrations.mcp_target import McpToolResult
+    from agentforge_cli.core.run.content_blocks import blocks_text
+    from agentforge_cli.integrations.mcp.client.target import McpToolResult
 
     arguments: Any
     if isinstance(text, dict):  # serve hands the tools/call arguments object on as parsed

@@ -23,9 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agentforge_cli.core.argument_explanation import ArgumentExplanation, sent_explanation
-from agentforge_cli.core.arguments import DEFAULT_MAX_ARGUMENT_CHARS
-from agentforge_cli.core.executor import (
+from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation, sent_explanation
+from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
+from agentforge_cli.core.define.spec import (
+    ToolExecutionRequest,
+    ToolExecutionResult,
+    ToolSpecification,
+)
+from agentforge_cli.core.run.executor import (
     DEFAULT_MAX_RESULT_CHARS,
     LocalToolExecutor,
     ResultTooLarge,
@@ -33,8 +38,7 @@ from agentforge_cli.core.executor import (
     error_message,
     exit_name,
 )
-from agentforge_cli.core.interrupts import raised_by_tool
-from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.run.interrupts import raised_by_tool
 from agentforge_cli.errors import (
     ArgumentError,
     ToolArgumentsError,
@@ -258,7 +262,7 @@ def foreign_executor(tool: ForeignTool, *, binding: Binding = "native", strict: 
     A tool whose function ``agentforge`` cannot reach (the adapter finds none, or its
     signature cannot be bound) runs natively; its ``binding_note`` says why.
     """
-    from agentforge_cli.core.definition import define_tool
+    from agentforge_cli.core.define.definition import define_tool
     from agentforge_cli.errors import ToolDefinitionError
 
     def native(instead: str = "") -> NativeToolExecutor:

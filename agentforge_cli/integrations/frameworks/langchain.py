@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.core.spec import ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.define.spec import ToolExecutionResult, ToolSpecification
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _invoker(tool: Any, name: str, injected: list[str]
             return refusal(problem)
         call = {"type": "tool_call", "name": name, "args": arguments, "id": "agentforge"}
         if getattr(tool, "func", True) is None and getattr(tool, "coroutine", None):
-            from agentforge_cli.core.coroutines import run_coroutine
+            from agentforge_cli.core.run.coroutines import run_coroutine
 
             message = run_coroutine(tool.ainvoke(call))
         else:

@@ -32,7 +32,7 @@ import json
 import sys
 from typing import Any, get_origin, get_type_hints
 
-from agentforge_cli.core.spec import ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.define.spec import ToolExecutionResult, ToolSpecification
 from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 
@@ -132,7 +132,7 @@ def _read(tool: Any) -> ForeignTool:
     failure = _failure_text(tool)
 
     def invoke(text: str | None) -> ToolExecutionResult:
-        from agentforge_cli.core.coroutines import run_coroutine
+        from agentforge_cli.core.run.coroutines import run_coroutine
 
         result: ToolExecutionResult = run_coroutine(_invoke(callable_tool, text, failure))
         return result
@@ -163,7 +163,7 @@ def _failure_text(tool: Any) -> Any:
 
         from agents.tool_context import ToolContext
 
-        from agentforge_cli.core.coroutines import run_coroutine
+        from agentforge_cli.core.run.coroutines import run_coroutine
 
         context: Any = ToolContext(context=None, tool_name=tool.name, tool_call_id=_CALL_ID,
                                    tool_arguments=given or "")

@@ -32,8 +32,12 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from agentforge_cli.core.coroutines import run_coroutine
-from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.define.spec import (
+    ToolExecutionRequest,
+    ToolExecutionResult,
+    ToolSpecification,
+)
+from agentforge_cli.core.run.coroutines import run_coroutine
 from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 

@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from agentforge_cli.core.spec import ToolExecutionResult, ToolSpecification
+from agentforge_cli.core.define.spec import ToolExecutionResult, ToolSpecification
 from agentforge_cli.integrations.frameworks.foreign import ForeignTool, refusal
 
 __all__ = ["LIBRARY", "holds_tools", "in_module_scan", "read_tools"]

@@ -1,7 +1,7 @@
 """Recorded function-call conversations: read them, detect their format, write results back.
 
 Every format is read into the event model of
-:mod:`~agentforge_cli.replay.transcripts.events`. The formats are the ones listed in
+:mod:`~agentforge_cli.replay.transcripts.model`. The formats are the ones listed in
 :data:`~agentforge_cli.replay.transcripts.registry.FORMATS`, one module (or object) each,
 satisfying :class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat`; their
 names are :func:`~agentforge_cli.replay.transcripts.registry.format_names`.
@@ -23,7 +23,8 @@ Standard library only.
 
 from __future__ import annotations
 
-from agentforge_cli.replay.transcripts.events import (
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
     Event,
@@ -32,7 +33,6 @@ from agentforge_cli.replay.transcripts.events import (
     TranscriptError,
     UserMessage,
 )
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.transcript import Transcript, open_transcript
 
 __all__ = [

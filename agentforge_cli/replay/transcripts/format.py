@@ -5,7 +5,7 @@ themselves), and :func:`pick_format`, which format claims given records.
 A format is usually a module (``agentforge``, ``openai``, ``anthropic``) whose top-level
 names satisfy the protocol; any object with the same attributes works too. The file side
 — JSONL streamed line by line, or one JSON document of messages — is common to every
-format: a format only sees :class:`~agentforge_cli.replay.transcripts.records.Record`
+format: a format only sees :class:`~agentforge_cli.replay.transcripts.files.records.Record`
 values, one line or one message each. Formats take part in replay through
 :data:`~agentforge_cli.replay.transcripts.registry.FORMATS`.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from agentforge_cli.errors import TranscriptFormatError
-from agentforge_cli.replay.transcripts.calls import CallBook, Updates
-from agentforge_cli.replay.transcripts.events import Event, TranscriptError
-from agentforge_cli.replay.transcripts.exchanges import Exchange
-from agentforge_cli.replay.transcripts.records import Record, record_shape
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.exchanges import Exchange
 
 __all__ = ["ApiFormat", "Claim", "FileFormat", "TranscriptFormat", "looks_like",
            "no_format_reads", "pick_format"]
@@ -58,7 +58,7 @@ class TranscriptFormat(Protocol):
     def book(self, path: Path) -> CallBook:
         """A new book for reading one file: the reader's state for that file, and only
         that file (call numbering and pairing; a format keeping more, such as pairing by
-        name, returns its own :class:`~agentforge_cli.replay.transcripts.calls.CallBook`
+        name, returns its own :class:`~agentforge_cli.replay.transcripts.reading.calls.CallBook`
         subclass). A module whose reading keeps nothing else says ``book = CallBook``."""
         ...
 
@@ -99,7 +99,7 @@ class TranscriptFormat(Protocol):
 @runtime_checkable
 class ApiFormat(TranscriptFormat, Protocol):
     """A transcript format that also reads its API's HTTP calls, as cassettes record
-    them (:mod:`~agentforge_cli.replay.transcripts.exchanges`)."""
+    them (:mod:`~agentforge_cli.replay.transcripts.reading.exchanges`)."""
 
     API_PATHS: tuple[str, ...]
     """Endings of its API's request paths (``/chat/completions``): a request to one of
@@ -108,8 +108,8 @@ class ApiFormat(TranscriptFormat, Protocol):
     def http_exchange(self, request: Any, response: Any, uri: str,
                       where: str) -> Exchange | None:
         """The call a request body and its response body hold (each decoded: a JSON value,
-        :class:`~agentforge_cli.replay.transcripts.exchanges.ServerEvents` or
-        :class:`~agentforge_cli.replay.transcripts.exchanges.Unreadable`), or ``None``
+        :class:`~agentforge_cli.replay.transcripts.reading.exchanges.ServerEvents` or
+        :class:`~agentforge_cli.replay.transcripts.reading.exchanges.Unreadable`), or ``None``
         when the request is not one of this API's. Places start at ``where``. Never
         raises for a body it does not read."""
         ...

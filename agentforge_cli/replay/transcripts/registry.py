@@ -9,14 +9,15 @@ that what is registered at the time of the call counts.
 
 from __future__ import annotations
 
-from agentforge_cli.replay.transcripts import (
+from agentforge_cli.replay.transcripts.files import conversations
+from agentforge_cli.replay.transcripts.format import TranscriptFormat
+from agentforge_cli.replay.transcripts.formats import (
     agentforge,
     anthropic,
     bedrock,
     call_log,
     claude_code,
     codex,
-    conversations,
     gemini,
     inspect_log,
     langchain,
@@ -29,7 +30,6 @@ from agentforge_cli.replay.transcripts import (
     tau2,
     vcr,
 )
-from agentforge_cli.replay.transcripts.format import TranscriptFormat
 
 __all__ = ["FORMATS", "find_format", "format_names", "join_titles"]
 

@@ -14,18 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.core.fileio import FileStamp, file_stamp
+from agentforge_cli.core.observe.fileio import FileStamp, file_stamp
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
-from agentforge_cli.replay.transcripts.calls import Updates
-from agentforge_cli.replay.transcripts.detection import (
+from agentforge_cli.replay.transcripts.files.detection import (
     container_of,
     detect_format,
     document_records,
 )
-from agentforge_cli.replay.transcripts.events import Event, TranscriptError
-from agentforge_cli.replay.transcripts.format import Claim, FileFormat, TranscriptFormat
-from agentforge_cli.replay.transcripts.records import (
+from agentforge_cli.replay.transcripts.files.records import (
     Record,
     envelope_keys,
     is_compressed,
@@ -35,12 +32,15 @@ from agentforge_cli.replay.transcripts.records import (
     read_small_plain,
     scan_json,
 )
-from agentforge_cli.replay.transcripts.sources import (
+from agentforge_cli.replay.transcripts.files.sources import (
     DocumentSource,
     FileSource,
     JsonlSource,
     RecordSource,
 )
+from agentforge_cli.replay.transcripts.format import Claim, FileFormat, TranscriptFormat
+from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.reading.calls import Updates
 
 __all__ = ["ReadProgress", "Transcript", "open_transcript"]
 

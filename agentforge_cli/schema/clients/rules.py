@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.clients.base import Client, ClientRule
 from agentforge_cli.schema.findings import Finding, finding
 from agentforge_cli.schema.jsonschema import ROOT, child_path, definitions, ref_name

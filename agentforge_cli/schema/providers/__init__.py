@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT
-from agentforge_cli.schema.origins import ToolOrigin, origin_of
 from agentforge_cli.schema.providers.anthropic import ANTHROPIC
 from agentforge_cli.schema.providers.base import (
     Provider,
@@ -39,6 +38,7 @@ from agentforge_cli.schema.providers.openai_responses import (
     OPENAI_RESPONSES,
     OPENAI_RESPONSES_STRICT,
 )
+from agentforge_cli.schema.tool_origins import ToolOrigin, origin_of
 
 __all__ = [
     "FORMATS",
@@ -153,7 +153,7 @@ def export_tools(specs: Iterable[ToolSpecification], provider: str, *,
         provider: A name of :data:`PROVIDERS`.
         strict: The provider's strict form (``openai`` -> ``openai-strict``).
         origins: Where each tool comes from, by name, so that the warnings' advice fits
-            it (see :mod:`~agentforge_cli.schema.origins`); a tool left out is
+            it (see :mod:`~agentforge_cli.schema.tool_origins`); a tool left out is
             agentforge's own.
 
     Raises:

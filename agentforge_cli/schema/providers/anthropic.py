@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.providers.base import (
     NameRule,
     Provider,

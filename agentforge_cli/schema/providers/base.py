@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.errors import ProviderExportError
 from agentforge_cli.schema.findings import Finding, subject
 from agentforge_cli.schema.jsonschema import (
@@ -27,7 +27,7 @@ from agentforge_cli.schema.jsonschema import (
     resolve_ref,
     unresolved_reason,
 )
-from agentforge_cli.schema.origins import ToolOrigin
+from agentforge_cli.schema.tool_origins import ToolOrigin
 
 __all__ = [
     "META_KEYWORDS",

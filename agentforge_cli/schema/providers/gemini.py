@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.findings import WARNING, Finding, finding
 from agentforge_cli.schema.jsonschema import ROOT, child_path, json_type, ref_name
 from agentforge_cli.schema.providers.base import (

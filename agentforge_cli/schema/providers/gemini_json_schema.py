@@ -9,7 +9,7 @@ rule is that it describes an object. Names and parameter names follow Gemini's r
 
 from __future__ import annotations
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.providers.base import (
     Provider,
     ProviderWalker,

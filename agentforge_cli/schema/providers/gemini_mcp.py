@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT, child_path, definition_path
 from agentforge_cli.schema.providers.base import (
     META_KEYWORDS,

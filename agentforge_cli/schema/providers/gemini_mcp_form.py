@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.providers.base import ToolConversion
 from agentforge_cli.schema.providers.gemini import convert_gemini
 from agentforge_cli.schema.providers.gemini_mcp import convert_gemini_mcp

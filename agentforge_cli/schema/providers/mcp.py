@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.findings import WARNING, Finding, finding
 from agentforge_cli.schema.providers.base import (
     NameRule,

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentforge_cli.core.handlers.base import nullable as core_nullable
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.handlers.base import nullable as core_nullable
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT, definition_path, ref_cycle, ref_name
 from agentforge_cli.schema.providers.base import (
     NameRule,

@@ -14,7 +14,7 @@ openai-responses --strict`` exports).
 
 from __future__ import annotations
 
-from agentforge_cli.core.spec import ToolSpecification
+from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.providers.base import (
     Provider,
     ProviderWalker,

@@ -327,7 +327,7 @@ def test_a_server_without_tools_is_a_clear_error(cli) -> None:
 
 def test_importing_agentforge_does_not_import_fastmcp() -> None:
     code = ("import sys, agentforge_cli, agentforge_cli.integrations, "
-            "agentforge_cli.integrations.frameworks, agentforge_cli.integrations.targets\n"
+            "agentforge_cli.integrations.frameworks, agentforge_cli.integrations.targets.loading\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastmcp', 'mcp')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, check=True)

@@ -260,7 +260,7 @@ def test_to_langchain_runs_through_agentforge(tmp_path):
         return f"{name}:{limit}"
 
     (exported,) = to_langchain([query])
-    from agentforge_cli.core.definition import tool_specification_from
+    from agentforge_cli.core.define.definition import tool_specification_from
 
     sent = convert_to_openai_tool(exported)["function"]
     assert sent["parameters"] == tool_specification_from(query).parameters

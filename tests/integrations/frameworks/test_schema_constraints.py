@@ -12,8 +12,8 @@ from typing import Any
 import constrained_tools
 import pytest
 
-from agentforge_cli.core.service import ToolService
-from agentforge_cli.core.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.core.run.service import ToolService
 from agentforge_cli.errors import ArgumentError
 from agentforge_cli.integrations.frameworks import read_foreign
 from agentforge_cli.integrations.frameworks.foreign import foreign_executor

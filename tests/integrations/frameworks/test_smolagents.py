@@ -449,7 +449,7 @@ def test_agentforge_binding_of_a_tool_without_its_own_signature(cli: Any,
 
 def test_agentforge_does_not_import_smolagents() -> None:
     code = ("import sys, agentforge_cli, agentforge_cli.integrations.frameworks\n"
-            "from agentforge_cli.integrations.targets import load_target\n"
+            "from agentforge_cli.integrations.targets.loading import load_target\n"
             "load_target('sample_tools.crm:CrmTools')\n"
             "print('smolagents' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

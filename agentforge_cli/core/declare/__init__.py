@@ -1,0 +1,1 @@
+"""Declare: what a tool's author writes — ``@tool``, ``P(...)`` and the numeric aliases."""

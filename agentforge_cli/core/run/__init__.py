@@ -1,0 +1,1 @@
+"""Run: executors, the service that dispatches calls, and what a result becomes."""

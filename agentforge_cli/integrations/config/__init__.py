@@ -1,0 +1,1 @@
+"""The project's ``[tool.agentforge]`` tables, read and checked."""

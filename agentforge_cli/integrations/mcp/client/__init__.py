@@ -1,0 +1,1 @@
+"""MCP servers as targets: connecting, listing and calling their tools."""

@@ -1,0 +1,1 @@
+"""``agentforge serve``: a tool table served over MCP, on stdio or streamable HTTP."""

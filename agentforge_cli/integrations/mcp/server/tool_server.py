@@ -1,0 +1,506 @@
+"""``agentforge serve``: the tool table as a Model Context Protocol server.
+
+Built on the official ``mcp`` Python SDK (2.x, low-level ``Server`` API), installed with
+the optional extra: ``pip install '.[mcp]'`` in a clone of agentforge. The SDK (and
+``anyio``, which comes with it) is imported only inside the functions below, so importing
+this module never fails; :func:`require_mcp` raises :class:`MCPUnavailableError`, whose
+message says how to install the extra, when the SDK is missing or too old.
+
+* ``initialize`` reports the server name and agentforge's version;
+* ``tools/list`` is generated from the service's ``ToolSpecification`` table:
+  ``name``, ``description``, ``inputSchema`` = ``parameters``;
+* ``tools/call`` sends the request's ``arguments`` object through the same parsing,
+  binding and coercion pipeline as ``agentforge tools call`` (the low-level server does
+  not validate arguments against ``inputSchema``, so a model's ``"3"`` for an int reaches
+  the coercion table). Argument and execution errors are a result with ``isError: true``
+  and the message the CLI prints; an unknown tool is a JSON-RPC error (``-32602``); a
+  successful result whose text is a JSON object is also sent as ``structuredContent``,
+  checked against the tool's ``outputSchema`` when its return type has one
+  (:mod:`~agentforge_cli.integrations.mcp.server.output_schemas`); an MCP target's tool keeps its
+  ``outputSchema`` and its results go on as its server sent them;
+* ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are empty lists;
+  ``tools/list`` has one page, so a ``cursor`` is ``-32602``;
+* ``async def`` Python tools run on a tool loop, off the server's event loop
+  (:mod:`~agentforge_cli.core.run.tool_loops`: one that blocks, ``time.sleep`` in an ``async
+  def``, holds up nothing else and still times out); sync tools each on a thread of their
+  own (:mod:`~agentforge_cli.core.run.tool_threads`, 64 at once); an MCP target's tools on the
+  server's loop, where its session lives. A call's time limit and strictness are the
+  executor's (``build_local_tools(..., timeout=..., strict=...)``);
+* ``notifications/cancelled`` is the SDK's: the call's task is cancelled (an ``async
+  def`` tool is interrupted; a sync tool runs on in its thread and its result is
+  dropped) and the request is never answered;
+* stdout carries the protocol only, at the file-descriptor level
+  (:func:`~agentforge_cli.integrations.mcp.server.stdio.claim_stdio`), and logging
+  (``log=True``) goes to stderr;
+* every request read is answered: when stdin closes, the calls still running finish
+  and are answered before the server returns
+  (:func:`~agentforge_cli.integrations.mcp.server.stdio.draining`).
+
+Typical use (what ``agentforge serve TARGET... [--log]`` does)::
+
+    with claim_stdio() as wire:  # before the targets are imported
+        service = ToolService().tools(build_local_tools(targets, logging=log))
+        run_stdio(service, log=log, wire=wire)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from agentforge_cli import __version__
+from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult
+from agentforge_cli.core.observe.calllog import LOGGER_NAME
+from agentforge_cli.core.observe.surrogates import encodable
+from agentforge_cli.core.observe.terminal_text import safe_text
+from agentforge_cli.core.run.executor import LocalToolExecutor
+from agentforge_cli.core.run.service import ToolService, unknown_tool_message
+from agentforge_cli.core.run.wrapping import innermost
+from agentforge_cli.errors import MCPUnavailableError, ToolExecutionError
+from agentforge_cli.integrations.mcp.server.output_schemas import OutputSchemas, StructuredResult
+
+if TYPE_CHECKING:
+    from mcp.server import Server
+    from mcp.types import CallToolResult, ListToolsResult
+
+    from agentforge_cli.integrations.mcp.server.stdio import Wire
+
+__all__ = [
+    "INSTALL_HINT",
+    "MCP_MIN_VERSION",
+    "SERVER_NAME",
+    "MCPUnavailableError",
+    "build_server",
+    "call_tool_result",
+    "execute_tool",
+    "list_tools_result",
+    "require_mcp",
+    "run_stdio",
+    "serve_stdio",
+]
+
+SERVER_NAME = "agentforge"
+"""The name ``initialize`` reports by default."""
+MCP_MIN_VERSION = (2, 3)
+"""Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
+_RESOURCE_NOT_FOUND = -32002
+"""The JSON-RPC error code MCP gives an unknown resource."""
+LOG_BACKLOG = 10_000
+"""Call-log records (``serve --log``) waiting for standard error at most; more are dropped
+and counted."""
+BLOCKED_GRACE = 0.5
+"""How long past its timeout an ``async def`` tool that blocks its event loop is given
+before the server answers the timeout itself."""
+LOG_DRAIN_SECONDS = 2.0
+"""How long the records still waiting are given to reach standard error at exit."""
+INSTALL_HINT = "pip install '.[mcp]'"
+"""How to install the optional MCP extra, run in a clone of agentforge (it is installed
+from source)."""
+
+
+def require_mcp() -> str:
+    """Check that a usable ``mcp`` SDK is installed; return its version.
+
+    Raises:
+        MCPUnavailableError: With a message saying how to install the extra.
+    """
+    from importlib import metadata
+
+    wanted = ".".join(map(str, MCP_MIN_VERSION))
+    try:
+        version = metadata.version("mcp")
+    except metadata.PackageNotFoundError:
+        raise MCPUnavailableError(
+            f"agentforge serve needs the MCP SDK (mcp>={wanted}), which is not installed. "
+            f"Install it from a clone of agentforge with: {INSTALL_HINT}") from None
+    if _release(version) < MCP_MIN_VERSION:
+        raise MCPUnavailableError(
+            f"agentforge serve needs mcp>={wanted}; mcp {version} is installed. "
+            f"Upgrade it from a clone of agentforge with: {INSTALL_HINT}")
+    try:
+        import mcp.server  # noqa: F401
+    except ImportError as exc:
+        raise MCPUnavailableError(
+            f"the MCP SDK (mcp {version}) cannot be imported: {exc}. "
+            f"Reinstall it from a clone of agentforge with: {INSTALL_HINT}") from exc
+    return version
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = ""
+        for char in piece:
+            if not char.isdigit():
+                break
+            digits += char
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+# ---------------------------------------------------------------- the call pipeline
+
+
+async def execute_tool(service: ToolService, request: ToolExecutionRequest,
+                       memory_id: object = None) -> ToolExecutionResult:
+    """Execute ``request`` through ``service`` without blocking the event loop.
+
+    :meth:`ToolService.aexecute`: ``async def`` Python tools run on a tool loop and are
+    waited for by wall clock (:func:`_off_the_loop`), sync tools run on a thread of their
+    own; argument errors and unknown tools are error results. An
+    executor set to propagate execution errors still yields an error result here. Lone
+    surrogates in the text are escaped (``\\udcff``), so the answer can be encoded.
+    """
+    try:
+        local = _async_tool(service.executor(request.name))
+        if local is None:
+            result = await service.aexecute(request, memory_id)
+        else:
+            result = await _off_the_loop(service, request, memory_id, local)
+    except ToolExecutionError as error:
+        result = ToolExecutionResult(str(error), True)
+    text = encodable(result.text)  # what any executor answers must reach the wire
+    return result if text is result.text else ToolExecutionResult(text, result.is_error)
+
+
+def _async_tool(executor: Any) -> LocalToolExecutor | None:
+    """The ``async def`` Python tool behind ``executor`` (through log and trace wrappers),
+    or ``None`` (a sync tool, an MCP target's, a foreign framework's)."""
+    executor = innermost(executor)
+    if isinstance(executor, LocalToolExecutor) and executor.definition.is_async:
+        return executor
+    return None
+
+
+async def _off_the_loop(service: ToolService, request: ToolExecutionRequest,
+                        memory_id: object, local: LocalToolExecutor) -> ToolExecutionResult:
+    """Run an ``async def`` tool's call on a tool loop (:mod:`~agentforge_cli.core.run.tool_loops`)
+    and wait for it by wall clock: a tool that blocks its loop (``time.sleep``) holds up
+    neither the server nor other calls, and still times out (:data:`BLOCKED_GRACE` after
+    its limit, when its own loop cannot run the timeout)."""
+    import asyncio
+
+    from agentforge_cli.core.run.tool_loops import tool_loops
+
+    answer = asyncio.wrap_future(
+        tool_loops(_warn).run(service.aexecute(request, memory_id), request.name))
+    if local.timeout is None:
+        result: ToolExecutionResult = await answer
+        return result
+    try:
+        async with asyncio.timeout(local.timeout + BLOCKED_GRACE) as scope:
+            result = await answer
+    except TimeoutError:
+        if not scope.expired():
+            raise
+        # the call is cancelled on its loop; the late outcome is dropped
+        return ToolExecutionResult(
+            f'Tool "{request.name}" timed out after {local.timeout:g} s', True)
+    return result
+
+
+def _warn(text: str) -> None:
+    """Say ``text`` on stderr from a thread of its own: a client that never reads
+    stderr never holds up serving."""
+    def write() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"agentforge: {text}\n")
+            sys.stderr.flush()
+
+    threading.Thread(target=write, name="agentforge-warn", daemon=True).start()
+
+
+# ---------------------------------------------------------------- protocol shapes
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _structured(text: str) -> dict[str, Any] | None:
+    """The object a result's text holds, or ``None`` when it is not a JSON object."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return None
+    return value if type(value) is dict else None
+
+
+def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
+    """The ``tools/call`` result for a :class:`ToolExecutionResult`: its text as text
+    content, ``isError``, and ``structuredContent`` for a successful JSON object. The
+    result of an MCP target's tool (it keeps ``content``) goes on as its server sent it:
+    every block, and its ``structuredContent``."""
+    from mcp import types
+
+    content = getattr(result, "content", None)
+    if content is not None:
+        structured = getattr(result, "structured_content", None)
+        return types.CallToolResult.model_validate(
+            {"content": content, "structuredContent": structured, "isError": result.is_error})
+    structured = getattr(result, "structured_content", None)  # checked (see _checked)
+    if structured is None and not result.is_error:
+        structured = _structured(result.text)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structured_content=structured,
+        is_error=result.is_error,
+    )
+
+
+def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
+             ) -> ToolExecutionResult:
+    """``result``, or an error result when it does not match the tool's ``outputSchema``
+    (a client would refuse it)."""
+    if result.is_error or schemas.schema(name) is None:
+        return result
+    value, problem = schemas.structured(name, result.text)
+    if value is not None and problem is None:
+        checked = StructuredResult(result.text, False)
+        checked.structured_content = value
+        return checked
+    return ToolExecutionResult(f'Tool "{name}" returned a result that does not match its '
+                               f"outputSchema: {problem}", True)
+
+
+def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None = None
+                      ) -> ListToolsResult:
+    """The ``tools/list`` result: one tool per registered specification (``outputSchema``:
+    an MCP target's, or that of a Python tool's return type, from ``output_schemas``)."""
+    from mcp import types
+
+    schemas = output_schemas or OutputSchemas(service)
+    return types.ListToolsResult(tools=[
+        types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                   input_schema=spec.parameters,
+                   output_schema=spec.output_schema or schemas.schema(spec.name),
+                   annotations=types.ToolAnnotations.model_validate(spec.annotations)
+                   if spec.annotations else None)
+        for spec in service.specifications
+    ])
+
+
+# ---------------------------------------------------------------- the server
+
+
+def build_server(service: ToolService, *, name: str = SERVER_NAME,
+                 version: str | None = None, instructions: str | None = None,
+                 memory_id: object = None) -> Server:
+    """Build a low-level MCP ``Server`` serving ``service``'s tools.
+
+    Args:
+        service: The tool table (built once; tools registered later are listed too).
+        name: The server name ``initialize`` reports.
+        version: The version ``initialize`` reports (agentforge's version by default).
+        instructions: Optional instructions for the client's model.
+        memory_id: Passed to every execution (shows in call logs).
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+    """
+    require_mcp()
+    from mcp import types
+    from mcp.server import Server, ServerRequestContext
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
+
+    schemas = OutputSchemas(service)
+
+    async def on_list_tools(ctx: ServerRequestContext,
+                            params: PaginatedRequestParams | None) -> Any:
+        if params is not None and params.cursor is not None:
+            # one page, so no cursor was ever handed out
+            raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor {params.cursor!r}: "
+                                                        "tools/list has one page")
+        return list_tools_result(service, schemas)
+
+    # No resources or prompts: empty lists (clients list them without asking first).
+    async def on_list_resources(ctx: ServerRequestContext,
+                                params: PaginatedRequestParams | None) -> Any:
+        return types.ListResourcesResult(resources=[])
+
+    async def on_list_resource_templates(ctx: ServerRequestContext,
+                                         params: PaginatedRequestParams | None) -> Any:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def on_read_resource(ctx: ServerRequestContext,
+                               params: types.ReadResourceRequestParams) -> Any:
+        raise MCPError(code=_RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}")
+
+    async def on_list_prompts(ctx: ServerRequestContext,
+                              params: PaginatedRequestParams | None) -> Any:
+        return types.ListPromptsResult(prompts=[])
+
+    async def on_get_prompt(ctx: ServerRequestContext,
+                            params: types.GetPromptRequestParams) -> Any:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {params.name!r}")
+
+    async def on_call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> Any:
+        if service.executor(params.name) is None:
+            # A protocol error, not a result: the client asked for a tool never listed.
+            raise MCPError(code=INVALID_PARAMS,
+                           message=unknown_tool_message(params.name, service.names))
+        request = ToolExecutionRequest(
+            id=None if ctx.request_id is None else str(ctx.request_id),
+            name=params.name,
+            # The arguments object as received: parse_arguments takes a dict as parsed,
+            # then binding and coercion run as for `agentforge tools call`.
+            arguments=params.arguments,  # type: ignore[arg-type]  # a dict: taken as parsed
+        )
+        result = await execute_tool(service, request, memory_id)
+        return call_tool_result(_checked(result, params.name, schemas))
+
+    return Server(name, version=version or __version__, instructions=instructions,
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+                  on_list_resources=on_list_resources,
+                  on_list_resource_templates=on_list_resource_templates,
+                  on_read_resource=on_read_resource, on_list_prompts=on_list_prompts,
+                  on_get_prompt=on_get_prompt)
+
+
+class _UnblockingHandler(logging.Handler):
+    """Writes log records to a stream, with what a terminal would act on escaped
+    (:func:`~agentforge_cli.core.observe.terminal_text.safe_text`; newlines stay, as a multi-line
+    result is logged and read back by replay), from a thread of its own, so a client that
+    never
+    reads standard error (MCP lets a client ignore it) never holds up serving: past
+    :data:`LOG_BACKLOG` records waiting, new ones are dropped and counted, and the count
+    is written once the stream takes lines again."""
+
+    def __init__(self, stream: Any, backlog: int = LOG_BACKLOG) -> None:
+        super().__init__()
+        import queue
+
+        self.stream = stream
+        self.lines: queue.Queue[str] = queue.Queue(backlog)
+        self.dropped = 0
+        self._said = 0
+        threading.Thread(target=self._write, name="agentforge-log", daemon=True).start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import queue
+
+        try:
+            # a client's text (a tool name, arguments) must not act on the terminal
+            self.lines.put_nowait(safe_text(self.format(record)))
+        except queue.Full:
+            self.dropped += 1
+        except Exception:
+            self.handleError(record)
+
+    def flush(self) -> None:
+        """Wait, at most :data:`LOG_DRAIN_SECONDS`, for the records waiting to be
+        written (at exit: the last calls' lines are not lost to a reader)."""
+        import time
+
+        deadline = time.monotonic() + LOG_DRAIN_SECONDS
+        while self.lines.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            try:
+                if self.dropped > self._said:
+                    missed, self._said = self.dropped - self._said, self.dropped
+                    self.stream.write(f"agentforge: {missed} log record"
+                                      f"{'' if missed == 1 else 's'} dropped: standard "
+                                      "error was not read\n")
+                self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                return  # the stream is gone: nothing more can be said
+            finally:
+                self.lines.task_done()
+
+
+def _log_to_stderr() -> None:
+    """Send the call log (``agentforge.tools``, INFO) to stderr, once."""
+    call_logger = logging.getLogger(LOGGER_NAME)
+    if call_logger.level == logging.NOTSET or call_logger.level > logging.INFO:
+        call_logger.setLevel(logging.INFO)
+    for handler in call_logger.handlers:
+        if getattr(handler, "_agentforge_mcp", False):
+            return
+    handler = _UnblockingHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler._agentforge_mcp = True  # type: ignore[attr-defined]  # our mark, read by getattr
+    call_logger.addHandler(handler)
+
+
+async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
+                      version: str | None = None, instructions: str | None = None,
+                      log: bool = False, wire: Wire | None = None) -> None:
+    """Serve ``service`` over stdio until the client closes stdin and every request read
+    has been answered.
+
+    Args:
+        log: Also send the call log to stderr (build the table with
+            ``build_local_tools(..., logging=True)`` so calls are logged).
+        wire: The protocol's streams from an enclosing
+            :func:`~agentforge_cli.integrations.mcp.server.stdio.claim_stdio` (``agentforge
+            serve`` claims before it imports the targets); claimed here when omitted.
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+    """
+    server = build_server(service, name=name, version=version, instructions=instructions)
+    from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
+
+    if log:
+        _log_to_stderr()
+    if wire is None:
+        with claim_stdio() as claimed:
+            await _serve_wire(server, claimed, len(service.names))
+    else:
+        await _serve_wire(server, wire, len(service.names))
+
+
+async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from agentforge_cli.integrations.mcp.server.stdio import LineReader, WireWriter, draining
+
+    if wire.interactive:
+        print(f"agentforge: MCP server ({count} tool{'' if count == 1 else 's'}) on stdio; "
+              "waiting for a client on stdin (register this command with an MCP client; "
+              "Ctrl-C stops)", file=sys.stderr, flush=True)
+    # Explicit streams: the SDK leaves the descriptors alone (claim_stdio moved them). Both
+    # are duck-typed: the SDK iterates the reader and awaits the writer's write() and flush().
+    reader, writer = LineReader(wire.reader), WireWriter(wire.writer)
+    streams = stdio_server(reader, writer)  # type: ignore[arg-type]  # not anyio AsyncFiles
+    async with streams as (read_stream, write_stream):
+        read_stream, write_stream = draining(read_stream, write_stream, reader)
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | None = None,
+              instructions: str | None = None, log: bool = False,
+              wire: Wire | None = None) -> None:
+    """Blocking :func:`serve_stdio` (the body of ``agentforge serve``); returns when the
+    client disconnects (closes stdin, once every request read is answered, or stops
+    reading stdout), or on Ctrl-C.
+
+    Raises:
+        MCPUnavailableError: The ``mcp`` SDK is missing or too old (checked first, before
+            anything is read from stdin).
+    """
+    require_mcp()
+    import anyio
+
+    try:
+        anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
+                                    instructions=instructions, log=log, wire=wire))
+    except* BrokenPipeError:
+        pass  # the client stopped reading our stdout: it has gone, the session is over
+    except* KeyboardInterrupt:
+        pass  # Ctrl-C, also one that lands while the session's tasks start (in a group)

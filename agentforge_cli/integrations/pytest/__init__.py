@@ -1,0 +1,1 @@
+"""The pytest plugin and its routes (replay, fuzz)."""

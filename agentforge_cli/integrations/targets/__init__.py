@@ -1,0 +1,1 @@
+"""Targets: what a command names, imported and loaded into tools."""

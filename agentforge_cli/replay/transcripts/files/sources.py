@@ -1,0 +1,170 @@
+"""Where a transcript's records come from: one :class:`RecordSource` per container.
+
+Every format reads :class:`~agentforge_cli.replay.transcripts.files.records.Record` values;
+how a file becomes records, how many it holds, and how rewritten records go back into
+it, atomically, is the container's job:
+
+* :class:`JsonlSource`: one record a line, streamed; written back line by line, unchanged
+  lines byte for byte;
+* :class:`DocumentSource`: one JSON document's messages, streamed; read through once
+  before any event (nothing runs from a document that does not read); written back
+  whole, in its layout;
+* :class:`FileSource`: a file its format reads itself (a
+  :class:`~agentforge_cli.replay.transcripts.format.FileFormat`: cassettes, traces, logs);
+  written back by the format, if at all.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from agentforge_cli.core.observe.fileio import FileStamp
+from agentforge_cli.replay.transcripts.files.documents import iter_document
+from agentforge_cli.replay.transcripts.files.layout import detect_layout, dump
+from agentforge_cli.replay.transcripts.files.records import (
+    MAX_LINE_BYTES,
+    Document,
+    Record,
+    envelope_values,
+    is_compressed,
+    iter_jsonl,
+    load_document,
+    open_bytes,
+    read_head,
+)
+from agentforge_cli.replay.transcripts.format import FileFormat
+from agentforge_cli.replay.transcripts.model import TranscriptError
+
+__all__ = ["DocumentSource", "FileSource", "JsonlSource", "RecordSource", "Rewrite"]
+
+Rewrite = Callable[[Iterable[Record]], Iterator[Record]]
+"""The format's rewrite of a file's records, today's results written in."""
+
+
+@runtime_checkable
+class RecordSource(Protocol):
+    """A container of records: read them, count them, write rewritten ones back."""
+
+    @property
+    def checked_first(self) -> bool:
+        """The records are read through once, keeping nothing, before the first event is
+        yielded (so that a file that does not read runs nothing)."""
+        ...
+
+    def records(self) -> Iterator[Record]:
+        """The records, in order, streamed."""
+        ...
+
+    def count(self) -> int:
+        """How many records there are (lines, messages, interactions), for a progress
+        bar."""
+        ...
+
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
+        """Write ``rewrite(records)`` back into the file, atomically; refused when the
+        file's stamp is no longer ``unchanged`` (see
+        :func:`~agentforge_cli.core.observe.fileio.atomic_writer`).
+
+        Raises:
+            TranscriptError: The file cannot be rewritten (compressed, or its format
+                refuses).
+        """
+        ...
+
+
+def _refuse_compressed(path: Path) -> None:
+    if is_compressed(path):
+        raise TranscriptError(path, "", "a compressed transcript cannot be updated "
+                              "(decompress it first)")
+
+
+@dataclass(frozen=True, slots=True)
+class JsonlSource:
+    """A JSONL file: a record a line (``content``: its bytes, when read already)."""
+
+    path: Path
+    content: bytes | None = field(default=None, repr=False)
+    checked_first: bool = False
+
+    def records(self) -> Iterator[Record]:
+        return iter_jsonl(self.path, self.content)
+
+    def count(self) -> int:
+        with open_bytes(self.path) as stream:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 20), b""))
+
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
+        from agentforge_cli.core.observe.fileio import atomic_writer
+
+        _refuse_compressed(self.path)
+        with open_bytes(self.path) as stream:
+            first = stream.readline(MAX_LINE_BYTES + 1)
+        newline = "\r\n" if first.endswith(b"\r\n") else "\n"
+        layout = detect_layout(read_head(self.path) or "", 1)  # ", " / ": " kept
+        with atomic_writer(self.path, unchanged=unchanged) as out:
+            ended = True  # the last line written ended with a newline
+            for record in rewrite(iter_jsonl(self.path)):
+                text = record.text if record.text is not None else dump(record.data, layout)
+                if not ended:
+                    out.write(newline)
+                out.write(text if record.text is not None else text + newline)
+                ended = text.endswith("\n") or record.text is None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSource:
+    """A JSON document of messages (an array, or an object holding them)."""
+
+    path: Path
+    checked_first: bool = True
+
+    def records(self) -> Iterator[Record]:
+        return iter_document(self.path)
+
+    def count(self) -> int:
+        return sum(1 for _ in iter_document(self.path))
+
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
+        _refuse_compressed(self.path)
+        document = load_document(self.path)
+        _write_document(self.path, document, list(rewrite(iter(document.records))),
+                        unchanged)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    """A file its format reads itself."""
+
+    path: Path
+    format: FileFormat
+    checked_first: bool = False
+
+    def records(self) -> Iterator[Record]:
+        return self.format.file_records(self.path)
+
+    def count(self) -> int:
+        return sum(1 for _ in self.records())
+
+    def write(self, rewrite: Rewrite, unchanged: FileStamp | None = None) -> None:
+        for _ in rewrite(self.records()):  # the format refuses, or writes the file itself
+            pass
+
+
+def _write_document(path: Path, document: Document, records: list[Record],
+                    unchanged: FileStamp | None) -> None:
+    from agentforge_cli.core.observe.fileio import write_text_atomic
+
+    data: Any
+    if document.envelope is not None:
+        data = envelope_values(document.envelope, document.keys, records)
+    else:
+        data = [record.data for record in records]
+    text = dump(data, document.layout, document.keys or ("messages",))
+    if document.trailing_newline:
+        text += "\n"
+    write_text_atomic(path, text, unchanged=unchanged)

@@ -1,0 +1,1 @@
+"""The transcript formats replay reads, one module each."""

@@ -1,0 +1,200 @@
+"""AWS Bedrock Converse messages: a JSON array, ``{"messages": [...]}`` (a ``converse``
+request), or JSONL of messages; and ``converse`` calls in cassettes.
+
+* a message is ``{"role": "user"|"assistant", "content": [blocks]}``; ``{"text"}`` blocks
+  are what was said, ``{"reasoningContent"}`` the model's reasoning;
+* an assistant ``{"toolUse": {"toolUseId", "name", "input"}}`` block is a call (``input``
+  becomes the argument string as compact JSON text);
+* a user ``{"toolResult": {"toolUseId", "content": [...], "status"}}`` block answers it:
+  its ``text`` blocks joined, a ``json`` block as compact JSON; ``"status": "error"`` is an
+  error result, another status a success, none unknown.
+
+``--update`` replaces the ``content`` (and ``status``) of ``toolResult`` blocks and adds a
+``toolResult`` block for each call that had none to the next user message (a new one when
+the next is not a user's). ``converse-stream`` bodies (AWS's binary event stream) are not
+read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agentforge_cli.replay.transcripts.files.records import (
+    Record,
+    dumps,
+    envelope_records,
+    record_shape,
+)
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.model import (
+    AssistantMessage,
+    Event,
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+    UserMessage,
+)
+from agentforge_cli.replay.transcripts.reading.calls import (
+    CallBook,
+    Updates,
+    rewrite_in_turns,
+    update_parts,
+)
+from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, unread
+from agentforge_cli.replay.transcripts.reading.fields import optional_id
+
+__all__ = ["API_PATHS", "NAME", "TITLE", "book", "claims", "http_exchange", "record_events",
+           "rewrite"]
+
+NAME = "bedrock"
+TITLE = "AWS Bedrock Converse messages"
+book = CallBook
+"""Reading a file keeps no state beyond the call book."""
+_OWN_BLOCKS = ("toolUse", "toolResult", "reasoningContent")
+API_PATHS = ("/converse",)
+
+
+def claims(data: Any) -> Claim:
+    """A message with a ``toolUse``, ``toolResult`` or ``reasoningContent`` block is
+    Bedrock's own; text-only messages are left to the chat formats, which read them the
+    same way."""
+    if (not isinstance(data, dict) or data.get("role") not in ("user", "assistant")
+            or not isinstance(data.get("content"), list)):
+        return Claim.NO
+    own = any(isinstance(block, dict) and block.keys() & set(_OWN_BLOCKS)
+              for block in data["content"])
+    return Claim.OWN if own else Claim.NO
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one message, in block order."""
+    path, where, data = book.path, record.where, record.data
+    if record.blank:
+        return []
+    if not isinstance(data, dict) or data.get("role") not in ("user", "assistant"):
+        raise TranscriptError(path, where, "expected a Converse message with role user or "
+                              f"assistant; found {record_shape(data)}")
+    content = data.get("content")
+    if not isinstance(content, list):  # never an empty turn: the text is elsewhere
+        raise TranscriptError(path, where, f'a Converse message needs a "content" list; '
+                              f"found {record_shape(data)}")
+    said = UserMessage if data["role"] == "user" else AssistantMessage
+    events: list[Event] = []
+    for i, block in enumerate(content):
+        at = f"{where}, content[{i}]"
+        if not isinstance(block, dict):
+            raise TranscriptError(path, at, f"expected a content block, got {dumps(block)[:80]}")
+        if "toolUse" in block:
+            events.append(_call(block["toolUse"], book, at))
+        elif "toolResult" in block:
+            result = _result(block["toolResult"], book, at)
+            result.part = i
+            events.append(result)
+        elif isinstance(block.get("text"), str) and block["text"]:
+            events.append(said(content=block["text"], where=at))
+        elif isinstance(block.get("reasoningContent"), dict):
+            text = (block["reasoningContent"].get("reasoningText") or {}).get("text")
+            if isinstance(text, str) and text:
+                events.append(AssistantMessage(content=text, where=at, thinking=True))
+    return events
+
+
+def _call(value: Any, book: CallBook, where: str) -> ToolCall:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str) or not value[
+            "name"]:
+        raise TranscriptError(book.path, where, 'a toolUse block needs a "name" string')
+    call_id = optional_id(value.get("toolUseId"), book.path, where, "toolUseId")
+    arguments = value.get("input", {})
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise TranscriptError(book.path, where, 'a toolUse block\'s "input" must be an object, '
+                              f"got {dumps(arguments)[:80]}")
+    index = book.call(call_id, where)
+    return ToolCall(index=index, id=call_id, name=value["name"], arguments=dumps(arguments),
+                    raw=value, where=where)
+
+
+def _result(value: Any, book: CallBook, where: str) -> ToolResult:
+    if not isinstance(value, dict):
+        raise TranscriptError(book.path, where, '"toolResult" must be an object')
+    call_id = optional_id(value.get("toolUseId"), book.path, where, "toolUseId")
+    index = book.result(call_id, where)
+    status = value.get("status")
+    is_error = None if status is None else status == "error"
+    return ToolResult(call_index=index, id=call_id, content=_result_text(value.get("content")),
+                      is_error=is_error, where=where)
+
+
+def _result_text(content: Any) -> str:
+    """The text a ``toolResult``'s content blocks hold (``text`` joined, ``json`` as JSON)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return "" if content is None else dumps(content)
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and "json" in block:
+            parts.append(dumps(block["json"]))
+        else:
+            parts.append(dumps(block))
+    return "\n".join(parts)
+
+
+def _result_block(call: ToolCall, text: str, is_error: bool) -> dict[str, Any]:
+    answer: dict[str, Any] = {}
+    if call.id is not None:
+        answer["toolUseId"] = call.id
+    answer["content"] = [{"text": text}]
+    answer["status"] = "error" if is_error else "success"
+    return {"toolResult": answer}
+
+
+def _updated_block(block: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    answer = {**block["toolResult"], "content": [{"text": text}]}
+    if is_error or "status" in answer:
+        answer["status"] = "error" if is_error else "success"
+    return {**block, "toolResult": answer}
+
+
+def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
+    """New ``toolResult`` blocks after the user message's own."""
+    if not isinstance(record.data, dict) or record.data.get("role") != "user":
+        return None
+    blocks = list(record.data["content"])
+    at = max((i + 1 for i, block in enumerate(blocks)
+              if isinstance(block, dict) and "toolResult" in block), default=0)
+    blocks[at:at] = waiting
+    return Record({**record.data, "content": blocks}, record.where, record.position)
+
+
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Yield the messages with the updated results applied; new results join the next
+    user message as ``toolResult`` blocks."""
+    return rewrite_in_turns(
+        records, updates, answered, book, read=record_events,
+        apply=lambda record, events, updates: update_parts(record, events, updates,
+                                                           "content", _updated_block),
+        answer=_result_block, merge=_merge_user,
+        new_turn=lambda blocks: Record({"role": "user", "content": blocks}))
+
+
+def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+    """A ``converse`` call: the request's ``messages`` and the response's
+    ``output.message``."""
+    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+        return None
+    output = response.get("output") if isinstance(response, dict) else None
+    message = output.get("message") if isinstance(output, dict) else None
+    own = isinstance(message, dict) or any(claims(m) == Claim.OWN for m in request["messages"])
+    if not own and not uri.split("?", 1)[0].endswith(API_PATHS):
+        return None
+    asked = envelope_records(request, ("messages",), f"{where}, request body")
+    if isinstance(message, dict):
+        at = f"{where}, response body, output.message"
+        return Exchange(asked=asked, answer=[Record({"role": "assistant", **message}, at)])
+    return Exchange(asked=asked, unread=unread(response, "a Converse output message"))

@@ -1,0 +1,75 @@
+"""MCP client logs that print each JSON-RPC message on a line of their own, as Claude
+Desktop's ``mcp-server-<name>.log`` does::
+
+    2025-09-04T10:08:38.663Z [info] [time] Message from client: {"jsonrpc": "2.0", ...}
+    2025-09-04T10:08:38.700Z [info] [time] Message from server: {"jsonrpc": "2.0", ...}
+
+The file is read by this format itself (it is text, not JSON): each ``Message from
+client|server:`` line's JSON is a record, read as an MCP message (:mod:`.mcp`: a
+``tools/call`` request is a call, its response the result); every other line (the
+server's own log output) is skipped. ``--update`` is refused: the log is the client's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.replay.transcripts.files.records import Record, text_lines
+from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.formats import mcp
+from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+
+__all__ = ["NAME", "TITLE", "book", "claims", "file_records", "opens", "record_events",
+           "rewrite"]
+
+NAME = "mcp-log"
+TITLE = "MCP client logs"
+book = mcp.McpBook
+_MESSAGE = re.compile(r"\S+ (?:\[[^\]\n]*\] ){1,3}Message from (?:client|server): (.*)")
+
+
+def opens(path: Path, head: str) -> bool:
+    """A file whose first line is a logged ``Message from client|server:`` line."""
+    return _MESSAGE.match(head.strip()) is not None
+
+
+def file_records(path: Path) -> Iterator[Record]:
+    """Each logged message, a record at its line; other lines skipped.
+
+    Raises:
+        TranscriptError: The file cannot be read, a line is not UTF-8 or too long, or a
+            logged message is not JSON.
+    """
+    for number, line in text_lines(path):
+        where = f"line {number}"
+        found = _MESSAGE.match(line.strip())
+        if found is None:
+            continue
+        try:
+            data = json.loads(found.group(1))
+        except (ValueError, RecursionError) as exc:
+            raise TranscriptError(path, where, f"the logged message is not JSON ({exc})"
+                                  ) from None
+        yield Record(data, where, number)
+
+
+def claims(data: Any) -> Claim:
+    """No JSON record is this format's: its files are told by :func:`opens`."""
+    return Claim.NO
+
+
+def record_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of one logged message (an MCP message)."""
+    return mcp.record_events(record, book)
+
+
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
+            book: CallBook) -> Iterator[Record]:
+    """Refused: the log is the client's."""
+    raise TranscriptError(book.path, "", "--update does not write into a client's log; "
+                          "replay it without --update")

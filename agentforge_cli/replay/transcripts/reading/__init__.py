@@ -1,0 +1,1 @@
+"""What every transcript reader shares: message fields, call pairing, recorded HTTP calls."""

@@ -1,0 +1,118 @@
+"""One recorded HTTP call to a model API, as a provider format reads it.
+
+A cassette's interaction is a request and its response. A provider format that reads
+such calls (OpenAI chat, Responses, Anthropic, Gemini) provides
+``http_exchange(request, response, uri, where)``: ``None`` when the request is not one of
+its API's, else an :class:`Exchange` with the request's messages (the conversation so
+far) and the response's new message(s). The cassette reader asks the registered formats
+that have it (:class:`~agentforge_cli.replay.transcripts.format.ApiFormat`), in registry
+order, and never names one.
+
+Bodies come decoded (:func:`~agentforge_cli.replay.transcripts.files.cassettes.body_value`): a
+JSON value, :class:`ServerEvents` for a streamed (server-sent events) body, or
+:class:`Unreadable` saying what was found instead.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentforge_cli.replay.transcripts.files.records import Record
+
+__all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "stream_chunks",
+           "unread", "uri_path"]
+
+
+class ServerEvents(list[tuple[str | None, Any]]):
+    """A streamed body: its events in order, each ``(event name or None, data)`` with the
+    data parsed as JSON where it is JSON (else the text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A body that holds no JSON value: what it is, for a message."""
+
+    found: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Exchange:
+    """A model API call read from a request and its response."""
+
+    asked: list[Record]
+    """The request's messages, in order: the conversation as the client sent it."""
+    answer: list[Record] = field(default_factory=list)
+    """The response's new message(s) (none when it holds none or could not be read)."""
+    unread: str | None = None
+    """What the response body was when it could not be read (its calls are then known
+    only if a later request repeats them)."""
+    response_id: str | None = None
+    """The response's id, where a later request may name it (Responses)."""
+    previous_response_id: str | None = None
+    """The response this request continues, where it says so (Responses)."""
+
+
+def unread(response: Any, expected: str) -> str:
+    """What a response body the reader could not use was, for a message."""
+    if isinstance(response, Unreadable):
+        return response.found
+    if isinstance(response, ServerEvents):
+        return "a streamed body whose events are not " + expected
+    if response is None:
+        return "no body"
+    return "JSON that is not " + expected
+
+
+def uri_path(uri: Any) -> str:
+    """The path of a request URI (``""`` when there is none)."""
+    if not isinstance(uri, str):
+        return ""
+    try:
+        return urlsplit(uri).path
+    except ValueError:
+        return ""
+
+
+def parse_events(text: str) -> ServerEvents:
+    """The events of a server-sent-events body (``event:``/``data:`` lines, events
+    separated by blank lines; a ``data`` of ``[DONE]`` ends nothing but is dropped)."""
+    events = ServerEvents()
+    name: str | None = None
+    data: list[str] = []
+
+    def flush() -> None:
+        nonlocal name
+        if data:
+            joined = "\n".join(data)
+            if joined.strip() != "[DONE]":
+                try:
+                    value: Any = json.loads(joined)
+                except ValueError:
+                    value = joined
+                events.append((name, value))
+        data.clear()
+        name = None
+
+    for line in text.splitlines():
+        if not line.strip():
+            flush()
+        elif line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    flush()
+    return events
+
+
+def stream_chunks(response: Any) -> list[Any] | None:
+    """The JSON chunks of a streamed response: the data of each server-sent event, or the
+    elements of a JSON array of chunks (Gemini's ``streamGenerateContent``); ``None``
+    when the response is neither."""
+    if isinstance(response, ServerEvents):
+        return [data for _, data in response]
+    if isinstance(response, list):
+        return response
+    return None
