@@ -1,10 +1,15 @@
 """The one exception tree of agentforge.
 
-Every error the library raises on purpose derives from :class:`AgentForgeError`::
+Every error the library raises on purpose derives from :class:`AgentForgeError`, so one
+``except`` catches them all. The classes defined elsewhere name their module; a test
+(``tests/test_error_tree.py``) compares this drawing with the real subclasses::
 
     AgentForgeError
      ├── ToolDefinitionError      a tool cannot be declared or registered (bad signature,
-     │                            unsupported type, duplicated name, a class given as target)
+     │    │                       unsupported type, duplicated name, a class given as
+     │    │                       target); also a TypeError
+     │    └── UnsupportedTypeError   an annotation no type handler supports
+     │                               (core/define/handlers/registry.py)
      ├── ArgumentError            the model's arguments cannot be bound (also a ValueError);
      │                            raised as is when argument errors are not wrapped
      ├── ToolArgumentsError       an ArgumentError wrapped by the executor's
@@ -14,7 +19,11 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      │    └── ToolErrorAnswer     an MCP server answered the call with an error
      ├── TargetError              a tool target cannot be loaded (module, name, class, no tool)
      │    ├── TargetConfigError   no target given, or a target / its configuration is malformed
-     │    └── ServerCallError     an MCP server died or did not answer during a tools/call
+     │    ├── ServerCallError     an MCP server died or did not answer during a tools/call
+     │    ├── MCPUnavailableError    the ``mcp`` SDK is missing or too old (also an
+     │    │                          ImportError)
+     │    └── Unanswered          a streamable-HTTP server did not answer a plain tools/list
+     │                            in time (integrations/mcp/client/plain_listing.py)
      ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
      │    └── TranscriptFormatError   no transcript format reads the file
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
@@ -24,8 +33,22 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`:
      ├── BlockedEffectError       fuzzing refused what a call tried to do to the world (a
      │                            file outside the temporary directory, a remote address,
      │                            a process); also a PermissionError
-     └── CliError                 the command line's own failures (cli/errors.py: UsageError,
-                                  LoadError), each with its exit code
+     ├── ListenError              ``serve`` cannot listen on the address (a taken port, an
+     │                            unknown host); also an OSError
+     ├── ExtensionError           an extension point's entries clash: two share a name, or
+     │                            their ``before`` order is a cycle
+     │                            (core/declare/extension_points.py)
+     └── CliError                 the command line's own failures, each with its exit code
+          │                       (cli/errors.py)
+          ├── UsageError          the command line is wrong (exit code 2; cli/errors.py)
+          └── LoadError           a snapshot or the MCP SDK cannot be loaded (exit code 3;
+                                  cli/errors.py)
+
+Four exception classes stay outside the tree because they never reach a caller: the
+executors turn ``ResultTooLarge`` (``core/run/executor.py``) and ``UnserializableResult``
+(``core/run/returns.py``) into the call's error result (or the ``__cause__`` of a
+:class:`ToolExecutionError`), and pytest shows ``FuzzFailure`` and ``ReplayFailure``
+(``integrations/pytest/``) as a failed item's message, never as an exception to catch.
 
 Messages name the tool, the parameter path, the expected type and the value received, so
 the model (or a person) can correct the call.
