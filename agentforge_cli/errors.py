@@ -2,7 +2,7 @@
 
 Every error the library raises on purpose derives from :class:`AgentForgeError`, so one
 ``except`` catches them all. The classes defined elsewhere name their module; a test
-(``tests/test_error_tree.py``) compares this drawing with the real subclasses::
+(``tests/test_public_api.py``) compares this drawing with the real subclasses::
 
     AgentForgeError
      ├── ToolDefinitionError      a tool cannot be declared or registered (bad signature,

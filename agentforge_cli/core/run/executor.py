@@ -71,7 +71,13 @@ DEFAULT_MAX_RESULT_CHARS = 4_194_304
 
 
 class ResultTooLarge(Exception):
-    """The tool's result text is longer than the executor's limit."""
+    """The tool's result text is longer than the executor's limit.
+
+    An internal signal, outside the ``AgentForgeError`` tree: raised and caught inside the
+    executors (this one and the framework executor), which turn it into the call's error
+    result, or into the ``__cause__`` of a ``ToolExecutionError`` when they propagate
+    (where fuzzing reads it as a bad result).
+    """
 
 
 def error_message(exc: BaseException) -> str:

@@ -31,7 +31,13 @@ _encode_string = json.encoder.py_encode_basestring  # ensure_ascii=False
 
 
 class UnserializableResult(TypeError):
-    """The tool returned a value that cannot be turned into JSON; names its type."""
+    """The tool returned a value that cannot be turned into JSON; names its type.
+
+    An internal signal, outside the ``AgentForgeError`` tree: the executor turns it into
+    the call's error result (or the ``__cause__`` of a ``ToolExecutionError`` when it
+    propagates, where fuzzing reads it as a bad result), and ``jsonvalues.json_safe`` into
+    the value's ``repr``.
+    """
 
 
 def result_text(value: Any) -> str:

@@ -47,7 +47,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 class FuzzFailure(Exception):
-    """The tool has findings (shown without a traceback)."""
+    """The tool has findings (shown without a traceback).
+
+    An internal signal, outside the ``AgentForgeError`` tree: raised by
+    :meth:`FuzzItem.runtest` for pytest, whose report shows its message through
+    ``repr_failure``; no caller catches it.
+    """
 
 
 class FuzzItem(RouteItem):

@@ -82,7 +82,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 class ReplayFailure(Exception):
     """The call's result differs, or the transcript cannot be replayed (shown without a
-    traceback)."""
+    traceback).
+
+    An internal signal, outside the ``AgentForgeError`` tree: raised by
+    :meth:`ReplayItem.runtest` for pytest, whose report shows its message through
+    ``repr_failure``; no caller catches it.
+    """
 
 
 class ReplayItem(RouteItem):
