@@ -21,17 +21,23 @@ from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.check_cmd import FailOn
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import (
+from agentforge_cli.cli.options import (
     BindingOption,
+    CwdOption,
+    EnvOption,
+    FailOn,
+    HeaderOption,
     SeedOption,
     StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    fail_on_option,
+    mcp_options,
+    only_tool_option,
     project_choices,
 )
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 CALL_SECONDS = 5.0
 """How long an audited call may run, unless --timeout or the project says."""
@@ -40,9 +46,7 @@ CALL_SECONDS = 5.0
 def audit(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
-    names: Annotated[list[str] | None, typer.Option(
-        "--tool", metavar="NAME", show_default=False,
-        help="Audit only this tool; repeatable. Default: every tool.")] = None,
+    names: Annotated[list[str] | None, only_tool_option("Audit")] = None,
     calls: Annotated[list[str] | None, typer.Option(
         "--calls", metavar="TRANSCRIPT", show_default=False,
         help="Also run the calls recorded in this transcript (any format replay reads); "
@@ -57,10 +61,7 @@ def audit(
     )] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
-    fail_on: Annotated[FailOn, typer.Option(
-        "--fail-on", metavar="LEVEL", case_sensitive=False,
-        help="The lowest level that fails the audit (exit 1): error or warning."
-    )] = FailOn.error,
+    fail_on: Annotated[FailOn, fail_on_option("the audit")] = FailOn.error,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings", "tools"} as JSON instead of '
                        "the table.")] = False,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,8 +25,16 @@ import typer
 from agentforge_cli.cli.completion import complete_clients, complete_providers
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
+from agentforge_cli.cli.options import (
+    CwdOption,
+    EnvOption,
+    FailOn,
+    HeaderOption,
+    TargetsArgument,
+    ToolsOption,
+    fail_on_option,
+    mcp_options,
+)
 from agentforge_cli.cli.usage import TEXT
 
 
@@ -48,13 +55,6 @@ def _client_help() -> str:
             "in pyproject.toml.")
 
 
-class FailOn(StrEnum):
-    """``--fail-on`` of ``tools check``."""
-
-    error = "error"
-    warning = "warning"
-
-
 def check(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -70,10 +70,7 @@ def check(
     clients: Annotated[list[str] | None, typer.Option(
         "--client", metavar="NAME", show_default=False,
         help=_client_help(), autocompletion=complete_clients)] = None,
-    fail_on: Annotated[FailOn, typer.Option(
-        "--fail-on", metavar="LEVEL", case_sensitive=False,
-        help="The lowest level that fails the check (exit 1): error or warning."
-    )] = FailOn.error,
+    fail_on: Annotated[FailOn, fail_on_option("the check")] = FailOn.error,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,

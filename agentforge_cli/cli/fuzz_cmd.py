@@ -21,14 +21,19 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import (
+from agentforge_cli.cli.options import (
     BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
     SeedOption,
     StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    mcp_options,
+    only_tool_option,
     project_choices,
 )
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 HANG_SECONDS = 5.0
 """How long a fuzzed call may run before it is a hang, unless --timeout or the project says."""
@@ -38,9 +43,7 @@ _EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
 def fuzz(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
-    names: Annotated[list[str] | None, typer.Option(
-        "--tool", metavar="NAME", show_default=False,
-        help="Fuzz only this tool; repeatable. Default: every tool.")] = None,
+    names: Annotated[list[str] | None, only_tool_option("Fuzz")] = None,
     examples: Annotated[int, typer.Option(
         "--examples", metavar="N", help="Calls per tool.")] = 200,
     seed: SeedOption = None,

@@ -25,10 +25,20 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.schema_form import SchemaForm, SchemaFormOption, apply_schema_form
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
+    SchemaForm,
+    SchemaFormOption,
+    StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    mcp_options,
+    project_choices,
+)
+from agentforge_cli.cli.schema_form import apply_schema_form
 
 
 def serve(
