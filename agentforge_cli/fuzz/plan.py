@@ -1,5 +1,5 @@
 """What ``tools fuzz`` is asked to do, checked before any tool is called — the options,
-the tools named, the seed, the tools selected and why some of them are skipped — and what
+the tools named, its seed, the tools selected and why some of them are skipped — and what
 the reports mean for the run.
 
 Importing this module imports nothing of the ``fuzz`` extra (hypothesis).
