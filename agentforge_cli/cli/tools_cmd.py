@@ -40,6 +40,7 @@ from agentforge_cli.core.observe.masking import mask_target
 
 if TYPE_CHECKING:
     from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.run.call_choices import CallChoices
 
 app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
                   no_args_is_help=True, add_completion=False, cls=Group)
@@ -259,14 +260,14 @@ def call_tool(
     Exit 1 when the call fails (an argument or execution error).
     """
     with guarded():
-        if timeout is not None and not timeout > 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        from agentforge_cli.core.run.call_choices import CallChoices, check_call_timeout
+
+        check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text
-        from agentforge_cli.core.run.call_choices import CallChoices
         from agentforge_cli.integrations.targets.loading import load_service
 
         text = read_argument_text(arguments)
@@ -295,7 +296,7 @@ def _unknown_tool(name: str, known: list[str], targets: Sequence[str]) -> UsageE
 
 
 def _call(service: Any, executor: Any, name: str, text: str, memory_id: str | None,
-          choices: Any, ran: str | None, log: bool) -> None:
+          choices: CallChoices, ran: str | None, log: bool) -> None:
     """Show the notes ``choices`` ask for, call the tool, print its result and exit 1 when
     it is an error."""
     import uuid

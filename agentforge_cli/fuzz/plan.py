@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.observe.terminal_text import safe_text
+from agentforge_cli.core.run.call_choices import check_call_timeout
 from agentforge_cli.core.run.command_input import CommandInputError
 
 if TYPE_CHECKING:
@@ -37,9 +38,7 @@ def check_options(examples: int, timeout: float, crash: Sequence[str],
     """
     if examples < 1:
         raise CommandInputError(f"--examples must be at least 1, got {examples}")
-    if not timeout > 0:
-        raise CommandInputError(f"--timeout must be a positive number of seconds, got "
-                                f"{timeout:g}")
+    check_call_timeout(timeout)
     for option, given in (("--crash", crash), ("--allow", allow)):
         for name in given:
             if not _EXCEPTION_NAME.match(name):

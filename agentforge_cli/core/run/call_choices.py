@@ -1,12 +1,26 @@
 """:class:`CallChoices`: what ``tools call`` decides from its flags about one call — which
 notes it shows on standard error, what it works out about the arguments, and whether the
-tool's exception is raised instead of answered."""
+tool's exception is raised instead of answered; and :func:`check_call_timeout`, the
+``--timeout`` a call may be given."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CallChoices"]
+from agentforge_cli.core.run.command_input import CommandInputError
+
+__all__ = ["CallChoices", "check_call_timeout"]
+
+
+def check_call_timeout(timeout: float | None) -> None:
+    """Refuse a ``--timeout`` that is not a positive number of seconds.
+
+    Raises:
+        CommandInputError: Naming the option and the value.
+    """
+    if timeout is not None and not timeout > 0:
+        raise CommandInputError(f"--timeout must be a positive number of seconds, got "
+                                f"{timeout:g}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

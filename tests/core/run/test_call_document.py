@@ -11,7 +11,8 @@ from agentforge_cli import ToolExecutionRequest, build_local_tools, tool
 from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
 from agentforge_cli.core.define.spec import ToolExecutionResult
 from agentforge_cli.core.run import call_document
-from agentforge_cli.core.run.call_choices import CallChoices
+from agentforge_cli.core.run.call_choices import CallChoices, check_call_timeout
+from agentforge_cli.core.run.command_input import CommandInputError
 from agentforge_cli.errors import ToolExecutionError
 
 
@@ -24,6 +25,17 @@ class Notes:
 def executor():
     (found,) = build_local_tools([Notes()]).values()
     return found
+
+
+@pytest.mark.parametrize("timeout", [0.0, -1.0, float("nan")])
+def test_a_timeout_that_is_not_positive_is_refused(timeout):
+    with pytest.raises(CommandInputError, match="--timeout must be a positive number"):
+        check_call_timeout(timeout)
+
+
+def test_no_timeout_or_a_positive_one_passes():
+    check_call_timeout(None)
+    check_call_timeout(0.01)
 
 
 def test_debug_traces_unless_errors_propagate():
