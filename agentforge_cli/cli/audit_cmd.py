@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.cli.errors import LoadError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
@@ -79,13 +79,11 @@ def audit(
     Exit 1 when a finding at level error is found.
     """
     with guarded():
+        from agentforge_cli.fuzz.plan import check_audit_options, check_names
+
         strict, limit = project_choices(strict, timeout, timeout_default=CALL_SECONDS)
         timeout = CALL_SECONDS if limit is None else limit
-        if examples < 0:
-            raise UsageError(f"--examples must be 0 or more, got {examples}")
-        if not timeout > 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got "
-                             f"{timeout:g}")
+        check_audit_options(examples, timeout)
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
@@ -101,11 +99,7 @@ def audit(
                                skip_problems=skipped_tool, propagate_execution_errors=True,
                                strict=strict, timeout=timeout, mcp_options=reach,
                                binding=binding)
-        unknown = [name for name in names or () if name not in service.names]
-        if unknown:
-            from agentforge_cli.core.run.service import unknown_tool_message
-
-            raise UsageError(unknown_tool_message(unknown[0], service.names))
+        check_names(names or (), service.names)
         recorded = _recorded_calls(calls or ())
         seed = random.randrange(2**32) if seed is None else seed
         specs = [s for s in service.specifications if not names or s.name in names]

@@ -1,6 +1,6 @@
 """What ``tools fuzz`` is asked to do, checked before any tool is called — the options,
 the tools named, its seed, the tools selected and why some of them are skipped — and what
-the reports mean for the run.
+the reports mean for the run; and the options of ``tools audit``, checked the same way.
 
 Importing this module imports nothing of the ``fuzz`` extra (hypothesis).
 """
@@ -20,8 +20,8 @@ from agentforge_cli.core.run.command_input import CommandInputError
 if TYPE_CHECKING:
     from agentforge_cli.fuzz.options import FuzzOptions
 
-__all__ = ["HANG_SECONDS", "FuzzPlan", "check_names", "check_options", "plan_fuzz",
-           "run_failed", "shown_name", "skip_notes"]
+__all__ = ["HANG_SECONDS", "FuzzPlan", "check_audit_options", "check_names", "check_options",
+           "plan_fuzz", "run_failed", "shown_name", "skip_notes"]
 
 HANG_SECONDS = 5.0
 """How long a fuzzed call may run before it is a hang, unless --timeout or the project says."""
@@ -47,6 +47,17 @@ def check_options(examples: int, timeout: float, crash: Sequence[str],
     both = sorted(set(crash) & set(allow))
     if both:
         raise CommandInputError(f"{both[0]} is given to both --crash and --allow")
+
+
+def check_audit_options(examples: int, timeout: float) -> None:
+    """Refuse ``tools audit --examples`` below 0 and a ``--timeout`` that is not positive.
+
+    Raises:
+        CommandInputError: Naming the option and the value.
+    """
+    if examples < 0:
+        raise CommandInputError(f"--examples must be 0 or more, got {examples}")
+    check_call_timeout(timeout)
 
 
 def check_names(names: Sequence[str], known: list[str]) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from agentforge_cli.core.run.command_input import CommandInputError
 from agentforge_cli.fuzz.plan import (
+    check_audit_options,
     check_names,
     check_options,
     plan_fuzz,
@@ -33,6 +34,14 @@ def test_options_are_refused_naming_the_option(examples, timeout, crash, allow, 
 
 def test_good_options_pass():
     check_options(1, 0.5, ["pkg.mod.Error"], ["ValueError"])
+
+
+def test_audit_takes_no_examples_but_not_fewer():
+    check_audit_options(0, 5.0)
+    with pytest.raises(CommandInputError, match="--examples must be 0 or more, got -1"):
+        check_audit_options(-1, 5.0)
+    with pytest.raises(CommandInputError, match="--timeout must be a positive number"):
+        check_audit_options(1, -2.0)
 
 
 def test_an_unknown_tool_is_refused_naming_it():
