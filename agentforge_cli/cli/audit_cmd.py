@@ -21,17 +21,23 @@ from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.check_cmd import FailOn
-from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.cli.errors import LoadError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import (
+from agentforge_cli.cli.options import (
     BindingOption,
+    CwdOption,
+    EnvOption,
+    FailOn,
+    HeaderOption,
     SeedOption,
     StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    fail_on_option,
+    mcp_options,
+    only_tool_option,
     project_choices,
 )
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
 
 CALL_SECONDS = 5.0
 """How long an audited call may run, unless --timeout or the project says."""
@@ -40,9 +46,7 @@ CALL_SECONDS = 5.0
 def audit(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
-    names: Annotated[list[str] | None, typer.Option(
-        "--tool", metavar="NAME", show_default=False,
-        help="Audit only this tool; repeatable. Default: every tool.")] = None,
+    names: Annotated[list[str] | None, only_tool_option("Audit")] = None,
     calls: Annotated[list[str] | None, typer.Option(
         "--calls", metavar="TRANSCRIPT", show_default=False,
         help="Also run the calls recorded in this transcript (any format replay reads); "
@@ -57,10 +61,7 @@ def audit(
     )] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
-    fail_on: Annotated[FailOn, typer.Option(
-        "--fail-on", metavar="LEVEL", case_sensitive=False,
-        help="The lowest level that fails the audit (exit 1): error or warning."
-    )] = FailOn.error,
+    fail_on: Annotated[FailOn, fail_on_option("the audit")] = FailOn.error,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings", "tools"} as JSON instead of '
                        "the table.")] = False,
@@ -78,13 +79,11 @@ def audit(
     Exit 1 when a finding at level error is found.
     """
     with guarded():
+        from agentforge_cli.fuzz.plan import check_audit_options, check_names
+
         strict, limit = project_choices(strict, timeout, timeout_default=CALL_SECONDS)
         timeout = CALL_SECONDS if limit is None else limit
-        if examples < 0:
-            raise UsageError(f"--examples must be 0 or more, got {examples}")
-        if not timeout > 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got "
-                             f"{timeout:g}")
+        check_audit_options(examples, timeout)
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
@@ -100,11 +99,7 @@ def audit(
                                skip_problems=skipped_tool, propagate_execution_errors=True,
                                strict=strict, timeout=timeout, mcp_options=reach,
                                binding=binding)
-        unknown = [name for name in names or () if name not in service.names]
-        if unknown:
-            from agentforge_cli.core.run.service import unknown_tool_message
-
-            raise UsageError(unknown_tool_message(unknown[0], service.names))
+        check_names(names or (), service.names)
         recorded = _recorded_calls(calls or ())
         seed = random.randrange(2**32) if seed is None else seed
         specs = [s for s in service.specifications if not names or s.name in names]

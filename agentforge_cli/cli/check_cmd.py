@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,8 +25,16 @@ import typer
 from agentforge_cli.cli.completion import complete_clients, complete_providers
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
+from agentforge_cli.cli.options import (
+    CwdOption,
+    EnvOption,
+    FailOn,
+    HeaderOption,
+    TargetsArgument,
+    ToolsOption,
+    fail_on_option,
+    mcp_options,
+)
 from agentforge_cli.cli.usage import TEXT
 
 
@@ -48,13 +55,6 @@ def _client_help() -> str:
             "in pyproject.toml.")
 
 
-class FailOn(StrEnum):
-    """``--fail-on`` of ``tools check``."""
-
-    error = "error"
-    warning = "warning"
-
-
 def check(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -70,10 +70,7 @@ def check(
     clients: Annotated[list[str] | None, typer.Option(
         "--client", metavar="NAME", show_default=False,
         help=_client_help(), autocompletion=complete_clients)] = None,
-    fail_on: Annotated[FailOn, typer.Option(
-        "--fail-on", metavar="LEVEL", case_sensitive=False,
-        help="The lowest level that fails the check (exit 1): error or warning."
-    )] = FailOn.error,
+    fail_on: Annotated[FailOn, fail_on_option("the check")] = FailOn.error,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings"} as JSON instead of the table.')
     ] = False,
@@ -152,29 +149,38 @@ def check(
         else:
             if measured is not None:
                 measured.show()
-            scope = [f"{len(specs)} tool{'' if len(specs) == 1 else 's'}",
-                     ("providers: " + ", ".join(selected)) if selected
-                     else "no provider selected" if not chosen else ""]
-            if chosen:
-                scope.append(_client_scope(chosen))
-            scope = [part for part in scope if part]
-            if snapshot is not None:
-                written = any(f.rule == "snapshot-updated" for f in findings)
-                scope.append(f"snapshot {snapshot}" + (
-                    " (already up to date)" if update_snapshot and not written else ""))
-            if fail_on is FailOn.warning:
-                scope.append("--fail-on warning")
-            if len(counted) < len(findings):
-                scope.append(f"{len(findings) - len(counted)} silenced (not counted)")
+            scope = _scope(len(specs), selected, chosen, snapshot, update_snapshot, findings,
+                           fail_on)
             failed = code != 0
             verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
                        f"{level_counts(counted) or 'no findings'}")
-            show_findings(counted, verdict, failed, " · ".join(scope),
-                  silenced=_silenced_lines(findings))
+            show_findings(counted, verdict, failed, scope, silenced=_silenced_lines(findings))
         from agentforge_cli.cli import step_summary
 
         step_summary.check(counted, failed=code != 0)
         raise typer.Exit(code)
+
+
+def _scope(tools: int, selected: Sequence[str], chosen: Sequence[str], snapshot: str | None,
+           update_snapshot: bool, findings: Sequence[Any], fail_on: FailOn) -> str:
+    """What the check covered, under its verdict: the tools, the providers and clients,
+    the snapshot, ``--fail-on warning`` and how many findings were silenced."""
+    scope = [f"{tools} tool{'' if tools == 1 else 's'}",
+             ("providers: " + ", ".join(selected)) if selected
+             else "no provider selected" if not chosen else ""]
+    if chosen:
+        scope.append(_client_scope(chosen))
+    scope = [part for part in scope if part]
+    if snapshot is not None:
+        written = any(f.rule == "snapshot-updated" for f in findings)
+        scope.append(f"snapshot {snapshot}" + (
+            " (already up to date)" if update_snapshot and not written else ""))
+    if fail_on is FailOn.warning:
+        scope.append("--fail-on warning")
+    silenced = sum(1 for f in findings if f.silenced)
+    if silenced:
+        scope.append(f"{silenced} silenced (not counted)")
+    return " · ".join(scope)
 
 
 def diff(

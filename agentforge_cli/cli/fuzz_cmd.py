@@ -13,34 +13,32 @@ or the ``fuzz`` extra is not installed.
 from __future__ import annotations
 
 import json
-import random
-import re
 from typing import Annotated, Any
 
 import typer
 
-from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.settings import (
+from agentforge_cli.cli.options import (
     BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
     SeedOption,
     StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    mcp_options,
+    only_tool_option,
     project_choices,
 )
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
-
-HANG_SECONDS = 5.0
-"""How long a fuzzed call may run before it is a hang, unless --timeout or the project says."""
-_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
+from agentforge_cli.fuzz.plan import shown_name
 
 
 def fuzz(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
-    names: Annotated[list[str] | None, typer.Option(
-        "--tool", metavar="NAME", show_default=False,
-        help="Fuzz only this tool; repeatable. Default: every tool.")] = None,
+    names: Annotated[list[str] | None, only_tool_option("Fuzz")] = None,
     examples: Annotated[int, typer.Option(
         "--examples", metavar="N", help="Calls per tool.")] = 200,
     seed: SeedOption = None,
@@ -89,9 +87,11 @@ def fuzz(
     every tool was skipped (a blocked effect is not a failure).
     """
     with guarded():
+        from agentforge_cli.fuzz.plan import HANG_SECONDS, check_options
+
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
         timeout = HANG_SECONDS if limit is None else limit
-        _check_options(examples, timeout, crash or [], allow or [])
+        check_options(examples, timeout, crash or [], allow or [])
         reach = mcp_options(header, env, cwd)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
@@ -99,90 +99,56 @@ def fuzz(
         if missing:
             raise LoadError(f"tools fuzz needs {', '.join(missing)}, which is not installed",
                             hint=INSTALL_HINT)
-        from agentforge_cli.fuzz.classify import CrashRule
-        from agentforge_cli.fuzz.engine import FuzzOptions, fuzz_service
-        from agentforge_cli.fuzz.fuzz_report import junit_xml, to_json
+        from agentforge_cli.cli.render import skipped_tool
+        from agentforge_cli.fuzz.plan import check_names, plan_fuzz
         from agentforge_cli.integrations.mcp.server.served import served_tool_names
         from agentforge_cli.integrations.targets.loading import find_targets, load_service
 
         source = find_targets([*(targets or ()), *(tools or ())])
-        from agentforge_cli.cli.render import skipped_tool
-
         service = load_service(list(source.specs), skip_problems=skipped_tool,
                                propagate_execution_errors=True,
                                strict=strict, timeout=timeout, mcp_options=reach,
                                binding=binding)
-        unknown = [name for name in names or () if name not in service.names]
-        if unknown:
-            from agentforge_cli.core.run.service import unknown_tool_message
-
-            raise UsageError(unknown_tool_message(unknown[0], service.names))
-        seed = random.randrange(2**32) if seed is None else seed
-        options = FuzzOptions(examples=examples, seed=seed,
-                              rule=CrashRule.build(crash or (), allow or ()),
-                              include_destructive=include_destructive,
-                              allow_effects=allow_effects,
-                              served=served_tool_names(service),
-                              chosen=frozenset(names or ()))
-        selected = [s.name for s in service.specifications
-                    if not names or s.name in names]
-        from agentforge_cli.cli.output import write
-
-        write(f"fuzzing {len(selected)} tool{'' if len(selected) == 1 else 's'}: {examples} "
-              f"examples each, seed {seed}, timeout {timeout:g} s"
-              f"{', effects allowed' if allow_effects else ''}", stderr=True)
-        _say_skipped(service, selected, options)
-        reports = fuzz_service(service, options, source.specs, names=selected,
-                               on_report=None if json_output else _show)
-        _warn_low_coverage(reports)
-        _warn_blocked(reports)
-        failed = [r for r in reports if r.failed]
-        vacuous = bool(reports) and all(r.skipped for r in reports)
-        if junit is not None:
-            from agentforge_cli.cli.replay_outputs import write_junit_text
-
-            write_junit_text(junit, junit_xml(reports))
-        if json_output:
-            write(json.dumps(to_json(reports, seed=seed, examples=examples, timeout=timeout),
-                             ensure_ascii=False, indent=2))
-        else:
-            _verdict(reports, failed, seed)
-        from agentforge_cli.cli import step_summary
-
-        step_summary.fuzz(reports, failed=bool(failed) or vacuous)
-        raise typer.Exit(EXIT_FAILED if failed or vacuous else EXIT_OK)
+        check_names(names or (), service.names)
+        plan = plan_fuzz(service.specifications, names=names or (), examples=examples,
+                         seed=seed, crash=crash or (), allow=allow or (),
+                         include_destructive=include_destructive, allow_effects=allow_effects,
+                         served=served_tool_names(service))
+        _run(service, source.specs, plan, timeout, json_output, junit)
 
 
-def _say_skipped(service: Any, selected: list[str], options: Any) -> None:
-    """One line on standard error per tool that will not be called, and why; and per
-    Python tool its annotations take out of the effect guard."""
+def _run(service: Any, sources: Any, plan: Any, timeout: float, json_output: bool,
+         junit: str | None) -> None:
+    """Fuzz the selected tools, show the reports and exit 1 when the run fails."""
+    from agentforge_cli.cli import step_summary
     from agentforge_cli.cli.output import write
-    from agentforge_cli.fuzz.selection import skip_reason, unguarded_reason
+    from agentforge_cli.fuzz.engine import fuzz_service
+    from agentforge_cli.fuzz.fuzz_report import junit_xml, to_json
+    from agentforge_cli.fuzz.plan import run_failed, skip_notes
 
-    for spec in service.specifications:
-        if spec.name not in selected:
-            continue
-        reason = skip_reason(spec, options)
-        unguarded = unguarded_reason(spec, options)
-        if reason is not None:
-            write(f"skipped {_name(spec.name)}: {reason}", stderr=True)
-        elif unguarded and spec.name not in options.served and not options.allow_effects:
-            write(f"effects allowed for {_name(spec.name)}: {unguarded}", stderr=True)
+    options, selected = plan.options, plan.selected
+    count = len(selected)
+    write(f"fuzzing {count} tool{'' if count == 1 else 's'}: {options.examples} "
+          f"examples each, seed {options.seed}, timeout {timeout:g} s"
+          f"{', effects allowed' if options.allow_effects else ''}", stderr=True)
+    for note in skip_notes(service.specifications, plan):
+        write(note, stderr=True)
+    reports = fuzz_service(service, options, sources, names=selected,
+                           on_report=None if json_output else _show)
+    _warn_low_coverage(reports)
+    _warn_blocked(reports)
+    if junit is not None:
+        from agentforge_cli.cli.replay_outputs import write_junit_text
 
-
-def _check_options(examples: int, timeout: float, crash: list[str], allow: list[str]) -> None:
-    if examples < 1:
-        raise UsageError(f"--examples must be at least 1, got {examples}")
-    if not timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-    for option, given in (("--crash", crash), ("--allow", allow)):
-        for name in given:
-            if not _EXCEPTION_NAME.match(name):
-                raise UsageError(f"{option} takes an exception class name such as "
-                                 f"ValueError or package.module.Error, got {name!r}")
-    both = sorted(set(crash) & set(allow))
-    if both:
-        raise UsageError(f"{both[0]} is given to both --crash and --allow")
+        write_junit_text(junit, junit_xml(reports))
+    if json_output:
+        write(json.dumps(to_json(reports, seed=options.seed, examples=options.examples,
+                                 timeout=timeout), ensure_ascii=False, indent=2))
+    else:
+        _verdict(reports, options.seed)
+    failed = run_failed(reports)
+    step_summary.fuzz(reports, failed=failed)
+    raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
 def _show(report: Any) -> None:
@@ -192,13 +158,13 @@ def _show(report: Any) -> None:
     from agentforge_cli.fuzz.fuzz_report import LABELS, describe
 
     if report.skipped:
-        write(f"- {_name(report.name)}: skipped, {report.skipped}")
+        write(f"- {shown_name(report.name)}: skipped, {report.skipped}")
         return
     counts = ", ".join(f"{report.counts[k]} {LABELS.get(k, k)}" for k in KINDS
                        if report.counts.get(k))
     mark = "✗" if report.failed else "✓"
     calls = f"{report.examples} call{'' if report.examples == 1 else 's'}"
-    write(f"{mark} {_name(report.name)}: {calls} ({counts or 'none'})")
+    write(f"{mark} {shown_name(report.name)}: {calls} ({counts or 'none'})")
     if report.error:
         write(f"  {report.error}")
     for finding in report.findings:
@@ -218,8 +184,8 @@ def _warn_low_coverage(reports: list[Any]) -> None:
 
     for report in reports:
         if report.low_coverage:
-            render.warning(f"every call of {_name(report.name)} ended in a tool error: the inputs "
-                           f"may never reach its code (what the error says: "
+            render.warning(f"every call of {shown_name(report.name)} ended in a tool error: "
+                           "the inputs may never reach its code (what the error says: "
                            f"{report.uniform_error})")
 
 
@@ -233,13 +199,14 @@ def _warn_blocked(reports: list[Any]) -> None:
         count = report.counts.get(OutcomeKind.BLOCKED, 0)
         if count:
             render.warning(f"the effect guard stopped {count} of the {report.examples} calls "
-                           f"of {_name(report.name)}: what they would have done next is untested "
-                           "(give the tool test doubles, then run with --allow-effects)")
+                           f"of {shown_name(report.name)}: what they would have done next is "
+                           "untested (give the tool test doubles, then run with --allow-effects)")
 
 
-def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
+def _verdict(reports: list[Any], seed: int) -> None:
     from agentforge_cli.cli.output import write
 
+    failed = [r for r in reports if r.failed]
     run = [r for r in reports if not r.skipped]
     if reports and not run:
         write(f"✗ fuzz called no tool: {len(reports)} tool{'' if len(reports) == 1 else 's'} "
@@ -251,11 +218,3 @@ def _verdict(reports: list[Any], failed: list[Any], seed: int) -> None:
     else:
         write(f"✓ fuzz found no problem in {len(run)} tool{'' if len(run) == 1 else 's'} "
               f"(seed {seed})")
-
-
-def _name(name: str) -> str:
-    """A tool's name as the report shows it: on one line, nothing a terminal acts on (an
-    MCP server chooses its names)."""
-    from agentforge_cli.core.observe.terminal_text import safe_text
-
-    return safe_text(name, one_line=True)

@@ -56,6 +56,7 @@ def guarded() -> Iterator[None]:
 def failure(exc: BaseException) -> tuple[str, str | None, int] | None:
     """The message, hint and exit code of an expected failure, ``None`` for any other:
     the one place an error becomes an exit code (``replay`` uses it per transcript)."""
+    from agentforge_cli.core.run.command_input import CommandInputError
     from agentforge_cli.errors import (
         AgentForgeError,
         TargetConfigError,
@@ -67,6 +68,8 @@ def failure(exc: BaseException) -> tuple[str, str | None, int] | None:
 
     if isinstance(exc, CliError):
         return exc.message, exc.hint, exc.exit_code
+    if isinstance(exc, CommandInputError):
+        return exc.message, exc.hint, EXIT_USAGE
     if isinstance(exc, TargetConfigError):
         return exc.message, exc.hint, EXIT_USAGE
     if isinstance(exc, TargetError):

@@ -22,7 +22,7 @@ import typer
 
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.target_options import HeaderOption, mcp_options
+from agentforge_cli.cli.options import HeaderOption, mcp_options
 
 _URL_PREFIXES = ("http://", "https://")
 

@@ -35,9 +35,16 @@ from agentforge_cli.cli.errors import (
     os_reason,
 )
 from agentforge_cli.cli.guard import failure, guarded
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import ToolsOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
+    StrictOption,
+    ToolsOption,
+    mcp_options,
+    project_choices,
+)
 from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.replay.compare import MatchMode
 from agentforge_cli.replay.report import CallStatus

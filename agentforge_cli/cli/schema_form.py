@@ -1,25 +1,16 @@
-"""``--schema-form`` of ``serve`` and ``tools list``: the tools' input schemas as written,
-or in the form google-genai's MCP bridge takes (``gemini-mcp``, see
+"""What ``--schema-form`` does to the tools of ``serve`` and ``tools list``: their input
+schemas as written, or in the form google-genai's MCP bridge takes (``gemini-mcp``, see
 :mod:`~agentforge_cli.schema.providers.gemini_mcp_form`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated, Any, Literal
-
-import typer
+from typing import Any
 
 from agentforge_cli.cli.errors import CliError
+from agentforge_cli.cli.options import SchemaForm
 
-__all__ = ["SchemaForm", "SchemaFormOption", "apply_schema_form"]
-
-SchemaForm = Literal["standard", "gemini-mcp"]
-
-SchemaFormOption = Annotated[SchemaForm, typer.Option(
-    "--schema-form", metavar="standard|gemini-mcp", show_default=False,
-    help="The input schemas as written (standard, the default), or gemini-mcp: the form "
-         "google-genai's MCP bridge takes whole (no boolean schemas, nothing it drops; "
-         "tools check --provider gemini-mcp is clean on it).")]
+__all__ = ["apply_schema_form"]
 
 
 def apply_schema_form(service: Any, form: SchemaForm) -> None:

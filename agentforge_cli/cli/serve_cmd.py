@@ -1,9 +1,10 @@
 """``agentforge serve``: the tool table as an MCP server over stdio or streamable HTTP.
 
 The server is :mod:`agentforge_cli.integrations.mcp.server.tool_server` (the optional
-``mcp`` extra); this module checks the options, claims stdin and stdout for the protocol
-*before* the targets are imported (so a print at import time goes to standard error too),
-loads them and hands the service over. ``--log`` writes the call log to standard error. With
+``mcp`` extra); :mod:`~agentforge_cli.integrations.mcp.server.serving` checks the options,
+chooses the transport and claims stdin and stdout for the protocol *before* the targets are
+imported (so a print at import time goes to standard error too); this module reads the
+options and says how the tools are loaded. ``--log`` writes the call log to standard error. With
 ``--transport http`` the port is bound first
 (:mod:`~agentforge_cli.integrations.mcp.server.streamable_http`) and standard output is
 claimed all the same, so it stays empty.
@@ -16,19 +17,28 @@ how to install it).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+import functools
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 
-from agentforge_cli.cli.errors import LoadError, UsageError
+from agentforge_cli.cli.errors import LoadError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.schema_form import SchemaForm, SchemaFormOption, apply_schema_form
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
-from agentforge_cli.cli.tools_cmd import TargetsArgument, ToolsOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
+    SchemaForm,
+    SchemaFormOption,
+    StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    mcp_options,
+    project_choices,
+)
+from agentforge_cli.cli.schema_form import apply_schema_form
 
 
 def serve(
@@ -78,85 +88,40 @@ def serve(
     Needs the MCP SDK: pip install '.\\[mcp]' in a clone of agentforge (exit 3 without it).
     """
     with guarded():
-        if timeout is not None and not 0 < timeout < math.inf:
-            raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        if transport == "stdio" and (host, port, allow_origin, allow_host) != (None,) * 4:
-            raise UsageError("--host, --port, --allow-origin and --allow-host need "
-                             "--transport http")
-        for name in allow_host or ():
-            if not name.strip() or any(char in name for char in " \t\r\n/"):
-                raise UsageError(f"--allow-host takes a host name, got {name!r}",
-                                 hint="e.g. --allow-host tools.example.com")
-        if port is not None and not 0 <= port <= 65535:
-            raise UsageError(f"--port must be between 0 and 65535, got {port}")
+        from agentforge_cli.integrations.mcp.server import serving
+
+        address = serving.choose_transport(transport, timeout=timeout, host=host, port=port,
+                                           allow_origin=allow_origin, allow_host=allow_host)
         strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
-        recorder = _recorder(record)
-        from agentforge_cli.integrations.mcp.server.tool_server import require_mcp, run_stdio
-
-        require_mcp()  # MCPUnavailableError, a TargetError: exit 3 with how to install it
-        from agentforge_cli.core.run.forks import claim_process
-
-        claim_process()  # a child a tool forks ends with the tool, and serves nothing
-        from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
-        from agentforge_cli.integrations.targets.loading import load_service
-
-        if transport == "http":
-            _serve_http([*(targets or ()), *(tools or ())], log=log, strict=strict,
-                        timeout=timeout, host=host or "127.0.0.1",
-                        port=8000 if port is None else port, allow_origins=allow_origin or (),
-                        allow_hosts=allow_host or (), reach=reach, record=recorder,
-                        binding=binding, schema_form=schema_form)
+        recorder = serving.open_recorder(record)
+        serving.prepare_to_serve()  # no MCP SDK: exit 3, saying how to install it
+        load = functools.partial(_load, [*(targets or ()), *(tools or ())], log=log,
+                                 strict=strict, timeout=timeout, reach=reach, record=recorder,
+                                 binding=binding, schema_form=schema_form)
+        if address is None:
+            serving.serve_stdio(load, log=log)
             return
-        with claim_stdio() as wire:
-            # The call log is the logging decorator's (build with logging=log) rendered by
-            # run_stdio's stderr handler (log=log); the CLI adds no handler of its own.
-            from agentforge_cli.cli.render import skipped_tool
+        from agentforge_cli.integrations.mcp.server.streamable_http import (
+            ListenError,
+            bind_socket,
+        )
 
-            service = load_service([*(targets or ()), *(tools or ())], logging=log,
-                                   strict=strict, timeout=timeout, mcp_options=reach,
-                                   record=recorder, binding=binding,
-                                   skip_problems=skipped_tool)
-            apply_schema_form(service, schema_form)
-            run_stdio(service, log=log, wire=wire)
-
-
-def _recorder(record: Path | None) -> Any:
-    """The ``CallRecorder`` of ``--record FILE`` (opened now: a bad path is a usage
-    error before anything is served), or ``None``."""
-    if record is None:
-        return None
-    from agentforge_cli.core.observe.recording import CallRecorder
-
-    try:
-        return CallRecorder(record)
-    except OSError as exc:
-        raise UsageError(f"--record {record}: cannot be opened for appending: "
-                         f"{exc.strerror or exc}") from None
+        try:
+            sock = bind_socket(address.host, address.port)  # before any tool is imported
+        except ListenError as exc:
+            raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
+        serving.serve_http(load, sock, address, log=log)
 
 
-def _serve_http(targets: list[str], *, log: bool, strict: bool, timeout: float | None,
-                host: str, port: int, allow_origins: Sequence[str],
-                allow_hosts: Sequence[str], reach: Any, record: Any,
-                binding: str, schema_form: SchemaForm) -> None:
-    from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
-    from agentforge_cli.integrations.mcp.server.streamable_http import (
-        ListenError,
-        bind_socket,
-        run_http,
-    )
+def _load(targets: list[str], *, log: bool, strict: bool, timeout: float | None, reach: Any,
+          record: Any, binding: str, schema_form: SchemaForm) -> Any:
+    """The service to serve, its tools in the ``--schema-form`` asked for."""
+    from agentforge_cli.cli.render import skipped_tool
     from agentforge_cli.integrations.targets.loading import load_service
 
-    try:
-        sock = bind_socket(host, port)  # first: a taken port fails before any import
-    except ListenError as exc:
-        raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
-    with sock, claim_stdio():  # nothing but the product's output may reach stdout
-        from agentforge_cli.cli.render import skipped_tool
-
-        service = load_service(targets, logging=log, strict=strict, timeout=timeout,
-                               mcp_options=reach, record=record, binding=binding,
-                               skip_problems=skipped_tool)
-        apply_schema_form(service, schema_form)
-        run_http(service, host=host, sock=sock, allow_origins=allow_origins,
-                 allow_hosts=allow_hosts, log=log)
+    service = load_service(targets, logging=log, strict=strict, timeout=timeout,
+                           mcp_options=reach, record=record, binding=binding,
+                           skip_problems=skipped_tool)
+    apply_schema_form(service, schema_form)
+    return service

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -24,36 +22,28 @@ import typer
 from agentforge_cli.cli.completion import complete_formats, complete_tool_names
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
-from agentforge_cli.cli.schema_form import SchemaFormOption, apply_schema_form
-from agentforge_cli.cli.settings import BindingOption, StrictOption, project_choices
-from agentforge_cli.cli.target_options import CwdOption, EnvOption, HeaderOption, mcp_options
+from agentforge_cli.cli.options import (
+    BindingOption,
+    CwdOption,
+    EnvOption,
+    HeaderOption,
+    SchemaFormOption,
+    StrictOption,
+    TargetsArgument,
+    ToolsOption,
+    mcp_options,
+    project_choices,
+)
+from agentforge_cli.cli.schema_form import apply_schema_form
 from agentforge_cli.cli.usage import TEXT, Command, Group
 from agentforge_cli.core.observe.masking import mask_target
 
 if TYPE_CHECKING:
     from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.run.call_choices import CallChoices
 
 app = typer.Typer(help="List, call, check, diff and fuzz the tools of a target.",
                   no_args_is_help=True, add_completion=False, cls=Group)
-
-TargetsArgument = Annotated[
-    list[str] | None,
-    typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
-                   help="Where the tools are: package.module, package.module:Name, "
-                        "path/to/file.py[:Name], a factory called without arguments, "
-                        "module:make_tools() (quote it in the shell), or an MCP server: "
-                        "'mcp:COMMAND ARGS...' or an http(s):// URL; several may be given."),
-]
-
-ToolsOption = Annotated[
-    list[str] | None,
-    typer.Option("--tools", "-t", metavar="TARGET",
-                 help="package.module, package.module:Name, path/to/file.py[:Name] or "
-                      "a factory, module:make_tools() (replay calls it per conversation); "
-                      "repeatable. Default: $AGENTFORGE_TOOLS, then \\[tool.agentforge] tools "
-                      "in pyproject.toml.", show_default=False),
-]
-
 
 # -- tools list ---------------------------------------------------------------------------------
 
@@ -202,57 +192,6 @@ def _warn_task_only(specs: Sequence[Any]) -> None:
 # -- tools call ---------------------------------------------------------------------------------
 
 
-def _read_arguments(value: str) -> str:
-    """The argument text: ``value``, standard input for ``-``, a file's for ``@FILE``;
-    input is read only up to the argument limit (and refused past it)."""
-    if value == "-":
-        return _within_limit(_read_limited(sys.stdin), "the arguments on standard input")
-    if value.startswith("@"):
-        path = Path(value[1:])
-        try:
-            with path.open(encoding="utf-8") as stream:
-                text = _read_limited(stream)
-        except OSError as exc:
-            raise UsageError(f"cannot read the arguments file {str(path)!r}: "
-                             f"{exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"the arguments file {str(path)!r} is not UTF-8 text") from exc
-        return _within_limit(text, f"the arguments file {str(path)!r}")
-    return value
-
-
-def _read_limited(stream: Any) -> str:
-    """At most one character more than the argument limit."""
-    from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
-
-    text: str = stream.read(DEFAULT_MAX_ARGUMENT_CHARS + 1)
-    return text
-
-
-def _within_limit(text: str, what: str) -> str:
-    from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
-
-    if len(text) > DEFAULT_MAX_ARGUMENT_CHARS:
-        raise UsageError(f"{what} are more than the limit of {DEFAULT_MAX_ARGUMENT_CHARS} "
-                         "characters")
-    return text
-
-
-def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
-    """Bound values keyed by JSON key, JSON-safe, secrets masked; ``None`` if they fail."""
-    from agentforge_cli.cli.values import json_safe
-    from agentforge_cli.core.bind.diagnostics import try_bind
-    from agentforge_cli.core.observe.masking import mask_value
-
-    bound = try_bind(executor, text)
-    if bound is None:
-        return None
-    definition, values = bound
-    masked: dict[str, Any] = mask_value(
-        {p.key: json_safe(values[p.name]) for p in definition.params}, definition.sensitive_keys)
-    return masked
-
-
 def _explanation(executor: Any, text: str) -> ArgumentExplanation:
     """How the executor says the arguments bind (:meth:`explain_arguments`); no rows for
     an executor that cannot say."""
@@ -263,13 +202,6 @@ def _explanation(executor: Any, text: str) -> ArgumentExplanation:
         return ArgumentExplanation(rows=(), error=None)
     explained: ArgumentExplanation = describe(text)
     return explained
-
-
-def _repairs(text: str) -> tuple[str, ...]:
-    """What agentforge's parsing repaired in the argument string (``--explain``)."""
-    from agentforge_cli.core.bind.arguments import argument_repairs
-
-    return argument_repairs(text)
 
 
 def _show_explanation(explained: ArgumentExplanation) -> None:
@@ -328,79 +260,85 @@ def call_tool(
     Exit 1 when the call fails (an argument or execution error).
     """
     with guarded():
-        if timeout is not None and not timeout > 0:
-            raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+        from agentforge_cli.core.run.call_choices import CallChoices, check_call_timeout
+
+        check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
         reach = mcp_options(header, env, cwd)
-        text = _read_arguments(arguments)
-
-        import uuid
-
         from agentforge_cli.cli.guard import debug_enabled
-        from agentforge_cli.cli.output import write
-        from agentforge_cli.core.define.spec import ToolExecutionRequest
-        from agentforge_cli.core.run.service import unknown_tool_message
-        from agentforge_cli.errors import ToolExecutionError
+        from agentforge_cli.cli.render import skipped_tool
+        from agentforge_cli.core.run.argument_text import read_argument_text
         from agentforge_cli.integrations.targets.loading import load_service
 
-        # --debug: the tool's exception is raised, to show its traceback, then answered
-        traced = debug_enabled() and not propagate_errors
-        from agentforge_cli.cli.render import skipped_tool
-
+        text = read_argument_text(arguments)
+        choices = CallChoices(explain=explain, json_output=json_output, binding=binding,
+                              propagate_errors=propagate_errors, debug=debug_enabled())
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
-                               propagate_execution_errors=propagate_errors or traced,
+                               propagate_execution_errors=choices.propagates,
                                timeout=timeout, mcp_options=reach, binding=binding,
                                skip_problems=skipped_tool)
         executor = service.executor(name)
         if executor is None:
-            import shlex
-
-            listed = " ".join(shlex.quote(mask_target(target)) for target in tools or ())
-            raise UsageError(unknown_tool_message(name, service.names),
-                             hint=f"list them with: agentforge tools list {listed}".rstrip())
+            raise _unknown_tool(name, service.names, tools or ())
         ran = getattr(executor, "binding", None)  # another library's tool: the path taken
-        native = ran == "native"
-        fell_back = binding == "agentforge" and ran == "native"
-        if (explain or fell_back) and ran is not None and not json_output:
-            write(executor.binding_note, stderr=True)
-        repairs = _repairs(text) if explain and not native else ()
-        if repairs and not json_output:
-            write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
-        explained = _explanation(executor, text) if explain or json_output else None
-        if explain and explained is not None and not json_output:
-            _show_explanation(explained)
-        rows = [row.as_json() for row in explained.rows] if explained is not None else []
-        request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
-                                       arguments=text)
-        payload: dict[str, Any] = {"name": name, "id": request.id, "memory_id": memory_id}
-        if json_output:
-            assert explained is not None  # made for --json
-            payload["arguments"] = (explained.sent if explained.bound_elsewhere
-                                    else _bound_arguments(executor, text))
-            if ran is not None:
-                payload["binding"] = ran
-        from agentforge_cli.core.run.forks import claim_process
+        _call(service, executor, name, text, memory_id, choices, ran, log)
 
-        claim_process()  # a child the tool forks ends with the tool, printing nothing
-        with _tool_logging(log):
-            try:
-                result = service.execute(request, memory_id)
-            except ToolExecutionError as exc:
-                if not traced:
-                    _propagated(exc, payload, rows if explain else None, json_output)
-                    raise typer.Exit(EXIT_FAILED) from None
-                result = _traced_failure(exc)
-        if json_output:
-            payload.update(result=result.text, is_error=bool(result.is_error))
-            payload.update(_mcp_content(result))
-            if explain:
-                payload["explain"] = rows
-                payload["repairs"] = list(repairs)
-            write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
-        else:
-            write(_as_shown(result.text))
-        raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+def _unknown_tool(name: str, known: list[str], targets: Sequence[str]) -> UsageError:
+    import shlex
+
+    from agentforge_cli.core.run.service import unknown_tool_message
+
+    listed = " ".join(shlex.quote(mask_target(target)) for target in targets)
+    return UsageError(unknown_tool_message(name, known),
+                      hint=f"list them with: agentforge tools list {listed}".rstrip())
+
+
+def _call(service: Any, executor: Any, name: str, text: str, memory_id: str | None,
+          choices: CallChoices, ran: str | None, log: bool) -> None:
+    """Show the notes ``choices`` ask for, call the tool, print its result and exit 1 when
+    it is an error."""
+    import uuid
+
+    from agentforge_cli.cli.output import write
+    from agentforge_cli.core.bind.arguments import argument_repairs
+    from agentforge_cli.core.define.spec import ToolExecutionRequest
+    from agentforge_cli.core.run import call_document
+    from agentforge_cli.core.run.forks import claim_process
+    from agentforge_cli.errors import ToolExecutionError
+
+    if choices.shows_binding_note(ran):
+        write(executor.binding_note, stderr=True)
+    repairs = argument_repairs(text) if choices.looks_for_repairs(ran) else ()
+    if repairs and not choices.json_output:
+        write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
+    explained = _explanation(executor, text) if choices.explains else None
+    if explained is not None and choices.notes:
+        _show_explanation(explained)
+    rows = [row.as_json() for row in explained.rows] if explained is not None else []
+    explain_rows = rows if choices.explain else None
+    request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
+                                   arguments=text)
+    document: dict[str, Any] = {}
+    if choices.json_output:
+        assert explained is not None  # made for --json
+        document = call_document.call_document(request, memory_id, executor, explained, ran)
+    claim_process()  # a child the tool forks ends with the tool, printing nothing
+    with _tool_logging(log):
+        try:
+            result = service.execute(request, memory_id)
+        except ToolExecutionError as exc:
+            if not choices.traced:
+                _propagated(exc, document, explain_rows, choices.json_output)
+                raise typer.Exit(EXIT_FAILED) from None
+            result = _traced_failure(exc)
+    if choices.json_output:
+        document = call_document.answered(document, result, explain_rows, repairs)
+        write(json.dumps(document, ensure_ascii=False, indent=2))
+    else:
+        write(_as_shown(result.text))
+    raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
 
 
 def _as_shown(text: str) -> str:
@@ -439,40 +377,16 @@ def _tool_logging(log: bool) -> contextlib.AbstractContextManager[None]:
     return render.tool_logging(log)
 
 
-def _mcp_content(result: Any) -> dict[str, Any]:
-    """An MCP tool's ``content`` blocks and ``structuredContent`` (when it sent one), as
-    the server sent them; nothing for a Python tool."""
-    content = getattr(result, "content", None)
-    if content is None:
-        return {}
-    extra: dict[str, Any] = {"content": content}
-    if result.structured_content is not None:
-        extra["structuredContent"] = result.structured_content
-    return extra
-
-
-def _ordered(payload: dict[str, Any]) -> dict[str, Any]:
-    keys = ("name", "result", "is_error", "content", "structuredContent", "arguments", "id",
-            "memory_id", "binding", "error", "repairs", "explain")
-    return {key: payload[key] for key in keys if key in payload}
-
-
-def _propagated(exc: BaseException, payload: dict[str, Any], rows: list[Any] | None,
+def _propagated(exc: BaseException, document: dict[str, Any], explain: list[Any] | None,
                 json_output: bool) -> None:
     """Report a tool failure raised under --propagate-errors (nothing reaches the model)."""
     from agentforge_cli.cli import render
     from agentforge_cli.cli.guard import debug_enabled
+    from agentforge_cli.core.run.call_document import cause_text, failed
 
-    cause = exc.__cause__
-    cause_text = f"{type(cause).__name__}: {cause}" if cause is not None else None
+    cause = cause_text(exc)
     if debug_enabled():
         render.debug_traceback(exc)
-    render.error(f"{type(exc).__name__}: {exc}",
-                 f"caused by {cause_text}" if cause_text else None)
+    render.error(f"{type(exc).__name__}: {exc}", f"caused by {cause}" if cause else None)
     if json_output:
-        payload.update(result=None, is_error=True,
-                       error={"type": type(exc).__name__, "message": str(exc),
-                              "cause": cause_text})
-        if rows is not None:
-            payload["explain"] = rows
-        render.write(json.dumps(_ordered(payload), ensure_ascii=False, indent=2))
+        render.write(json.dumps(failed(document, exc, explain), ensure_ascii=False, indent=2))

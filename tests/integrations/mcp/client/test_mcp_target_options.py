@@ -22,7 +22,7 @@ import pytest
 from mcp_client_support import threaded_http_server
 
 from agentforge_cli.cli.errors import UsageError
-from agentforge_cli.cli.target_options import mcp_options
+from agentforge_cli.cli.options import mcp_options
 from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.integrations.mcp.client import target as mcp_target
 

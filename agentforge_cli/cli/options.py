@@ -1,0 +1,208 @@
+"""The command-line options more than one command takes, declared once, and how their
+values are read.
+
+A command declares them by type: ``tools: ToolsOption = None``; the target options on one
+line::
+
+    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+
+and passes ``mcp_options=mcp_options(header, env, cwd)`` to ``load_service``. Header and
+environment values may be secrets: no message, help screen or default ever shows one.
+
+``--strict`` and ``--timeout`` fall back on the project's settings: a flag given on the
+command line wins; then ``strict`` / ``timeout`` under ``[tool.agentforge]`` in the nearest
+``pyproject.toml``; then the default (every command binds strictly). They are read inside
+``guarded()``: a malformed table is a usage error (exit 2) naming the key and the file.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from agentforge_cli.cli.errors import UsageError
+from agentforge_cli.cli.usage import TEXT
+
+__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "SchemaForm",
+           "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
+           "fail_on_option", "mcp_options", "only_tool_option", "project_choices"]
+
+# -- where the tools are ------------------------------------------------------------------------
+
+TargetsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
+                   help="Where the tools are: package.module, package.module:Name, "
+                        "path/to/file.py[:Name], a factory called without arguments, "
+                        "module:make_tools() (quote it in the shell), or an MCP server: "
+                        "'mcp:COMMAND ARGS...' or an http(s):// URL; several may be given."),
+]
+
+ToolsOption = Annotated[
+    list[str] | None,
+    typer.Option("--tools", "-t", metavar="TARGET",
+                 help="package.module, package.module:Name, path/to/file.py[:Name] or "
+                      "a factory, module:make_tools() (replay calls it per conversation); "
+                      "repeatable. Default: $AGENTFORGE_TOOLS, then \\[tool.agentforge] tools "
+                      "in pyproject.toml.", show_default=False),
+]
+
+
+def only_tool_option(verb: str) -> Any:
+    """``--tool NAME`` of a command that runs every tool unless told (``verb``: Fuzz,
+    Audit)."""
+    return typer.Option("--tool", metavar="NAME", show_default=False,
+                        help=f"{verb} only this tool; repeatable. Default: every tool.")
+
+
+# -- how the tools are called -------------------------------------------------------------------
+
+StrictOption = Annotated[
+    bool | None,
+    typer.Option("--strict/--lenient", show_default=False,
+                 help="Strict (the default): a missing required parameter or an unknown "
+                      "key is an argument error; lenient: a missing value gets a default "
+                      "for its type if it keeps the parameter's constraints, unknown keys "
+                      "are ignored. strict = false in \\[tool.agentforge] makes lenient the "
+                      "default."),
+]
+
+BindingOption = Annotated[
+    Literal["native", "agentforge"],
+    typer.Option("--binding", metavar="native|agentforge", show_default=False,
+                 help="How tools of other libraries (LangChain, pydantic-ai, OpenAI Agents, "
+                      "FastMCP, smolagents) are called: native, through the library's own "
+                      "validation (the default); agentforge, through agentforge's coercion "
+                      "table in front of the tool's function."),
+]
+
+SeedOption = Annotated[
+    int | None,
+    typer.Option("--seed", metavar="S", show_default=False,
+                 help="Generate the same inputs as a run with this seed. Default: a random "
+                      "seed, printed so the run can be repeated."),
+]
+"""The option that makes ``tools fuzz`` and ``tools audit`` repeat a run's generated inputs."""
+
+
+def project_choices(strict: bool | None, timeout: float | None, *,
+                    strict_default: bool = True, timeout_default: float | None = None
+                    ) -> tuple[bool, float | None]:
+    """``(strict, timeout)``: each flag given, else the project's setting, else the default.
+
+    Raises:
+        TargetConfigError: The ``pyproject.toml`` is malformed.
+    """
+    from agentforge_cli.integrations.targets.loading import find_settings
+
+    settings = find_settings()
+    if strict is None:
+        strict = settings.strict if settings.strict is not None else strict_default
+    if timeout is None:
+        timeout = settings.timeout if settings.timeout is not None else timeout_default
+    return strict, timeout
+
+
+SchemaForm = Literal["standard", "gemini-mcp"]
+
+SchemaFormOption = Annotated[SchemaForm, typer.Option(
+    "--schema-form", metavar="standard|gemini-mcp", show_default=False,
+    help="The input schemas as written (standard, the default), or gemini-mcp: the form "
+         "google-genai's MCP bridge takes whole (no boolean schemas, nothing it drops; "
+         "tools check --provider gemini-mcp is clean on it).")]
+"""``--schema-form`` of ``serve`` and ``tools list`` (applied by
+:func:`~agentforge_cli.cli.schema_form.apply_schema_form`)."""
+
+
+# -- what fails a check -------------------------------------------------------------------------
+
+
+class FailOn(StrEnum):
+    """``--fail-on`` of ``tools check`` and ``tools audit``."""
+
+    error = "error"
+    warning = "warning"
+
+
+def fail_on_option(what: str) -> Any:
+    """``--fail-on LEVEL`` of a command whose findings fail ``what`` (the check, the
+    audit)."""
+    return typer.Option("--fail-on", metavar="LEVEL", case_sensitive=False,
+                        help=f"The lowest level that fails {what} (exit 1): error or warning.")
+
+
+# -- how MCP servers are reached ----------------------------------------------------------------
+
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option("--header", "-H", metavar="KEY:VALUE", show_default=False,
+                 help="An HTTP header for http(s):// MCP targets, e.g. 'Authorization: "
+                      "Bearer ...'; repeatable. Wins over $AGENTFORGE_MCP_HEADERS per "
+                      "header. Never printed."),
+]
+
+EnvOption = Annotated[
+    list[str] | None,
+    typer.Option("--env", metavar="KEY=VALUE", show_default=False,
+                 help="An environment variable for mcp: targets, added to yours; "
+                      "repeatable. Never printed."),
+]
+
+CwdOption = Annotated[
+    str | None,
+    typer.Option("--cwd", metavar="DIR", show_default=False,
+                 help="The directory mcp: targets run in (default: the current directory, "
+                      "or that of the pyproject.toml naming them)."),
+]
+
+_BREAKS = ("\r", "\n", "\0")
+
+
+def _pairs(values: list[str] | None, separator: str, option: str, form: str
+           ) -> dict[str, str]:
+    """``KEY<separator>VALUE`` strings as a dict; a malformed one is a usage error that
+    names its key at most, never its value."""
+    pairs: dict[str, str] = {}
+    for index, text in enumerate(values or (), start=1):
+        key, found, value = text.partition(separator)
+        key = key.strip()
+        if not found or not key:
+            problem = f"has no '{separator}'" if not found else f"has no name before '{separator}'"
+            raise UsageError(f"{option} takes {form}; value {index} of {option} {problem} "
+                             "(the value is not shown: it may be a secret)",
+                             hint=f"write {option} {form}")
+        if any(char in key for char in (*_BREAKS, " ", "\t")):
+            raise UsageError(f"{option}: the name {key!r} holds a space or a control "
+                             "character")
+        if any(char in value for char in _BREAKS):
+            raise UsageError(f"{option} {key}: the value holds a line break or a NUL "
+                             "character (the value is not shown)")
+        pairs[key] = value.strip() if separator == ":" else value
+    return pairs
+
+
+def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None, *,
+                on_skipped: Any = None) -> Any:
+    """The ``McpOptions`` of the options given (and ``on_skipped``, which receives each
+    unusable tool of a server), or ``None`` when none is.
+
+    Raises:
+        UsageError: A malformed ``--header``/``--env`` or a ``--cwd`` that is not a
+            directory (exit 2).
+    """
+    if not (header or env or cwd or on_skipped):
+        return None
+    headers = _pairs(header, ":", "--header", "KEY:VALUE")
+    variables = _pairs(env, "=", "--env", "KEY=VALUE")
+    directory = None
+    if cwd is not None:
+        directory = Path(cwd).expanduser().resolve()
+        if not directory.is_dir():
+            raise UsageError(f"--cwd {cwd}: no such directory",
+                             hint="give the directory mcp: servers should run in")
+    from agentforge_cli.integrations.mcp.client.target import McpOptions
+
+    return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped)
