@@ -35,6 +35,9 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │                            a process); also a PermissionError
      ├── ListenError              ``serve`` cannot listen on the address (a taken port, an
      │                            unknown host); also an OSError
+     ├── CommandInputError        an option value or an input a command cannot use (a bad
+     │                            value, an unreadable arguments file); nothing has run yet;
+     │                            also a ValueError
      ├── ExtensionError           an extension point's entries clash: two share a name, or
      │                            their ``before`` order is a cycle
      │                            (core/declare/extension_points.py)
@@ -65,6 +68,7 @@ __all__ = [
     "AgentForgeError",
     "ArgumentError",
     "BlockedEffectError",
+    "CommandInputError",
     "ListenError",
     "MCPUnavailableError",
     "ProviderExportError",
@@ -291,3 +295,18 @@ class BlockedEffectError(AgentForgeError, PermissionError):
 
 class ListenError(AgentForgeError, OSError):
     """The address cannot be listened on (a taken port, an unknown host)."""
+
+
+class CommandInputError(AgentForgeError, ValueError):
+    """An option value or an input a command cannot use; nothing has run yet. The command
+    line reports it as a usage error (exit code 2).
+
+    Attributes:
+        message: What is wrong, naming the option and the value.
+        hint: How to fix it, or ``None``.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint

@@ -56,9 +56,9 @@ def guarded() -> Iterator[None]:
 def failure(exc: BaseException) -> tuple[str, str | None, int] | None:
     """The message, hint and exit code of an expected failure, ``None`` for any other:
     the one place an error becomes an exit code (``replay`` uses it per transcript)."""
-    from agentforge_cli.core.run.command_input import CommandInputError
     from agentforge_cli.errors import (
         AgentForgeError,
+        CommandInputError,
         TargetConfigError,
         TargetError,
         ToolDefinitionError,

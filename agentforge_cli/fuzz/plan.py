@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.observe.terminal_text import safe_text
 from agentforge_cli.core.run.call_choices import check_call_timeout
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 
 if TYPE_CHECKING:
     from agentforge_cli.fuzz.options import FuzzOptions

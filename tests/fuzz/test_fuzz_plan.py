@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 from agentforge_cli.fuzz.plan import (
     check_audit_options,
     check_names,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 
 __all__ = ["read_argument_text"]
 

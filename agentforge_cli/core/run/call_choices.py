@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 
 __all__ = ["CallChoices", "check_call_timeout"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from agentforge_cli.core.bind.arguments import DEFAULT_MAX_ARGUMENT_CHARS
 from agentforge_cli.core.run.argument_text import read_argument_text
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 
 
 def test_text_is_taken_as_given():

@@ -12,8 +12,7 @@ from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
 from agentforge_cli.core.define.spec import ToolExecutionResult
 from agentforge_cli.core.run import call_document
 from agentforge_cli.core.run.call_choices import CallChoices, check_call_timeout
-from agentforge_cli.core.run.command_input import CommandInputError
-from agentforge_cli.errors import ToolExecutionError
+from agentforge_cli.errors import CommandInputError, ToolExecutionError
 
 
 class Notes:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.observe.recording import CallRecorder

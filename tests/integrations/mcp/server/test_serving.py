@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agentforge_cli.core.run.command_input import CommandInputError
+from agentforge_cli.errors import CommandInputError
 from agentforge_cli.integrations.mcp.server.serving import (
     HttpAddress,
     choose_transport,
