@@ -378,7 +378,7 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
     them (see :func:`load_target`)."""
     import types
 
-    from agentforge_cli.integrations.mcp.client.target import is_mcp_target
+    from agentforge_cli.integrations.mcp.client.transports.inference import is_mcp_target
 
     if is_mcp_target(spec):
         raise TargetConfigError(f"target {spec!r} is an MCP server, not Python objects: "
@@ -476,7 +476,7 @@ def _python_table(objects: list[Any], specs: Sequence[str], options: dict[str, A
 
 
 def _split_servers(source: TargetSource) -> tuple[TargetSource, list[str]]:
-    from agentforge_cli.integrations.mcp.client.target import is_mcp_target
+    from agentforge_cli.integrations.mcp.client.transports.inference import is_mcp_target
 
     servers = [spec for spec in source.specs if is_mcp_target(spec)]
     local = TargetSource(specs=tuple(spec for spec in source.specs if spec not in servers),
@@ -511,7 +511,7 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
                       options: dict[str, Any], mcp_options: Any) -> None:
     """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
-    from agentforge_cli.integrations.mcp.client.target import load_mcp_tools
+    from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools
 
     tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
                            logging=bool(options.get("logging")),
