@@ -3,17 +3,19 @@ when called), and SIGTERM passed on to the ``mcp:`` servers before the process e
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 __all__ = ["close_all", "forget", "register"]
 
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class _Open(Protocol):
-    """What the lifecycle needs of a connection."""
+    class _Open(Protocol):
+        """What the lifecycle needs of a connection."""
 
-    def close(self) -> None: ...
+        def close(self) -> None: ...
 
-    def signal_server(self, signum: int) -> None: ...
+        def signal_server(self, signum: int) -> None: ...
 
 
 _OPEN: list[_Open] = []

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.integrations.mcp.client.transports.transport import (
-    Endpoint,
-    Streams,
-    Transport,
-)
+from agentforge_cli.integrations.mcp.client.transports.transport import Streams, Transport
+
+if TYPE_CHECKING:
+    from agentforge_cli.integrations.mcp.client.transports.transport import Endpoint
 
 __all__ = ["SSE"]
 

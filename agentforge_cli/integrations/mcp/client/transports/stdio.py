@@ -11,15 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.observe.masking import mask_target
 from agentforge_cli.errors import TargetConfigError
-from agentforge_cli.integrations.mcp.client.transports.transport import (
-    Endpoint,
-    Streams,
-    Transport,
-)
+from agentforge_cli.integrations.mcp.client.transports.transport import Streams, Transport
+
+if TYPE_CHECKING:
+    from agentforge_cli.integrations.mcp.client.transports.transport import Endpoint
 
 __all__ = ["PREFIX", "STDIO", "command_argv"]
 

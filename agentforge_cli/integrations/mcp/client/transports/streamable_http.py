@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-from agentforge_cli.integrations.mcp.client.transports.transport import (
-    Endpoint,
-    Streams,
-    Transport,
-)
+from agentforge_cli.integrations.mcp.client.transports.transport import Streams, Transport
+
+if TYPE_CHECKING:
+    from agentforge_cli.integrations.mcp.client.transports.transport import Endpoint
 
 __all__ = ["STREAMABLE_HTTP"]
 
