@@ -203,6 +203,6 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
         if not directory.is_dir():
             raise UsageError(f"--cwd {cwd}: no such directory",
                              hint="give the directory mcp: servers should run in")
-    from agentforge_cli.integrations.mcp.client.target import McpOptions
+    from agentforge_cli.integrations.mcp.client.options import McpOptions
 
     return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped)

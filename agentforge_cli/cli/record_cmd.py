@@ -119,7 +119,7 @@ def _record_url(url: str, output: Path | None, port: int | None, header: list[st
     if port is not None and not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {port}")
     reach = mcp_options(header, None, None)
-    from agentforge_cli.integrations.mcp.client.target import _headers
+    from agentforge_cli.integrations.mcp.client.headers import merged_headers as _headers
     from agentforge_cli.integrations.mcp.record.http_proxy import LOOPBACK, run_proxy
     from agentforge_cli.integrations.mcp.record.stdio_proxy import SessionLog
     from agentforge_cli.integrations.mcp.server.streamable_http import ListenError, bind_socket

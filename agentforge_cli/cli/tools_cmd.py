@@ -182,7 +182,7 @@ def _warn_task_only(specs: Sequence[Any]) -> None:
     if not any(spec.execution for spec in specs):
         return
     from agentforge_cli.cli.render import warning
-    from agentforge_cli.integrations.mcp.client.target import TASK_REQUIRED_TEXT, task_required
+    from agentforge_cli.integrations.mcp.client.tasks import TASK_REQUIRED_TEXT, task_required
 
     for spec in specs:
         if task_required(spec):

@@ -287,7 +287,7 @@ def test_a_factory_failing_later_raises_a_target_error(store):
 def test_an_mcp_server_is_shared(store, monkeypatch):
     import sys
 
-    from agentforge_cli.integrations.mcp.client import target as mcp_target
+    from agentforge_cli.integrations.mcp.client.lifecycle import close_all
 
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     agentforge = Path(sys.executable).with_name("agentforge")
@@ -302,4 +302,4 @@ def test_an_mcp_server_is_shared(store, monkeypatch):
         assert fresh.names == ["add", "getWeather"]
         assert fresh.executor("getWeather") is supply.service.executor("getWeather")
     finally:
-        mcp_target.close_all()
+        close_all()

@@ -311,7 +311,7 @@ def _function(server_tool: Any) -> tuple[Any, str]:
 
 
 def _foreign(connection: _Connection, listed: Any) -> ForeignTool:
-    from agentforge_cli.integrations.mcp.client.target import tool_specification
+    from agentforge_cli.integrations.mcp.client.loading import tool_specification
 
     specification = tool_specification(listed)
     name = listed.name

@@ -3,7 +3,7 @@ the MCP server and the pytest plugin.
 
 A target is ``package.module``, ``package.module:Name``, ``path/to/file.py[:Name]``, or an
 MCP server: ``mcp:COMMAND [ARGS...]`` (started over stdio) or an ``http(s)://`` endpoint
-(``mcp_target.py``; their tools follow the Python targets' tools).
+(``integrations/mcp/client/``; their tools follow the Python targets' tools).
 Without ``:Name`` the module is scanned as ``build_local_tools`` scans a module. ``Name``
 (dotted names reach into objects) may be an instance, a class whose constructor takes no
 arguments (it is instantiated), a tool function, a module, or a list of these. ``Name()``
@@ -378,7 +378,7 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
     them (see :func:`load_target`)."""
     import types
 
-    from agentforge_cli.integrations.mcp.client.target import is_mcp_target
+    from agentforge_cli.integrations.mcp.client.transports.inference import is_mcp_target
 
     if is_mcp_target(spec):
         raise TargetConfigError(f"target {spec!r} is an MCP server, not Python objects: "
@@ -476,7 +476,7 @@ def _python_table(objects: list[Any], specs: Sequence[str], options: dict[str, A
 
 
 def _split_servers(source: TargetSource) -> tuple[TargetSource, list[str]]:
-    from agentforge_cli.integrations.mcp.client.target import is_mcp_target
+    from agentforge_cli.integrations.mcp.client.transports.inference import is_mcp_target
 
     servers = [spec for spec in source.specs if is_mcp_target(spec)]
     local = TargetSource(specs=tuple(spec for spec in source.specs if spec not in servers),
@@ -492,7 +492,9 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
     ``options`` are ``build_local_tools``' keyword switches (``logging``, ``strict``,
     ``wrap_argument_errors``, ``propagate_execution_errors``, ``timeout``); an MCP
     server's tools take ``logging``, ``propagate_execution_errors`` and ``timeout``, and
-    ``mcp_options`` (an ``mcp_target.McpOptions``: headers, environment, directory).
+    ``mcp_options`` (an
+    :class:`~agentforge_cli.integrations.mcp.client.options.McpOptions`: headers,
+    environment, directory).
 
     Raises:
         TargetError: A target cannot be loaded, or its tools cannot be defined.
@@ -511,7 +513,7 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
                       options: dict[str, Any], mcp_options: Any) -> None:
     """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
-    from agentforge_cli.integrations.mcp.client.target import load_mcp_tools
+    from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools
 
     tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
                            logging=bool(options.get("logging")),
@@ -535,7 +537,9 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
                  **options: Any) -> Any:
     """Find the targets, load them and return a ``ToolService`` holding their tools.
 
-    ``mcp_options`` (an ``mcp_target.McpOptions``) says how to reach MCP targets;
+    ``mcp_options`` (an
+    :class:`~agentforge_cli.integrations.mcp.client.options.McpOptions`) says how to reach
+    MCP targets;
     ``record``, where the service records every call (``ToolService(record=...)``).
 
     Raises:

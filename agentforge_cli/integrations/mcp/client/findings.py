@@ -7,11 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentforge_cli.core.define.spec import ToolSpecification
-from agentforge_cli.integrations.mcp.client.target import (
-    TASK_REQUIRED_TEXT,
-    SkippedTool,
-    task_required,
-)
+from agentforge_cli.integrations.mcp.client.listing import SkippedTool
+from agentforge_cli.integrations.mcp.client.tasks import TASK_REQUIRED_TEXT, task_required
 from agentforge_cli.schema.findings import ERROR, WARNING, Finding, finding
 from agentforge_cli.schema.rule_ids import MCP_TASK_REQUIRED, MCP_TOOL_UNUSABLE
 

@@ -7,18 +7,44 @@ is not an object schema, or that has no name, fails the page with a pydantic err
 ``ClientSession(dispatcher=...)``) that checks each tool of a ``tools/list`` answer on its
 own, as the session would (against the negotiated protocol version, then the SDK's
 ``Tool``), passes the valid ones on to the session and keeps the others (each one's name
-and why). The SDK is imported when a sorter is made, not with this module.
+and why), each of which becomes a :class:`SkippedTool`. The SDK is imported when a sorter is
+made, not with this module.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["tool_sorter"]
+__all__ = ["MAX_PAGES", "SkippedTool", "as_json", "tool_sorter"]
 
 _FALLBACK_VERSION = "2025-11-25"  # the SDK's own fallback before a version is negotiated
+MAX_PAGES = 1000
+"""Pages of ``tools/list`` read before a server that keeps paging is given up on."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedTool:
+    """A tool of a ``tools/list`` answer that agentforge leaves out: the SDK's types
+    refuse it (an ``inputSchema`` that is not an object schema, no name...)."""
+
+    server: str
+    """The server, as messages name it (a URL masked, or the command in backquotes)."""
+    name: str
+    """The tool's name, or ``#N`` (its place in the listing) when it has none."""
+    reason: str
+    """Why, e.g. ``inputSchema.type: Input should be 'object'``."""
+
+    def __str__(self) -> str:
+        return f"tool {self.name!r} of MCP server {self.server}: {self.reason}"
+
+
+def as_json(tool: Any) -> dict[str, Any]:
+    """The SDK's ``Tool`` as the JSON of a ``tools/list`` entry."""
+    json: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json
 
 
 def _reason(error: Any) -> str:

@@ -18,7 +18,12 @@ import pytest
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest
 from agentforge_cli.errors import TargetError
-from agentforge_cli.integrations.mcp.client import target as mcp_target
+from agentforge_cli.integrations.mcp.client.lifecycle import close_all
+from agentforge_cli.integrations.mcp.client.options import (
+    DEFAULT_CALL_TIMEOUT,
+    TIMEOUT_VAR,
+    McpOptions,
+)
 from agentforge_cli.integrations.targets.loading import load_service
 
 HERE = Path(__file__).resolve().parents[2]
@@ -29,21 +34,21 @@ HANGING = f"mcp:{AGENTFORGE} serve {HERE / 'stdio_tools.py'}"
 
 def agentforge(*args: str) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items()
-           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", mcp_target.TIMEOUT_VAR)}
+           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", TIMEOUT_VAR)}
     return subprocess.run([str(AGENTFORGE), *args], capture_output=True, text=True, cwd=ROOT,
                           env=env, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def test_the_default_call_timeout_is_an_option() -> None:
-    assert mcp_target.DEFAULT_CALL_TIMEOUT == 60.0
-    assert mcp_target.McpOptions().call_timeout == mcp_target.DEFAULT_CALL_TIMEOUT
+    assert DEFAULT_CALL_TIMEOUT == 60.0
+    assert McpOptions().call_timeout == DEFAULT_CALL_TIMEOUT
 
 
 def test_the_call_timeout_of_the_options_bounds_a_call(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     monkeypatch.chdir(ROOT)
     try:
-        service = load_service([HANGING], mcp_options=mcp_target.McpOptions(call_timeout=1))
+        service = load_service([HANGING], mcp_options=McpOptions(call_timeout=1))
         started = time.monotonic()
         with pytest.raises(TargetError, match=r"tools/call hang: no answer within 1 s"):
             service.execute(ToolExecutionRequest(name="hang"))
@@ -51,7 +56,7 @@ def test_the_call_timeout_of_the_options_bounds_a_call(monkeypatch: pytest.Monke
         assert service.execute(ToolExecutionRequest(name="echo", arguments='{"n": 2}')
                                ) == ("2", False)
     finally:
-        mcp_target.close_all()
+        close_all()
 
 
 def test_replay_takes_a_timeout(tmp_path: Path) -> None:

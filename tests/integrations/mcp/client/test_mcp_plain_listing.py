@@ -29,16 +29,11 @@ from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.mcp.client import (
     plain_listing as mcp_plain_listing,
 )
-from agentforge_cli.integrations.mcp.client import (
-    target as mcp_target,
-)
+from agentforge_cli.integrations.mcp.client.lifecycle import close_all
 from agentforge_cli.integrations.mcp.client.listing import _problem
+from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools, tool_specification
+from agentforge_cli.integrations.mcp.client.options import McpOptions
 from agentforge_cli.integrations.mcp.client.plain_listing import HANDSHAKE_VERSIONS, surely_valid
-from agentforge_cli.integrations.mcp.client.target import (
-    close_all,
-    load_mcp_tools,
-    tool_specification,
-)
 
 ROOT = Path(__file__).resolve().parents[4]
 EVERYTHING = (Path(sys.prefix) / "node" / "node_modules" / "@modelcontextprotocol"
@@ -80,12 +75,13 @@ def everything() -> Iterator[str]:
 
 _LIST = ("import json, sys\n"
          "from pathlib import Path\n"
-         "from agentforge_cli.integrations.mcp.client import target as mcp_target\n"
+         "from agentforge_cli.integrations.mcp.client import loading as mcp_loading\n"
+         "from agentforge_cli.integrations.mcp.client.options import McpOptions\n"
          "from agentforge_cli.integrations.mcp.client import plain_listing as mcp_plain_listing\n"
          "if sys.argv[2] == 'sdk':\n"
          "    mcp_plain_listing.list_tools_plainly = lambda *a, **k: None\n"
-         "table = mcp_target.load_mcp_tools(sys.argv[1], Path('.'),\n"
-         "    options=mcp_target.McpOptions(on_skipped=lambda s: None))\n"
+         "table = mcp_loading.load_mcp_tools(sys.argv[1], Path('.'),\n"
+         "    options=McpOptions(on_skipped=lambda s: None))\n"
          "print(json.dumps({'mcp imported': 'mcp' in sys.modules, 'tools': [\n"
          "    [s.name, s.title, s.description, s.parameters, s.annotations, s.output_schema,\n"
          "     s.execution] for s in table]}))\n")
@@ -112,7 +108,7 @@ def test_first_calls_after_a_plain_listing_open_the_sdks_session_once(everything
                                                                        ) -> None:
     """Four threads call at once: one opens the session, all four are answered."""
     table = load_mcp_tools(everything, ROOT,
-                           options=mcp_target.McpOptions(on_skipped=lambda skipped: None))
+                           options=McpOptions(on_skipped=lambda skipped: None))
     try:
         (echo,) = [executor for spec, executor in table.items() if spec.name == "echo"]
         results: list[Any] = [None] * 4

@@ -24,7 +24,10 @@ from mcp_client_support import threaded_http_server
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.options import mcp_options
 from agentforge_cli.core.define.spec import ToolSpecification
-from agentforge_cli.integrations.mcp.client import target as mcp_target
+from agentforge_cli.integrations.mcp.client.headers import merged_headers
+from agentforge_cli.integrations.mcp.client.lifecycle import close_all
+from agentforge_cli.integrations.mcp.client.options import HEADERS_VAR, TIMEOUT_VAR, McpOptions
+from agentforge_cli.integrations.mcp.client.target import McpToolResult
 
 HERE = Path(__file__).resolve().parents[2]
 ROOT = HERE.parents[1]
@@ -41,8 +44,8 @@ AUTH = f"Authorization: Bearer {SECRET}"
 
 def _env(**extra: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
-           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", mcp_target.TIMEOUT_VAR,
-                          mcp_target.HEADERS_VAR)}
+           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", TIMEOUT_VAR,
+                          HEADERS_VAR)}
     env.update(extra)
     return env
 
@@ -164,9 +167,9 @@ def test_the_option_wins_over_the_environment_per_header(guarded_server: str) ->
 
 
 def test_headers_merge_case_insensitively(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(mcp_target.HEADERS_VAR, json.dumps({"authorization": "env",
+    monkeypatch.setenv(HEADERS_VAR, json.dumps({"authorization": "env",
                                                            "X-Team": "a"}))
-    assert mcp_target._headers({"Authorization": "option"}) == {"X-Team": "a",
+    assert merged_headers({"Authorization": "option"}) == {"X-Team": "a",
                                                                 "Authorization": "option"}
 
 
@@ -382,21 +385,21 @@ def test_load_service_takes_the_options_and_keeps_the_raw_result(
     from agentforge_cli.integrations.targets.loading import load_service
 
     monkeypatch.chdir(ROOT)
-    options = mcp_target.McpOptions(env={"PROBE_TOKEN": "t1"}, cwd=tmp_path)
+    options = McpOptions(env={"PROBE_TOKEN": "t1"}, cwd=tmp_path)
     try:
         service = load_service([STDIO_PROBE], mcp_options=options)
         where = service.execute(ToolExecutionRequest(name="whereami"))
         assert where == (f"{tmp_path}|t1|-", False)
         result = service.execute(ToolExecutionRequest(name="forecast",
                                                       arguments='{"city": "Rome"}'))
-        assert isinstance(result, mcp_target.McpToolResult)
+        assert isinstance(result, McpToolResult)
         assert result.arguments == {"city": "Rome"}
         assert result.structured_content == {"city": "Rome", "celsius": 21}
         assert result.content == [{"type": "text", "text": result.text}]
         spec = next(s for s in service.specifications if s.name == "forecast")
         assert spec.output_schema is not None and spec.output_schema["title"] == "Forecast"
     finally:
-        mcp_target.close_all()
+        close_all()
 
 
 @pytest.mark.parametrize(("url", "why"), [

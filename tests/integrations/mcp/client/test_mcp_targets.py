@@ -20,7 +20,8 @@ import pytest
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest
 from agentforge_cli.errors import TargetConfigError, TargetError
-from agentforge_cli.integrations.mcp.client import target as mcp_target
+from agentforge_cli.integrations.mcp.client.lifecycle import close_all
+from agentforge_cli.integrations.mcp.client.options import TIMEOUT_VAR
 from agentforge_cli.integrations.targets.loading import load_service
 
 HERE = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ PROVIDERS = ["openai", "openai-strict", "openai-responses", "openai-responses-st
 
 def _env(**extra: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
-           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", mcp_target.TIMEOUT_VAR)}
+           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", TIMEOUT_VAR)}
     env.update(extra)
     return env
 
@@ -170,7 +171,7 @@ def test_load_service_executes_through_the_server_and_close_all_stops_it(
                                                      arguments='{"name":"x","limit":5.5}'))
         assert wrong.is_error and "non-integer value" in wrong.text
     finally:
-        mcp_target.close_all()
+        close_all()
     _assert_gone(int(pid_file.read_text()))
 
 

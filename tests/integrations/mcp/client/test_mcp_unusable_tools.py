@@ -19,7 +19,8 @@ from mcp_client_support import AGENTFORGE, serve
 from test_mcp_faults import FAULTY, agentforge
 
 from agentforge_cli.errors import TargetError
-from agentforge_cli.integrations.mcp.client.target import close_all, load_mcp_tools
+from agentforge_cli.integrations.mcp.client.lifecycle import close_all
+from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools
 
 HERE = Path(__file__).resolve().parents[2]
 BAD = f"{FAULTY} badschema"

@@ -34,9 +34,9 @@ def _install() -> None:
         process = await spawn(*args, **kwargs)
         sink = _SINK.get()
         if sink is not None:
-            from agentforge_cli.integrations.mcp.client.framing import framed
+            from agentforge_cli.integrations.mcp.client.transports.stdio_framing import framed
 
-            process = framed(process)  # whole, bounded lines: see mcp_framing
+            process = framed(process)  # whole, bounded lines: see stdio_framing
             sink(process)
         return process
 

@@ -1,0 +1,372 @@
+"""One MCP server and the SDK's client session to it, used synchronously
+(:class:`McpConnection`).
+
+The core's executors are synchronous, so each connection runs in an event loop of its own
+in a background thread (an anyio blocking portal). The transport comes from
+:func:`~agentforge_cli.integrations.mcp.client.transports.inference.infer_transport`. A
+connection lives until the process exits (``atexit`` closes it: the SDK ends the server,
+escalating to a kill) or until
+:func:`~agentforge_cli.integrations.mcp.client.lifecycle.close_all`. The server's
+standard error goes to a temporary file; its last lines are quoted when the server fails.
+
+Failures raise :class:`~agentforge_cli.errors.TargetError`: a command that does not start,
+a server that exits, writes something other than MCP or does not answer in time, an HTTP
+endpoint that answers with an error status (quoted with the URL, never the headers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from agentforge_cli.core.observe.masking import (
+    mask_command,
+    mask_target,
+    mask_values,
+    secret_values,
+)
+from agentforge_cli.errors import (
+    MCPUnavailableError,
+    ServerCallError,
+    TargetError,
+)
+from agentforge_cli.integrations.mcp.client.failures import (
+    CONNECTION_CLOSED,
+    HTTP_HINTS,
+    INSTALL_HINT,
+    answered_too_much,
+    describe,
+    http_status,
+    innermost,
+    not_mcp,
+)
+from agentforge_cli.integrations.mcp.client.lifecycle import forget, register
+from agentforge_cli.integrations.mcp.client.listing import MAX_PAGES, SkippedTool, as_json
+from agentforge_cli.integrations.mcp.client.transports.inference import infer_transport
+from agentforge_cli.integrations.mcp.client.transports.sse import SSE
+from agentforge_cli.integrations.mcp.client.transports.stdio import PREFIX
+from agentforge_cli.integrations.mcp.client.transports.streamable_http import STREAMABLE_HTTP
+from agentforge_cli.integrations.mcp.client.urls import is_url
+
+__all__ = ["McpConnection"]
+
+_STDERR_LINES = 10
+_EXIT_WAIT = 2.0  # seconds a server that closed the connection gets to exit
+
+
+class McpConnection:
+    """One running MCP server and the SDK's client session to it, used synchronously."""
+
+    def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout: float,
+                 call_timeout: float | None = None,
+                 headers: dict[str, str] | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.headers = headers or {}
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.timeout = timeout
+        self.call_timeout = call_timeout
+        self._problems: list[BaseException] = []  # lines on stdout that are not MCP
+        self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
+        self._refused_code: int | None = None  # ... and its code
+        self.transport = infer_transport(spec)
+        """The transport the server is spoken to over."""
+        self._stack: Any = None
+        self._session: Any = None
+        self._sorter: Any = None  # the session's dispatcher (listing.tool_sorter)
+        self._portal: Any = None
+        self._stderr: Any = None
+        self._process: Any = None  # the stdio server's process (see stdio_process)
+        self._died: str | None = None  # how the server died during a call
+        self._listed_plainly = False  # listed without the SDK: its session opens at a call
+        self._opening = threading.Lock()
+        self.skipped: list[SkippedTool] = []
+        """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
+
+    @property
+    def label(self) -> str:
+        """The URL (its credentials masked), or the command in backquotes, for messages
+        (never the headers)."""
+        if is_url(self.spec):
+            return mask_target(self.spec)
+        return f"`{' '.join(mask_command(self.spec[len(PREFIX):].split()))}`"
+
+    @property
+    def errlog(self) -> TextIO:
+        """Where the server's standard error goes: a temporary file, made by :meth:`_open`
+        before the transport opens and kept until :meth:`close`."""
+        stderr: TextIO = self._stderr
+        return stderr
+
+    # -- start and stop -------------------------------------------------------------------
+
+    def open(self) -> list[dict[str, Any]]:
+        """Start the server, initialize the session and return its tools (the JSON of
+        each ``tools/list`` entry).
+
+        The transport is the one :func:`infer_transport` gives, and the one it gives
+        instead when the first refuses the POST (tried once; if it fails too, the first
+        error stands). A streamable-HTTP server that answers plainly is listed without
+        the SDK, whose session then opens at the first call (:meth:`_list_plainly`).
+
+        Raises:
+            TargetError: The server does not start, exits, does not speak MCP or does not
+                answer within the timeout (the connection is closed again).
+        """
+        if self.transport is STREAMABLE_HTTP:
+            tools = self._list_plainly()
+            if tools is not None:
+                return tools
+        return self._open_session()
+
+    def _open_session(self) -> list[dict[str, Any]]:
+        """:meth:`open` through the SDK's session."""
+        try:
+            return self._open()
+        except TargetError as error:
+            instead = infer_transport(self.spec, self._refused_code)
+            if self._refused_code is None or instead is self.transport:
+                raise
+            self.transport, self._refused, self._refused_code = instead, None, None
+            self._problems.clear()
+            try:
+                return self._open()
+            except TargetError:
+                raise error from None
+
+    def _list_plainly(self) -> list[dict[str, Any]] | None:
+        """The tools, listed without importing the SDK when the server answers plainly
+        (:mod:`~agentforge_cli.integrations.mcp.client.plain_listing`); ``None`` otherwise."""
+        from agentforge_cli import __version__
+        from agentforge_cli.integrations.mcp.client.plain_listing import (
+            Unanswered,
+            list_tools_plainly,
+        )
+
+        try:
+            tools = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
+                                       MAX_PAGES)
+        except Unanswered:
+            raise self._error("did not answer", TimeoutError(), self.timeout) from None
+        if tools is not None:
+            self._listed_plainly = True
+            register(self)
+        return tools
+
+    def _open(self) -> list[dict[str, Any]]:
+        import tempfile
+
+        try:
+            from anyio.from_thread import start_blocking_portal
+        except ImportError as exc:  # anyio comes with the SDK
+            raise MCPUnavailableError(f"cannot use target {self.label}: the mcp package is "
+                                      "not installed", hint=INSTALL_HINT) from exc
+        # lives as long as the connection: close() closes it
+        self._stderr = tempfile.TemporaryFile(  # noqa: SIM115
+            "w+", encoding="utf-8", errors="replace")
+        self._stack = contextlib.ExitStack()
+        try:
+            self._portal = self._stack.enter_context(start_blocking_portal())
+            self._session = self._stack.enter_context(
+                self._portal.wrap_async_context_manager(self._connect()))
+            tools: list[dict[str, Any]] = self._portal.call(self._bounded, self._list_tools,
+                                                            self.timeout)
+            self.skipped = [SkippedTool(self.label, name, reason)
+                            for name, reason in self._sorter.skipped]
+        except TargetError:
+            self.close()
+            raise
+        except BaseException as exc:
+            what = "did not answer" if is_url(self.spec) else "did not start"
+            if answered_too_much(exc):  # it started, and answered too much
+                what = "cannot be listed"
+            error = self._error(what, exc, self.timeout)
+            self.close()
+            raise error from None
+        register(self)
+        return tools
+
+    def close(self) -> None:
+        """End the session and the server (idempotent)."""
+        self._listed_plainly = False
+        self._portal = self._session = None
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            with contextlib.suppress(BaseException):  # the server is gone either way
+                stack.close()
+        forget(self)
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _connect(self) -> Any:
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def connect() -> Any:
+            import anyio
+            from mcp import ClientSession
+
+            async def on_message(message: Any) -> None:
+                if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
+                    self._problems.append(message)
+
+            from mcp import types
+
+            from agentforge_cli import __version__
+            from agentforge_cli.integrations.mcp.client.listing import tool_sorter
+
+            me = types.Implementation(name="agentforge", version=__version__)
+            async with self.transport.open_streams(self) as (read, write):
+                self._sorter = tool_sorter(read, write)
+                async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
+                                         client_info=me) as session:
+                    self._sorter.version = lambda: session.protocol_version
+                    with anyio.fail_after(self.timeout):
+                        await session.initialize()
+                    yield session
+
+        return connect()
+
+    def keep_process(self, process: Any) -> None:
+        """Keep the process of the ``mcp:`` server (the stdio transport gives it)."""
+        self._process = process
+
+    def signal_server(self, signum: int) -> None:
+        """Send ``signum`` to the server's process (``mcp:`` targets; nothing for a URL or
+        a process gone)."""
+        pid = getattr(self._process, "pid", None)
+        if isinstance(pid, int):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signum)
+
+    async def note_status(self, response: Any) -> None:
+        """Keep the first HTTP error status of a request (a POST; over streamable HTTP the
+        optional event stream's GET may be refused, over SSE it is the connection): the
+        SDK's own error does not name it."""
+        if (response.status_code >= 400 and self._refused is None
+                and (response.request.method == "POST" or self.transport is SSE)):
+            self._refused = http_status(response)
+            self._refused_code = response.status_code
+
+    # -- requests -------------------------------------------------------------------------
+
+    @staticmethod
+    async def _bounded(func: Any, timeout: float | None, *args: Any) -> Any:
+        import anyio
+
+        with anyio.fail_after(timeout):
+            return await func(*args)
+
+    async def _list_tools(self) -> list[dict[str, Any]]:
+        from mcp import types
+
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(MAX_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            tools.extend(map(as_json, page.tools))
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+        raise TargetError(f"MCP server {self.label} keeps paging past {MAX_PAGES} pages of "
+                          "tools/list (it always answers with a nextCursor)")
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Send ``tools/call`` and return the SDK's ``CallToolResult``.
+
+        Raises:
+            ServerCallError: The server died during the call (or an earlier one), or did
+                not answer within the call timeout.
+            TargetError: The connection is closed, or failed otherwise.
+        """
+        if self._listed_plainly:  # the SDK's session, from the first call on
+            with self._opening:  # calls from several threads open it once
+                if self._listed_plainly:
+                    try:
+                        self._open_session()
+                    finally:  # opened, or failed (closing): the next call tries again
+                        self._listed_plainly = self._stack is None
+        from mcp.shared.exceptions import MCPError
+
+        if self._portal is None:
+            raise TargetError(f"MCP server {self.label} is closed")
+        if self._died is not None:
+            raise ServerCallError(f"MCP server {self.label} is gone: it {self._died}",
+                                  outcome="gone", hint=self._stderr_tail())
+        try:
+            return self._portal.call(self._bounded, self._session.call_tool,
+                                     self.call_timeout, name, arguments)
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:
+                raise
+            raise self._death(name) from None
+        except BaseException as exc:
+            error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
+            if isinstance(innermost(exc), TimeoutError):
+                raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
+            raise error from None
+
+    def _death(self, name: str) -> ServerCallError:
+        """The server closed the connection during ``tools/call name``: how it ended (its
+        exit status, once it has exited) and the end of its standard error."""
+        import time
+
+        from agentforge_cli.integrations.mcp.client.transports.stdio_process import (
+            exit_status,
+        )
+
+        status = None
+        if self._process is not None:
+            deadline = time.monotonic() + _EXIT_WAIT
+            while (status := exit_status(self._process.returncode)) is None and (
+                    time.monotonic() < deadline):
+                time.sleep(0.02)
+        if status is not None:
+            self._died = f"died during tools/call {name}: {status}"
+        else:
+            self._died = (f"closed the connection during tools/call {name}" if is_url(
+                self.spec) else f"closed its standard output during tools/call {name}")
+        return ServerCallError(f"MCP server {self.label} {self._died}", outcome="died",
+                               hint=self._stderr_tail())
+
+    def _error(self, what: str, exc: BaseException, bound: float | None) -> TargetError:
+        reason = describe(exc)
+        if isinstance(innermost(exc), TimeoutError) and bound is not None:
+            reason = f"no answer within {bound:g} s"
+        elif self._refused is not None:
+            reason = f"{self._refused} ({reason})"
+            if self._refused.startswith(("HTTP 401", "HTTP 404")):
+                what = ("needs authorization" if self._refused.startswith("HTTP 401")
+                        else what)
+                return TargetError(f"MCP server {self.label} {what}: {reason}",
+                                   hint=HTTP_HINTS[self._refused[:8]])
+        if self._problems:
+            reason += ("; it wrote something other than MCP on standard output: "
+                       f"{not_mcp(self._problems[0])}")
+        return TargetError(f"MCP server {self.label} {what}: {reason}",
+                           hint=self._stderr_tail())
+
+    def _stderr_tail(self) -> str | None:
+        if self._stderr is None:
+            return None
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0)
+            lines = [line.rstrip() for line in self._stderr.read().splitlines()
+                     if line.strip()]
+        except (OSError, ValueError):
+            return None
+        if not lines:
+            return None
+        # what the server was given (--env, --header values) never comes back out
+        tail = mask_values("\n  ".join(lines[-_STDERR_LINES:]),
+                           secret_values(self.env, self.headers))
+        return "the server's standard error ended with:\n  " + tail
