@@ -94,10 +94,7 @@ def check(
     Exit 3 when a target or the snapshot cannot be loaded (create it with --update-snapshot).
     """
     with guarded():
-        if update_snapshot and snapshot is None:
-            raise UsageError("--update-snapshot needs --snapshot FILE",
-                             hint="e.g. agentforge tools check --snapshot tools.lock.json "
-                                  "--update-snapshot")
+        _check_snapshot_options(snapshot, update_snapshot)
         selected = _providers(providers)
         chosen = _clients(clients)
         configured = _configured_silencings()
@@ -106,7 +103,7 @@ def check(
 
         from agentforge_cli.integrations.targets.loading import load_service
         from agentforge_cli.integrations.targets.provenance import tool_origins
-        from agentforge_cli.schema.findings import exit_code, findings_to_json
+        from agentforge_cli.schema.findings import exit_code
         from agentforge_cli.schema.lint import run_checks
         from agentforge_cli.schema.silencing import silence
 
@@ -119,68 +116,123 @@ def check(
                                   update_snapshot=update_snapshot,
                                   origins=tool_origins(service), silencings=configured,
                                   clients=chosen)
-        if skipped or any(spec.execution for spec in specs):
-            from agentforge_cli.integrations.mcp.client.findings import mcp_findings
-
-            findings[:0] = silence(mcp_findings(skipped, specs), silencings)
-        measured = None  # --budget / --results
-        if budget or results:
-            from agentforge_cli.cli.budget_cmd import run_budget
-
-            measured = run_budget(specs, selected, results or (), definitions=budget)
+        findings[:0] = silence(_mcp_findings(skipped, specs), silencings)
+        measured = _measured(specs, selected, budget, results)
+        if measured is not None:
             findings.extend(silence(measured.findings, silencings))
         code = exit_code(findings, fail_on.value)
         counted = [f for f in findings if not f.silenced]
         if junit is not None:
-            from agentforge_cli.cli.check_junit import check_junit
-            from agentforge_cli.cli.replay_outputs import write_junit_text
-
-            write_junit_text(junit, check_junit(findings, [spec.name for spec in specs],
-                                                fail_on=fail_on.value, tool_set=bool(chosen)))
+            _write_junit(junit, findings, specs, fail_on, tool_set=bool(chosen))
         if json_output:
-            document = findings_to_json(findings, fail_on.value)
-            document.setdefault("silenced", [])
-            document.update(tools=len(specs), providers=list(selected),
-                            clients=list(chosen), snapshot=snapshot,
-                            fail_on=fail_on.value)
-            if measured is not None:
-                document["budget"] = measured.document
-            _write_json(document)
+            _write_json(_check_document(findings, len(specs), selected, chosen, snapshot,
+                                        fail_on, measured))
         else:
             if measured is not None:
                 measured.show()
             scope = _scope(len(specs), selected, chosen, snapshot, update_snapshot, findings,
                            fail_on)
             failed = code != 0
-            verdict = (f"{'✗ check failed' if failed else '✓ check passed'}: "
-                       f"{level_counts(counted) or 'no findings'}")
-            show_findings(counted, verdict, failed, scope, silenced=_silenced_lines(findings))
+            show_findings(counted, _verdict(counted, failed), failed, scope,
+                          silenced=_silenced_lines(findings))
         from agentforge_cli.cli import step_summary
 
         step_summary.check(counted, failed=code != 0)
         raise typer.Exit(code)
 
 
+def _check_snapshot_options(snapshot: str | None, update_snapshot: bool) -> None:
+    """``--update-snapshot`` needs the ``--snapshot`` file to write."""
+    if update_snapshot and snapshot is None:
+        raise UsageError("--update-snapshot needs --snapshot FILE",
+                         hint="e.g. agentforge tools check --snapshot tools.lock.json "
+                              "--update-snapshot")
+
+
+def _check_document(findings: Sequence[Any], tools: int, selected: Sequence[str],
+                    chosen: Sequence[str], snapshot: str | None, fail_on: FailOn,
+                    measured: Any) -> dict[str, Any]:
+    """``tools check --json``: the findings, what was checked, and what ``--budget`` and
+    ``--results`` measured."""
+    from agentforge_cli.schema.findings import findings_to_json
+
+    document = findings_to_json(findings, fail_on.value)
+    document.setdefault("silenced", [])
+    document.update(tools=tools, providers=list(selected), clients=list(chosen),
+                    snapshot=snapshot, fail_on=fail_on.value)
+    if measured is not None:
+        document["budget"] = measured.document
+    return document
+
+
+def _mcp_findings(skipped: Sequence[Any], specs: Sequence[Any]) -> list[Any]:
+    """The findings about MCP tools: those a server lists that cannot be used
+    (``skipped``), and those that must be called as a task; none without MCP tools."""
+    if not skipped and not any(spec.execution for spec in specs):
+        return []
+    from agentforge_cli.integrations.mcp.client.findings import mcp_findings
+
+    return mcp_findings(skipped, specs)
+
+
+def _measured(specs: Sequence[Any], selected: Sequence[str], budget: bool,
+              results: Sequence[str] | None) -> Any:
+    """What ``--budget`` and ``--results`` measured, or ``None`` when neither is given."""
+    if not budget and not results:
+        return None
+    from agentforge_cli.cli.budget_cmd import run_budget
+
+    return run_budget(specs, selected, results or (), definitions=budget)
+
+
+def _write_junit(path: str, findings: Sequence[Any], specs: Sequence[Any], fail_on: FailOn,
+                 *, tool_set: bool) -> None:
+    """``--junit FILE``: the findings as a JUnit XML report, a testcase per tool."""
+    from agentforge_cli.cli.check_junit import check_junit
+    from agentforge_cli.cli.replay_outputs import write_junit_text
+
+    write_junit_text(path, check_junit(findings, [spec.name for spec in specs],
+                                       fail_on=fail_on.value, tool_set=tool_set))
+
+
+def _verdict(counted: Sequence[Any], failed: bool) -> str:
+    """``✗ check failed: 1 error`` or ``✓ check passed: no findings``."""
+    return (f"{'✗ check failed' if failed else '✓ check passed'}: "
+            f"{level_counts(counted) or 'no findings'}")
+
+
 def _scope(tools: int, selected: Sequence[str], chosen: Sequence[str], snapshot: str | None,
            update_snapshot: bool, findings: Sequence[Any], fail_on: FailOn) -> str:
     """What the check covered, under its verdict: the tools, the providers and clients,
     the snapshot, ``--fail-on warning`` and how many findings were silenced."""
-    scope = [f"{tools} tool{'' if tools == 1 else 's'}",
-             ("providers: " + ", ".join(selected)) if selected
-             else "no provider selected" if not chosen else ""]
-    if chosen:
-        scope.append(_client_scope(chosen))
-    scope = [part for part in scope if part]
+    scope = [f"{tools} tool{'' if tools == 1 else 's'}", *_selection_scope(selected, chosen)]
     if snapshot is not None:
-        written = any(f.rule == "snapshot-updated" for f in findings)
-        scope.append(f"snapshot {snapshot}" + (
-            " (already up to date)" if update_snapshot and not written else ""))
+        scope.append(_snapshot_scope(snapshot, update_snapshot, findings))
     if fail_on is FailOn.warning:
         scope.append("--fail-on warning")
     silenced = sum(1 for f in findings if f.silenced)
     if silenced:
         scope.append(f"{silenced} silenced (not counted)")
     return " · ".join(scope)
+
+
+def _selection_scope(selected: Sequence[str], chosen: Sequence[str]) -> list[str]:
+    """``providers: openai`` and ``clients: ...`` for what was selected; ``no provider
+    selected`` when neither a provider nor a client was."""
+    if not selected and not chosen:
+        return ["no provider selected"]
+    scope = ["providers: " + ", ".join(selected)] if selected else []
+    if chosen:
+        scope.append(_client_scope(chosen))
+    return scope
+
+
+def _snapshot_scope(snapshot: str, update_snapshot: bool, findings: Sequence[Any]) -> str:
+    """``snapshot FILE``, ``(already up to date)`` when ``--update-snapshot`` wrote
+    nothing."""
+    written = any(f.rule == "snapshot-updated" for f in findings)
+    unchanged = update_snapshot and not written
+    return f"snapshot {snapshot}" + (" (already up to date)" if unchanged else "")
 
 
 def diff(

@@ -37,24 +37,32 @@ def check_junit(findings: Sequence[Any], tools: Sequence[str], *, fail_on: str,
     threshold = severity(fail_on)
     suite = ElementTree.Element("testsuite", name="agentforge tools check",
                                 tests=str(len(by_tool)), errors="0", skipped="0")
-    failures = 0
-    for name, found in by_tool.items():
-        case = ElementTree.SubElement(suite, "testcase", classname="agentforge.check",
-                                      name=xml_text(name), time="0.000000")
-        counted = [f for f in found if not f.silenced]
-        failing = [f for f in counted if severity(f.level) >= threshold]
-        if failing:
-            failures += 1
-            failure = ElementTree.SubElement(case, "failure", type=failing[0].rule,
-                                             message=xml_text(failing[0].message))
-            failure.text = xml_text("\n".join(str(f) for f in counted))
-        rest = [f for f in found if f.silenced or not failing]
-        if rest:
-            ElementTree.SubElement(case, "system-out").text = xml_text(
-                "\n".join(str(f) for f in rest))
+    failures = sum(_testcase(suite, name, found, threshold) for name, found in by_tool.items())
     suite.set("failures", str(failures))
     root = ElementTree.Element("testsuites")
     root.append(suite)
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(
         root, "unicode") + "\n"
+
+
+def _testcase(suite: ElementTree.Element, name: str, found: Sequence[Any],
+              threshold: int) -> bool:
+    """Add the testcase of ``name`` to ``suite``: a failure when a counted finding is at
+    ``threshold`` or above, listing every counted finding; the others in ``system-out``.
+    Whether it failed."""
+    from agentforge_cli.schema.findings import severity
+
+    case = ElementTree.SubElement(suite, "testcase", classname="agentforge.check",
+                                  name=xml_text(name), time="0.000000")
+    counted = [f for f in found if not f.silenced]
+    failing = [f for f in counted if severity(f.level) >= threshold]
+    if failing:
+        failure = ElementTree.SubElement(case, "failure", type=failing[0].rule,
+                                         message=xml_text(failing[0].message))
+        failure.text = xml_text("\n".join(str(f) for f in counted))
+    rest = [f for f in found if f.silenced or not failing]
+    if rest:
+        ElementTree.SubElement(case, "system-out").text = xml_text(
+            "\n".join(str(f) for f in rest))
+    return bool(failing)

@@ -209,12 +209,15 @@ def _verdict(reports: list[Any], seed: int) -> None:
     failed = [r for r in reports if r.failed]
     run = [r for r in reports if not r.skipped]
     if reports and not run:
-        write(f"✗ fuzz called no tool: {len(reports)} tool{'' if len(reports) == 1 else 's'} "
-              "skipped (see above)")
+        write(f"✗ fuzz called no tool: {_counted(len(reports), 'tool')} skipped (see above)")
     elif failed:
         found = sum(len(r.findings) + (r.error is not None) for r in failed)
-        write(f"✗ fuzz found {found} problem{'' if found == 1 else 's'} in {len(failed)} of "
-              f"{len(run)} tool{'' if len(run) == 1 else 's'} (seed {seed})")
+        write(f"✗ fuzz found {_counted(found, 'problem')} in {len(failed)} of "
+              f"{_counted(len(run), 'tool')} (seed {seed})")
     else:
-        write(f"✓ fuzz found no problem in {len(run)} tool{'' if len(run) == 1 else 's'} "
-              f"(seed {seed})")
+        write(f"✓ fuzz found no problem in {_counted(len(run), 'tool')} (seed {seed})")
+
+
+def _counted(count: int, noun: str) -> str:
+    """``1 tool``, ``2 tools``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

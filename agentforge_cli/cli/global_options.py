@@ -65,6 +65,15 @@ def _spelling(token: str, known: dict[str, Any]) -> tuple[str | None, bool]:
     return None, False
 
 
+def _entered(command: Any, token: str) -> Any:
+    """The sub-command of ``command`` that ``token`` names, else ``command`` itself (an
+    argument, or a command without sub-commands)."""
+    commands = getattr(command, "commands", None)
+    if isinstance(commands, dict) and token in commands and not token.startswith("-"):
+        return commands[token]
+    return command
+
+
 def hoist_global_options(root: Any, args: list[str]) -> list[str]:
     """``args`` with every global option after the first sub-command moved in front."""
     globals_ = _global_options(root)
@@ -88,9 +97,7 @@ def hoist_global_options(root: Any, args: list[str]) -> list[str]:
                 target = moved
         if name is None:
             kept.append(token)
-            commands = getattr(command, "commands", None)
-            if isinstance(commands, dict) and token in commands and not token.startswith("-"):
-                command = commands[token]
+            command = _entered(command, token)
             continue
         param = own.get(name) if target is kept else globals_[name]
         target.append(token)

@@ -79,33 +79,40 @@ def record(
                                  "runs already")
             _record_url(url, output, port, header, no_mask)
             return
-        if port is not None or header:
-            raise UsageError("--port and --header need --url")
-        if not command:
-            raise UsageError("no server command given",
-                             hint="put it after --: agentforge record -o session.jsonl -- "
-                                  "python server.py")
-        if output is None:
-            raise UsageError("--output FILE is required: where the session is written")
-        reach = mcp_options(None, env, cwd)
-        from agentforge_cli.core.observe.masking import secret_values
-        from agentforge_cli.integrations.mcp.record.stdio_proxy import SessionLog, record_stdio
-        from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
-
-        try:
-            log = SessionLog(output, mask=not no_mask,
-                             secrets=secret_values(reach.env) if reach else ())
-        except OSError as exc:
-            raise UsageError(f"--output {output}: cannot be opened for appending: "
-                             f"{exc.strerror or exc}") from None
-        try:
-            with claim_stdio() as wire:
-                status = record_stdio(command, log, reader=wire.reader, writer=wire.writer,
-                                      env=reach.env if reach else None,
-                                      cwd=reach.cwd if reach else None)
-        finally:
-            log.close()
+        status = _record_command(command, output, port, header, env, cwd, no_mask)
     raise typer.Exit(status)
+
+
+def _record_command(command: list[str] | None, output: Path | None, port: int | None,
+                    header: list[str] | None, env: list[str] | None, cwd: str | None,
+                    no_mask: bool) -> int:
+    """``record -- COMMAND``: run the server behind the stdio proxy; its exit status."""
+    if port is not None or header:
+        raise UsageError("--port and --header need --url")
+    if not command:
+        raise UsageError("no server command given",
+                         hint="put it after --: agentforge record -o session.jsonl -- "
+                              "python server.py")
+    if output is None:
+        raise UsageError("--output FILE is required: where the session is written")
+    reach = mcp_options(None, env, cwd)
+    from agentforge_cli.core.observe.masking import secret_values
+    from agentforge_cli.integrations.mcp.record.stdio_proxy import SessionLog, record_stdio
+    from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
+
+    try:
+        log = SessionLog(output, mask=not no_mask,
+                         secrets=secret_values(reach.env) if reach else ())
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot be opened for appending: "
+                         f"{exc.strerror or exc}") from None
+    try:
+        with claim_stdio() as wire:
+            return record_stdio(command, log, reader=wire.reader, writer=wire.writer,
+                                env=reach.env if reach else None,
+                                cwd=reach.cwd if reach else None)
+    finally:
+        log.close()
 
 
 def _record_url(url: str, output: Path | None, port: int | None, header: list[str] | None,

@@ -302,20 +302,12 @@ def _call(service: Any, executor: Any, name: str, text: str, memory_id: str | No
     import uuid
 
     from agentforge_cli.cli.output import write
-    from agentforge_cli.core.bind.arguments import argument_repairs
     from agentforge_cli.core.define.spec import ToolExecutionRequest
     from agentforge_cli.core.run import call_document
     from agentforge_cli.core.run.forks import claim_process
     from agentforge_cli.errors import ToolExecutionError
 
-    if choices.shows_binding_note(ran):
-        write(executor.binding_note, stderr=True)
-    repairs = argument_repairs(text) if choices.looks_for_repairs(ran) else ()
-    if repairs and not choices.json_output:
-        write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
-    explained = _explanation(executor, text) if choices.explains else None
-    if explained is not None and choices.notes:
-        _show_explanation(explained)
+    repairs, explained = _argument_notes(executor, text, choices, ran)
     rows = [row.as_json() for row in explained.rows] if explained is not None else []
     explain_rows = rows if choices.explain else None
     request = ToolExecutionRequest(id=f"cli-{uuid.uuid4().hex[:12]}", name=name,
@@ -339,6 +331,24 @@ def _call(service: Any, executor: Any, name: str, text: str, memory_id: str | No
     else:
         write(_as_shown(result.text))
     raise typer.Exit(EXIT_FAILED if result.is_error else EXIT_OK)
+
+
+def _argument_notes(executor: Any, text: str, choices: CallChoices, ran: str | None
+                    ) -> tuple[tuple[str, ...], ArgumentExplanation | None]:
+    """What ``choices`` ask to know about the arguments before the call — what parsing
+    repaired and how they bind — with the notes shown on stderr (the binding note too)."""
+    from agentforge_cli.cli.output import write
+    from agentforge_cli.core.bind.arguments import argument_repairs
+
+    if choices.shows_binding_note(ran):
+        write(executor.binding_note, stderr=True)
+    repairs = argument_repairs(text) if choices.looks_for_repairs(ran) else ()
+    if repairs and not choices.json_output:
+        write("the argument string was repaired: " + "; ".join(repairs), stderr=True)
+    explained = _explanation(executor, text) if choices.explains else None
+    if explained is not None and choices.notes:
+        _show_explanation(explained)
+    return repairs, explained
 
 
 def _as_shown(text: str) -> str:
