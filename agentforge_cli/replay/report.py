@@ -168,6 +168,11 @@ _string = json.encoder.encode_basestring  # what that encoder writes a str with
 def call_json(call: CallReport) -> str:
     """``call.to_dict()`` as ``json.JSONEncoder(ensure_ascii=False)`` writes it, byte for
     byte: one entry of ``replay --json``."""
+    actual, shown = call.actual, call.shown_arguments
+    if call.expected is actual and call.status is MATCHED and actual is not None and (
+            shown is not None and call.is_error is not None):  # a match settled at once
+        return matched_entry(call.id, call.name, actual, call.expected_is_error,
+                             call.is_error, shown, call.where, call.duration_ms)
     return json_entry(call.id, call.name, call.status, call.expected, call.actual,
                       call.expected_is_error, call.is_error, call.masked_arguments(),
                       call.where, call.duration_ms, call.drift)
