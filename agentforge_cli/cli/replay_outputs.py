@@ -22,8 +22,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
-from itertools import islice
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
@@ -83,12 +82,6 @@ class JsonReport:
         self._batch: list[str] = []
         self._surrogates = False  # an entry holds a lone surrogate: written as text
 
-    def add(self, call: Any) -> None:
-        """Record one settled call."""
-        self._batch.append(call_json(call))
-        if len(self._batch) >= _BATCH:
-            self._spool_batch()
-
     def add_entry(self, entry: Any) -> None:
         """Record one settled entry of the replay, if it is a call."""
         if type(entry) is CallReport:
@@ -96,15 +89,6 @@ class JsonReport:
             batch.append(call_json(entry))
             if len(batch) >= _BATCH:
                 self._spool_batch()
-
-    def add_lines(self, lines: Iterable[str]) -> None:
-        """Record settled calls given as their entries (:func:`call_json`)."""
-        batch, lines = self._batch, iter(lines)
-        while True:  # a batch at a time, taken by islice
-            batch.extend(islice(lines, _BATCH - len(batch)))
-            if len(batch) < _BATCH:
-                return
-            self._spool_batch()
 
     def _spool_batch(self) -> None:
         if self._batch:

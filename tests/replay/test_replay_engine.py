@@ -389,14 +389,17 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
     buffer_of = reports._utf8_buffer
     monkeypatch.setattr(reports, "_utf8_buffer",
                         lambda stream: copied.append(buffer_of(stream)) or copied[-1])
-    lines = [json.dumps({"n": i, "text": odd if i == 1500 else "长路"}, ensure_ascii=False)
+    calls = [report.CallReport(index=i, id=f"c{i}", name="lookup", arguments="{}",
+                               where=f"line {i + 1}", actual=odd if i == 1500 else "长路",
+                               is_error=False, duration_ms=0.5, status=report.UNRECORDED)
              for i in range(3000)]
     outputs = []
     for use_stream in (False, True):
         raw = io.BytesIO()
         stream = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
-        report = reports.JsonReport()
-        report.add_lines(iter(lines))
+        spooled = reports.JsonReport()
+        for call in calls:
+            spooled.add_entry(call)
 
         def emit(text: str, stream=stream) -> None:
             try:
@@ -404,10 +407,10 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
             except UnicodeEncodeError:  # what the command's writer does
                 stream.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
-        report.write(emit, {"matched": 3000}, {"x": 1}, stream=stream if use_stream else None)
+        spooled.write(emit, {"matched": 3000}, {"x": 1}, stream=stream if use_stream else None)
         stream.flush()
         outputs.append(raw.getvalue())
     assert outputs[0] == outputs[1]
-    assert json.loads(outputs[0].decode("utf-8"))["calls"][1500]["n"] == 1500
+    assert json.loads(outputs[0].decode("utf-8"))["calls"][1500]["id"] == "c1500"
     assert [buffer is not None for buffer in copied] == ([False, True] if odd == "plain"
                                                         else [])
