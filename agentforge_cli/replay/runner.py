@@ -223,6 +223,7 @@ class Replayer:
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != MatchMode.STATUS
         held: CallReport | None = None  # the call read last, run, not queued
+        matched = 0  # matches settled at once, counted into summary at the end
         try:
             for event in events:
                 if on_event is not None:
@@ -235,7 +236,7 @@ class Replayer:
                         if exact_text and content == actual and call.drift is None and (
                                 flag is None or flag is call.is_error):
                             call.expected, call.status = actual, MATCHED  # what _judge says
-                            summary[MATCHED] += 1
+                            matched += 1
                         else:
                             call.expected = content
                             settle(call)
@@ -253,6 +254,7 @@ class Replayer:
                         break
                     yield waiting.popleft()
         finally:  # the last call read waits for a result (also when a later read failed)
+            summary[MATCHED] += matched
             if held is not None:
                 still_open[held.index] = held
                 waiting.append(held)
@@ -324,9 +326,8 @@ class Replayer:
         if drift is not None and fit is not None and fit.refused(arguments) is None:
             # not run: its arguments no longer mean what they meant (a refused value
             # would have stopped it before the tool: that one runs, and is judged below)
-            return CallReport(index=call.index, id=call.id, name=name, arguments=arguments,
-                              where=call.where, actual=None, is_error=None, duration_ms=0.0,
-                              shown_arguments=shown, drift=drift)
+            return CallReport(call.index, call.id, name, arguments, call.where, None, None,
+                              0.0, None, shown, drift)
         service = tools.service
         invocation = describe_invocation(service, name, arguments) if self.describe else None
         request = ToolExecutionRequest(id=call.id, name=name, arguments=arguments)
@@ -336,10 +337,8 @@ class Replayer:
         text, is_error = result
         if is_error and drift is None and fit is not None:  # a value today's binding refuses?
             drift = fit.refused(arguments)
-        return CallReport(index=call.index, id=call.id, name=name, arguments=arguments,
-                          where=call.where, actual=text, is_error=is_error,
-                          duration_ms=elapsed, invocation=invocation, shown_arguments=shown,
-                          drift=drift)
+        return CallReport(call.index, call.id, name, arguments, call.where, text, is_error,
+                          elapsed, invocation, shown, drift)
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)

@@ -10,6 +10,7 @@ trace, a report); nothing here prints.
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,12 +210,8 @@ class ReplaySession(Generic[ToolsT]):
             entries = replayer.run(opened.events(), on_event)
             if options.update:
                 entries = _updates_noted(entries, updates, outcome.errors_written)
-            if sink is None:
-                for _ in entries:
-                    pass
-            else:
-                for entry in entries:
-                    sink(entry)
+            # consumed in C: this loop runs once per entry
+            deque(entries if sink is None else map(sink, entries), maxlen=0)
         outcome.summary = replayer.summary
         outcome.failed, outcome.drift_failed = replayer.failed, replayer.drift_failed
         if options.update:

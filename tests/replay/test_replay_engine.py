@@ -339,20 +339,21 @@ def test_durations_over_many_values():
 
 @pytest.mark.parametrize("value", [0.0, 0.0005, 2.5, 0.1 + 0.2, 999_999_999.9999, 1e9,
                                    float("inf"), 7])
-def test_a_matched_entry_is_the_reports_entry(value):
-    """``matched_entry`` (how ``call_json`` writes a match settled at once) writes what
-    ``json_entry`` writes."""
+def test_a_match_settled_at_once_is_written_as_any_entry(value):
+    """A match whose recorded text is today's (how ``run`` settles a call answered at
+    once) is written, on its short way, as :func:`json_entry` writes it: its dictionary
+    encoded."""
     for call_id, flag, is_error, text in [("c1", False, False, "customer:长路"),
                                           (None, None, True, 'a "quoted"\n😀'),
                                           ("\u957f", True, True, "")]:
         call = report.CallReport(index=0, id=call_id, name="look\tup", arguments='{"a":1}',
                                  where="line 3", actual=text, is_error=is_error,
-                                 duration_ms=value, expected=text, expected_is_error=flag,
-                                 status="matched")
-        assert report.matched_entry(call_id, "look\tup", text, flag, is_error, '{"a":1}',
-                                    "line 3", value) == report.json_entry(
+                                 duration_ms=value, shown_arguments='{"a":1}',
+                                 expected=text, expected_is_error=flag,
+                                 status=report.MATCHED)
+        assert report.call_json(call) == report.json_entry(
             call_id, "look\tup", report.MATCHED, text, text, flag, is_error, '{"a":1}',
-            "line 3", value) == report.call_json(call)
+            "line 3", value)
         assert json.loads(report.call_json(call)) == json.loads(
             json.dumps(call.to_dict(), ensure_ascii=False))
 
