@@ -183,7 +183,8 @@ class Replayer:
         self.describe = describe
         self.allow_drift = allow_drift
         self.summary: dict[CallStatus, int] = dict.fromkeys(STATUSES, 0)
-        """Count of settled calls per status (``drifted`` once a call drifted)."""
+        """Count of settled calls per status (``drifted`` once a call drifted); complete
+        once :meth:`run` has ended (a match settled at once is counted then)."""
         self._fresh = fresh
         self._read: dict[tuple[str, int], tuple[Any, _Facts]] = {}
         self._shared = _Tools(service, self._read) if fresh is None else None
