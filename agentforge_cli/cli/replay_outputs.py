@@ -22,8 +22,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
-from itertools import islice
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
@@ -31,7 +30,7 @@ from xml.etree import ElementTree
 if TYPE_CHECKING:
     from agentforge_cli.replay.report import CallStatus
 
-from agentforge_cli.replay.report import call_json
+from agentforge_cli.replay.report import CallReport, call_json
 
 __all__ = ["JUnitReport", "JsonReport", "write_junit", "write_junit_text", "xml_text"]
 
@@ -83,20 +82,13 @@ class JsonReport:
         self._batch: list[str] = []
         self._surrogates = False  # an entry holds a lone surrogate: written as text
 
-    def add(self, call: Any) -> None:
-        """Record one settled call."""
-        self._batch.append(call_json(call))
-        if len(self._batch) >= _BATCH:
-            self._spool_batch()
-
-    def add_lines(self, lines: Iterable[str]) -> None:
-        """Record settled calls given as their entries (:func:`call_json`)."""
-        batch, lines = self._batch, iter(lines)
-        while True:  # a batch at a time, taken by islice
-            batch.extend(islice(lines, _BATCH - len(batch)))
-            if len(batch) < _BATCH:
-                return
-            self._spool_batch()
+    def add_entry(self, entry: Any) -> None:
+        """Record one settled entry of the replay, if it is a call."""
+        if type(entry) is CallReport:
+            batch = self._batch
+            batch.append(call_json(entry))
+            if len(batch) >= _BATCH:
+                self._spool_batch()
 
     def _spool_batch(self) -> None:
         if self._batch:
@@ -197,6 +189,11 @@ class JUnitReport:
                           + "\n")
         self._tests += 1
         self._seconds += call.duration_ms / 1000
+
+    def add_entry(self, entry: Any) -> None:
+        """Record one settled entry of the replay, if it is a call."""
+        if type(entry) is CallReport:
+            self.add(entry)
 
     def fail_suite(self, name: str, message: str) -> None:
         """Record one failing testcase that is no call: the replay itself failed."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -18,7 +19,7 @@ from agentforge_cli.replay.transcripts.model import (
 )
 
 __all__ = ["DRIFTED", "MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport",
-           "CallStatus", "Entry", "ReplayReport", "call_json", "json_entry", "matched_entry"]
+           "CallStatus", "Entry", "ReplayReport", "call_json", "json_entry"]
 
 
 class CallStatus(StrEnum):
@@ -45,8 +46,9 @@ summary only when a call drifted."""
 
 
 # Not frozen: the recorded result and the status are filled in when the call settles,
-# after it ran. Slots: one is built per call on the replay hot path.
-@dataclass(kw_only=True, slots=True)
+# after it ran. Slots, and positional fields in the order the replayer knows them: one is
+# built per call on the replay hot path (positional arguments bind in half the time).
+@dataclass(slots=True)
 class CallReport:
     """One replayed call: what was recorded, what the tools answer today."""
 
@@ -74,6 +76,8 @@ class CallReport:
     """The recorded arguments as every output shows them: as recorded when they cannot
     hold a secret, else compact JSON with the tool's secrets masked
     (:func:`~agentforge_cli.core.observe.masking.mask_arguments`); the replayer always fills it."""
+    drift: str | None = None
+    """For a drifted call: which parameter no longer fits today's tool, and how."""
     expected: str | None = None
     """The recorded result text, ``None`` when there is none."""
     expected_is_error: bool | None = None
@@ -82,10 +86,8 @@ class CallReport:
     """Where the recorded result is in the file."""
     status: CallStatus = UNRECORDED
     """``matched``, ``mismatched``, ``unrecorded`` or ``drifted``."""
-    diff: list[str] = field(default_factory=list)
+    diff: Sequence[str] = ()
     """For a mismatch: readable lines saying what differs."""
-    drift: str | None = None
-    """For a drifted call: which parameter no longer fits today's tool, and how."""
 
     @property
     def needs_update(self) -> bool:
@@ -167,10 +169,39 @@ _string = json.encoder.encode_basestring  # what that encoder writes a str with
 
 def call_json(call: CallReport) -> str:
     """``call.to_dict()`` as ``json.JSONEncoder(ensure_ascii=False)`` writes it, byte for
-    byte: one entry of ``replay --json``."""
-    return json_entry(call.id, call.name, call.status, call.expected, call.actual,
-                      call.expected_is_error, call.is_error, call.masked_arguments(),
-                      call.where, call.duration_ms, call.drift)
+    byte: one entry of ``replay --json``. A match settled at its result (its recorded
+    text is today's) is written here, the part that depends only on the tool written once
+    per tool; any other call by :func:`json_entry`."""
+    actual, shown = call.actual, call.shown_arguments
+    if not (call.expected is actual and call.status is MATCHED and actual is not None
+            and shown is not None and call.is_error is not None):
+        return json_entry(call.id, call.name, call.status, call.expected, actual,
+                          call.expected_is_error, call.is_error, call.masked_arguments(),
+                          call.where, call.duration_ms, call.drift)
+    name, call_id, flag, duration_ms = call.name, call.id, call.expected_is_error, call.duration_ms
+    head = _MATCHED_HEADS.get(name)
+    if head is None:
+        if len(_MATCHED_HEADS) >= 1024:  # bounded: names come from recordings
+            _MATCHED_HEADS.clear()
+        head = _MATCHED_HEADS[name] = (f'"name": {_string(name)}, "status": "{MATCHED}", '
+                                       '"expected": ')
+    text = _string(actual)
+    if type(duration_ms) is float and -1e9 < duration_ms < 1e9:  # _json_duration, inlined
+        duration = f"{duration_ms:.3f}".rstrip("0")
+        if duration[-1] == ".":
+            duration += "0"
+    else:
+        duration = _json_duration(duration_ms)
+    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, {head}{text}, '
+            f'"actual": {text}, "expected_is_error": '
+            f'{"false" if flag is False else _json_flag(flag)}, '
+            f'"is_error": {"true" if call.is_error else "false"}, '
+            f'"arguments": {_string(shown)}, "where": {_string(call.where)}, '
+            f'"duration_ms": {duration}}}')
+
+
+_MATCHED_HEADS: dict[str, str] = {}
+"""A tool name -> the entry's text from ``"name"`` to ``"expected": ``, of a matched call."""
 
 
 def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str | None,
@@ -192,34 +223,6 @@ def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str
             f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
             f'"arguments": {_string(arguments)}, "where": {_string(where)}, '
             f'"duration_ms": {_json_duration(duration_ms)}{end}')
-
-
-_MATCHED_HEADS: dict[str, str] = {}
-"""A tool name -> the entry's text from ``"name"`` to ``"expected": ``, of a matched call."""
-
-
-def matched_entry(call_id: str | None, name: str, text: str, expected_is_error: bool | None,
-                  is_error: bool, arguments: str, where: str, duration_ms: float) -> str:
-    """:func:`json_entry` of a matched call whose recorded text is today's ``text``, the
-    same bytes, cheaper (the part that only depends on the tool is written once)."""
-    head = _MATCHED_HEADS.get(name)
-    if head is None:
-        if len(_MATCHED_HEADS) >= 1024:  # bounded: names come from recordings
-            _MATCHED_HEADS.clear()
-        head = _MATCHED_HEADS[name] = (f'"name": {_string(name)}, "status": "{MATCHED}", '
-                                       '"expected": ')
-    shown = _string(text)
-    if type(duration_ms) is float and -1e9 < duration_ms < 1e9:  # _json_duration, inlined
-        duration = f"{duration_ms:.3f}".rstrip("0")
-        if duration[-1] == ".":
-            duration += "0"
-    else:
-        duration = _json_duration(duration_ms)
-    return (f'{{"id": {"null" if call_id is None else _string(call_id)}, {head}{shown}, '
-            f'"actual": {shown}, "expected_is_error": '
-            f'{"false" if expected_is_error is False else _json_flag(expected_is_error)}, '
-            f'"is_error": {"true" if is_error else "false"}, "arguments": {_string(arguments)}, '
-            f'"where": {_string(where)}, "duration_ms": {duration}}}')
 
 
 def _json_flag(value: bool | None) -> str:

@@ -53,8 +53,6 @@ from agentforge_cli.replay.report import (
     CallStatus,
     Entry,
     ReplayReport,
-    call_json,
-    matched_entry,
 )
 from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
@@ -68,13 +66,6 @@ __all__ = ["Replayer", "describe_invocation", "replay"]
 _SHOWN_VALUE_CHARS = 60
 
 _encode_string = json.encoder.encode_basestring  # how json.dumps writes a str, UTF-8 kept
-_new_request = object.__new__
-_slots = vars(ToolExecutionRequest)  # its fields' slot descriptors (a checker reads .id as a str)
-_set_id: Callable[[ToolExecutionRequest, str | None], None] = _slots["id"].__set__
-_set_name: Callable[[ToolExecutionRequest, str], None] = _slots["name"].__set__
-_set_arguments: Callable[[ToolExecutionRequest, str | None], None] = _slots["arguments"].__set__
-
-
 def _show(value: Any) -> str:
     if isinstance(value, set | frozenset):  # a stable order, whatever the hash seed
         try:
@@ -148,11 +139,6 @@ ALONGSIDE_SERVICES = 64
 most recently used this many: one that goes on after more have started than that starts
 on tools afresh (a bound on memory for a cassette of thousands of conversations)."""
 
-_Ran = tuple["str | None", "bool | None", float, str, "str | None", "str | None"]
-"""What running a call gave: today's text and is_error (``None`` when it drifted and was
-not run), duration_ms, the arguments as shown, the invocation and the drift."""
-
-
 class Replayer:
     """Replays a stream of events, yielding each entry once it is settled.
 
@@ -197,7 +183,8 @@ class Replayer:
         self.describe = describe
         self.allow_drift = allow_drift
         self.summary: dict[CallStatus, int] = dict.fromkeys(STATUSES, 0)
-        """Count of settled calls per status (``drifted`` once a call drifted)."""
+        """Count of settled calls per status (``drifted`` once a call drifted); complete
+        once :meth:`run` has ended (a match settled at once is counted then)."""
         self._fresh = fresh
         self._read: dict[tuple[str, int], tuple[Any, _Facts]] = {}
         self._shared = _Tools(service, self._read) if fresh is None else None
@@ -226,28 +213,9 @@ class Replayer:
             on_event: Callable[[Event], None] | None = None) -> Iterator[Entry]:
         """Replay ``events`` and yield every entry, settled, in transcript order.
 
-        Raises:
-            TranscriptError: From ``events`` at a malformed line; calls before it have run.
-        """
-        feed, waiting, still_open = self.feed, self._waiting, self._open
-        for event in events:
-            feed(event)
-            if on_event is not None:
-                on_event(event)
-            while waiting:  # _drain, inlined: this loop runs once per event
-                head = waiting[0]
-                if type(head) is CallReport and head.index in still_open:
-                    break
-                yield waiting.popleft()
-        yield from self.close()
-
-    def json_lines(self, events: Iterable[Event]) -> Iterator[str]:
-        """:meth:`run`, keeping only the calls, each as its ``replay --json`` entry
-        (:func:`~agentforge_cli.replay.report.call_json`), for events of any format.
-
         A call answered by the very next event while nothing waits before it is settled
-        there, without a report waiting in the queue; a match is formatted straight
-        from its fields. Entries and their order are :meth:`run`'s.
+        there, without passing through the queue of unsettled calls; a plain match (the
+        same text, no drift) is settled without :func:`_judge`'s comparison.
 
         Raises:
             TranscriptError: From ``events`` at a malformed line; calls before it have run.
@@ -255,53 +223,48 @@ class Replayer:
         feed, run_call, settle = self.feed, self._run, self._settle
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != MatchMode.STATUS
-        held: tuple[ToolCall, _Ran] | None = None  # the call read last, run, not queued
+        held: CallReport | None = None  # the call read last, run, not queued
+        matched = 0  # matches settled at once, counted into summary at the end
         try:
             for event in events:
+                if on_event is not None:
+                    on_event(event)
                 if held is not None:
-                    call, ran = held
-                    held = None
+                    call, held = held, None
                     if type(event) is ToolResult and event.call_index == call.index:
-                        actual, is_error, content = ran[0], ran[1], event.content
-                        flag = event.is_error
-                        if exact_text and content == actual and is_error is not None and (
-                                flag is None or flag is is_error) and ran[5] is None:
-                            summary[MATCHED] += 1  # what _judge decides
-                            yield matched_entry(call.id, call.name, actual, flag, is_error,
-                                                ran[3], call.where, ran[2])
-                            continue
-                        report = _report(call, ran)
-                        report.expected, report.expected_is_error = content, flag
-                        report.result_where = event.where
-                        settle(report)
-                        yield call_json(report)
+                        content, flag, actual = event.content, event.is_error, call.actual
+                        call.expected_is_error, call.result_where = flag, event.where
+                        if exact_text and content == actual and call.drift is None and (
+                                flag is None or flag is call.is_error):
+                            call.expected, call.status = actual, MATCHED  # what _judge says
+                            matched += 1
+                        else:
+                            call.expected = content
+                            settle(call)
+                        yield call
                         continue
-                    report = still_open[call.index] = _report(call, ran)
-                    waiting.append(report)
+                    still_open[call.index] = call
+                    waiting.append(call)
                 if type(event) is ToolCall and not waiting:
-                    held = (event, run_call(event))
+                    held = run_call(event)
                     continue
                 feed(event)
-                while waiting:
+                while waiting:  # _drain, inlined: this loop runs once per event
                     head = waiting[0]
-                    if type(head) is CallReport:
-                        if head.index in still_open:
-                            break
-                        yield call_json(head)
-                    waiting.popleft()
+                    if type(head) is CallReport and head.index in still_open:
+                        break
+                    yield waiting.popleft()
         finally:  # the last call read waits for a result (also when a later read failed)
+            summary[MATCHED] += matched
             if held is not None:
-                call, ran = held
-                report = still_open[call.index] = _report(call, ran)
-                waiting.append(report)
-        for entry in self.close():
-            if type(entry) is CallReport:
-                yield call_json(entry)
+                still_open[held.index] = held
+                waiting.append(held)
+        yield from self.close()
 
     def feed(self, event: Event) -> None:
         """Handle one event (a call is executed at once, unless it drifted)."""
         if isinstance(event, ToolCall):  # hot path: as fast as comparing type(event)
-            call = _report(event, self._run(event))
+            call = self._run(event)
             self._open[event.index] = call
             self._waiting.append(call)
         elif isinstance(event, ToolResult):
@@ -346,8 +309,9 @@ class Replayer:
         self._last = (conversation, tools)
         return tools
 
-    def _run(self, call: ToolCall) -> _Ran:
-        """Check one recorded call for drift and, unless it drifted, execute it."""
+    def _run(self, call: ToolCall) -> CallReport:
+        """Check one recorded call for drift and, unless it drifted, execute it: its
+        report, not yet settled."""
         tools = self._shared
         if tools is None:  # fresh tools: most calls are of the conversation before
             last = self._last
@@ -363,34 +327,24 @@ class Replayer:
         if drift is not None and fit is not None and fit.refused(arguments) is None:
             # not run: its arguments no longer mean what they meant (a refused value
             # would have stopped it before the tool: that one runs, and is judged below)
-            return None, None, 0.0, shown, None, drift
+            return CallReport(call.index, call.id, name, arguments, call.where, None, None,
+                              0.0, None, shown, drift)
         service = tools.service
         invocation = describe_invocation(service, name, arguments) if self.describe else None
-        request = _new_request(ToolExecutionRequest)  # its __init__, without the keywords
-        _set_id(request, call.id)
-        _set_name(request, name)
-        _set_arguments(request, arguments)
+        request = ToolExecutionRequest(id=call.id, name=name, arguments=arguments)
         started = perf_counter()
         result = service.execute(request, self.memory_id)
         elapsed = (perf_counter() - started) * 1000
-        if not result.is_error:
-            return result.text, False, elapsed, shown, invocation, drift
-        if drift is None and fit is not None:  # a value today's binding refuses?
+        text, is_error = result
+        if is_error and drift is None and fit is not None:  # a value today's binding refuses?
             drift = fit.refused(arguments)
-        return result.text, True, elapsed, shown, invocation, drift
+        return CallReport(call.index, call.id, name, arguments, call.where, text, is_error,
+                          elapsed, invocation, shown, drift)
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match)
         status = call.status
         self.summary[status] = self.summary.get(status, 0) + 1
-
-
-def _report(call: ToolCall, ran: _Ran) -> CallReport:
-    """The report of a call that ran (or drifted), not yet settled."""
-    actual, is_error, elapsed, shown, invocation, drift = ran
-    return CallReport(index=call.index, id=call.id, name=call.name, arguments=call.arguments,
-                      where=call.where, actual=actual, is_error=is_error, duration_ms=elapsed,
-                      invocation=invocation, shown_arguments=shown, drift=drift)
 
 
 def replay(

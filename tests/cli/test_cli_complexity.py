@@ -20,8 +20,6 @@ LIMIT = 12
 
 ALLOWED = {
     # the replay session is leaving the command line; these go when it has left
-    "replay_cmd.py:_replay_file",
-    "replay_cmd.py:_replay_each",
     "render/replay_totals.py:replay_summary",
     "render/replay_trace.py:_flush",
     "step_summary.py:fuzz",

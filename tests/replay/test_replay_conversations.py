@@ -11,7 +11,6 @@ import json
 import weakref
 from typing import Annotated
 
-import pytest
 from cli_support import CRM, TRANSCRIPTS
 
 from agentforge_cli import P, ToolService, build_local_tools, tool
@@ -103,8 +102,7 @@ def test_a_conversation_with_no_call_makes_no_service():
     assert len(maker.made) == 1
 
 
-@pytest.mark.parametrize("lane", ["run", "json_lines"])
-def test_ended_conversations_release_their_services(lane):
+def test_ended_conversations_release_their_services():
     """200 trajectories one after the other hold one service at a time, not 200."""
     maker = Maker()
     replayer = Replayer(ToolService(), fresh=maker, describe=False)
@@ -114,7 +112,7 @@ def test_ended_conversations_release_their_services(lane):
                    _call(2 * number, number), _result(2 * number, 1),
                    _call(2 * number + 1, number), _result(2 * number + 1, 2)]
     held = []
-    for _ in getattr(replayer, lane)(iter(events)):
+    for _ in replayer.run(iter(events)):
         held.append(replayer.services)
     assert len(maker.made) == 200 and max(held) == 1
     assert maker.alive() <= 1

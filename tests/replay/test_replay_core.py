@@ -167,9 +167,10 @@ def test_an_unknown_match_mode_is_refused():
         Replayer(service(), match="fuzzy")
 
 
-def test_json_lines_are_the_calls_of_run_as_json(tmp_path):
-    """``json_lines`` gives each call's ``replay --json`` entry in order, whether a call
-    settles at its result line (matched there, never a report) or waits."""
+def test_run_settles_calls_at_their_result_line_or_after_waiting(tmp_path):
+    """``run`` gives each call in order, whether it settles at its result line (a match
+    taken without comparing twice) or waits; each one's ``replay --json`` entry is its
+    dictionary encoded."""
     import json
     import re
 
@@ -200,20 +201,18 @@ def test_json_lines_are_the_calls_of_run_as_json(tmp_path):
     def timeless(text: str) -> str:
         return re.sub(r'"duration_ms": [0-9.e-]+', '"duration_ms": T', text)
 
-    as_json = Replayer(service(), describe=False)
-    got = list(as_json.json_lines(open_transcript(path).events()))
-    reports = Replayer(service(), describe=False)
-    calls = [entry for entry in reports.run(open_transcript(path).events())
+    replayer = Replayer(service(), describe=False)
+    calls = [entry for entry in replayer.run(open_transcript(path).events())
              if isinstance(entry, CallReport)]
-    assert [timeless(line) for line in got] == [timeless(call_json(entry)) for entry in calls]
-    assert [json.loads(line)["status"] for line in got] == [
+    assert [timeless(call_json(call)) for call in calls] == [
+        timeless(json.dumps(call.to_dict(), ensure_ascii=False)) for call in calls]
+    assert [call.status for call in calls] == [
         MATCHED, MATCHED, MISMATCHED, MISMATCHED, DRIFTED, MATCHED, UNRECORDED]
-    assert as_json.summary == reports.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 1,
-                                                  DRIFTED: 1}
+    assert [call.id for call in calls] == ["a0", "a1", "a2", "b", None, "c", "d"]
+    assert replayer.summary == {MATCHED: 3, MISMATCHED: 2, UNRECORDED: 1, DRIFTED: 1}
 
 
-@pytest.mark.parametrize("lane", ["run", "json_lines"])
-def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, lane):
+def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path):
     import json
 
     from agentforge_cli.errors import TranscriptError
@@ -233,15 +232,14 @@ def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path, la
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     replayer = Replayer(ToolService().tools(build_local_tools([note])))
     with pytest.raises(TranscriptError, match="line 2: tool call id 'c1' is used twice"):
-        list(getattr(replayer, lane)(open_transcript(path).events()))
+        list(replayer.run(open_transcript(path).events()))
     assert ran == ["a"]  # the refused call never ran
 
 
-@pytest.mark.parametrize("lane", ["run", "json_lines"])
-def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, lane):
+def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path):
     """The call on the last line read before the file fails to decode is open: closing
-    the replayer reports it unrecorded, in either lane (``json_lines`` holds the call it
-    read last for one event)."""
+    the replayer reports it unrecorded (``run`` holds the call it read last for one
+    event, out of the queue)."""
     import json
 
     from agentforge_cli.errors import TranscriptError
@@ -259,6 +257,6 @@ def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path, l
                      + b"x" * 64 + b"\n")
     replayer = Replayer(service(), describe=False)
     with pytest.raises(TranscriptError, match="not UTF-8"):
-        list(getattr(replayer, lane)(open_transcript(path).events()))
+        list(replayer.run(open_transcript(path).events()))
     calls = [entry for entry in replayer.close() if isinstance(entry, CallReport)]
     assert [(call.id, call.status) for call in calls] == [("c1", UNRECORDED)]

@@ -1,8 +1,9 @@
-"""The one replay engine: ``Replayer.run`` and its ``--json`` lane ``json_lines`` give the
-same entries on many varied transcripts (calls answered at once or later, drifted calls,
-unknown tools, secrets, malformed lines); the command's ``--json`` is the library's
-report; the runner has no format-specific branch; durations are written as the encoder
-writes them."""
+"""The one replay engine: ``Replayer.run``, which settles a call answered at once without
+queueing it, gives the entries of the queued path (each event fed, settled entries
+drained) on many varied transcripts (calls answered at once or later, drifted calls,
+unknown tools, secrets, malformed lines), and each entry's ``--json`` text is its
+dictionary encoded; the command's ``--json`` is the library's report; the runner has no
+format-specific branch; durations are written as the encoder writes them."""
 
 from __future__ import annotations
 
@@ -185,8 +186,8 @@ def _tool_service():
 
 
 def _lane(path: Path, match: str, lane: str) -> tuple:
-    """One lane of the engine on one path: each call's ``--json`` entry (durations
-    blanked), the summary, and the error that stopped it, if any."""
+    """The engine on one path, through ``run`` or the ``queued`` path: each call's
+    ``--json`` entry (durations blanked), the summary, and the error that stopped it."""
     from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.runner import Replayer
     from agentforge_cli.replay.transcripts import open_transcript
@@ -194,13 +195,19 @@ def _lane(path: Path, match: str, lane: str) -> tuple:
     replayer = Replayer(_tool_service(), describe=False, match=match)
     lines, error = [], None
     try:
-        if lane == "json_lines":
-            for line in replayer.json_lines(open_transcript(path).events()):
-                lines.append(_normal(line))
+        if lane == "queued":
+            for event in open_transcript(path).events():
+                replayer.feed(event)
+                lines += [_normal(report.call_json(entry)) for entry in replayer._drain()
+                          if isinstance(entry, report.CallReport)]
+            lines += [_normal(report.call_json(entry)) for entry in replayer.close()
+                      if isinstance(entry, report.CallReport)]
         else:
             for entry in replayer.run(open_transcript(path).events()):
                 if isinstance(entry, report.CallReport):
-                    lines.append(_normal(report.call_json(entry)))
+                    line = report.call_json(entry)
+                    assert line == json.dumps(entry.to_dict(), ensure_ascii=False)
+                    lines.append(_normal(line))
     except TranscriptError as exc:
         error = str(exc)
     return lines, replayer.summary, error
@@ -250,18 +257,17 @@ def _answered_transcript(number: int, service) -> str:
 
 
 @pytest.mark.parametrize("match", ["exact", "json", "status"])
-def test_the_json_lane_gives_the_entries_of_run(tmp_path, match):
-    """What ``replay --json`` writes per call: calls settled at their result event give
-    exactly the entries of ``run``'s reports, on transcripts of every kind of line and on
-    many whose calls are answered at once."""
+def test_run_gives_the_entries_of_the_queued_path(tmp_path, match):
+    """Calls settled at their result event give exactly the entries of the queued path,
+    on transcripts of every kind of line and on many whose calls are answered at once."""
     path = tmp_path / "t.jsonl"
     service = _tool_service()
     statuses: set[str] = set()
     for number in range(400):
         text = _transcript(number) if number % 2 else _answered_transcript(number, service)
         path.write_bytes(text.encode("utf-8"))
-        lane = _lane(path, match, "json_lines")
-        assert lane == _lane(path, match, "run"), number
+        lane = _lane(path, match, "run")
+        assert lane == _lane(path, match, "queued"), number
         statuses.update(json.loads(line)["status"] for line in lane[0])
     assert statuses == {"matched", "mismatched", "unrecorded", "drifted"}
 
@@ -333,17 +339,21 @@ def test_durations_over_many_values():
 
 @pytest.mark.parametrize("value", [0.0, 0.0005, 2.5, 0.1 + 0.2, 999_999_999.9999, 1e9,
                                    float("inf"), 7])
-def test_a_matched_entry_is_the_reports_entry(value):
-    """``matched_entry`` (the ``--json`` lane's match) writes what ``call_json`` writes."""
+def test_a_match_settled_at_once_is_written_as_any_entry(value):
+    """A match whose recorded text is today's (how ``run`` settles a call answered at
+    once) is written, on its short way, as :func:`json_entry` writes it: its dictionary
+    encoded."""
     for call_id, flag, is_error, text in [("c1", False, False, "customer:长路"),
                                           (None, None, True, 'a "quoted"\n😀'),
                                           ("\u957f", True, True, "")]:
         call = report.CallReport(index=0, id=call_id, name="look\tup", arguments='{"a":1}',
                                  where="line 3", actual=text, is_error=is_error,
-                                 duration_ms=value, expected=text, expected_is_error=flag,
-                                 status="matched")
-        assert report.matched_entry(call_id, "look\tup", text, flag, is_error, '{"a":1}',
-                                    "line 3", value) == report.call_json(call)
+                                 duration_ms=value, shown_arguments='{"a":1}',
+                                 expected=text, expected_is_error=flag,
+                                 status=report.MATCHED)
+        assert report.call_json(call) == report.json_entry(
+            call_id, "look\tup", report.MATCHED, text, text, flag, is_error, '{"a":1}',
+            "line 3", value)
         assert json.loads(report.call_json(call)) == json.loads(
             json.dumps(call.to_dict(), ensure_ascii=False))
 
@@ -380,14 +390,17 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
     buffer_of = reports._utf8_buffer
     monkeypatch.setattr(reports, "_utf8_buffer",
                         lambda stream: copied.append(buffer_of(stream)) or copied[-1])
-    lines = [json.dumps({"n": i, "text": odd if i == 1500 else "长路"}, ensure_ascii=False)
+    calls = [report.CallReport(index=i, id=f"c{i}", name="lookup", arguments="{}",
+                               where=f"line {i + 1}", actual=odd if i == 1500 else "长路",
+                               is_error=False, duration_ms=0.5, status=report.UNRECORDED)
              for i in range(3000)]
     outputs = []
     for use_stream in (False, True):
         raw = io.BytesIO()
         stream = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
-        report = reports.JsonReport()
-        report.add_lines(iter(lines))
+        spooled = reports.JsonReport()
+        for call in calls:
+            spooled.add_entry(call)
 
         def emit(text: str, stream=stream) -> None:
             try:
@@ -395,10 +408,10 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
             except UnicodeEncodeError:  # what the command's writer does
                 stream.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
-        report.write(emit, {"matched": 3000}, {"x": 1}, stream=stream if use_stream else None)
+        spooled.write(emit, {"matched": 3000}, {"x": 1}, stream=stream if use_stream else None)
         stream.flush()
         outputs.append(raw.getvalue())
     assert outputs[0] == outputs[1]
-    assert json.loads(outputs[0].decode("utf-8"))["calls"][1500]["n"] == 1500
+    assert json.loads(outputs[0].decode("utf-8"))["calls"][1500]["id"] == "c1500"
     assert [buffer is not None for buffer in copied] == ([False, True] if odd == "plain"
                                                         else [])

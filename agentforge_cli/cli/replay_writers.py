@@ -1,0 +1,386 @@
+"""What ``replay`` writes of a replay session, one writer per output: the trace, ``--json``,
+``--junit`` and the GitHub job summary, each handed the session's outcome values.
+
+Every writer may watch each transcript as it replays (:meth:`Writer.watch`: a context
+giving what takes its entries), then is handed its outcome (:meth:`Writer.outcome`), and
+the session's total at the end (:meth:`Writer.finish`). With one transcript file the
+trace and ``--json`` keep the single-transcript output, and the transcript's failure is
+the command's error (:class:`SingleErrors`); with several, each failure is reported in
+its section and the next transcript runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_LOAD, EXIT_OK, EXIT_USAGE, os_reason
+from agentforge_cli.replay.compare import MatchMode
+from agentforge_cli.replay.report import CallReport, CallStatus
+
+if TYPE_CHECKING:
+    from agentforge_cli.cli.replay_outputs import JsonReport, JUnitReport
+    from agentforge_cli.cli.step_summary import ReplayRun
+    from agentforge_cli.replay.session import EntrySink, SessionTotal, TranscriptOutcome
+    from agentforge_cli.replay.transcripts import Transcript
+
+__all__ = ["JUnitWriter", "JsonWriter", "Problem", "SingleErrors", "StepSummaryWriter",
+           "TraceWriter", "Writer", "exit_code", "problem"]
+
+EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is meant to have "
+              "no tool calls")
+NEXT_STEP = ("next: read the diff above; if today's results are the right ones, accept "
+             "them with --update")
+
+
+class Problem(NamedTuple):
+    """Why a transcript failed other than by its calls: as every output words it."""
+
+    title: str
+    """The JUnit testcase that reports it."""
+    message: str
+    hint: str | None
+    code: int
+    """The exit code it makes."""
+
+
+def problem(outcome: TranscriptOutcome) -> Problem | None:
+    """The transcript could not be read or written back, or had no tool call."""
+    if outcome.unreadable is not None:
+        from agentforge_cli.cli.guard import failure
+
+        message, hint, code = failure(outcome.unreadable) or (
+            str(outcome.unreadable), None, EXIT_LOAD)
+        return Problem("cannot read the transcript", message, hint, code)
+    if outcome.unwritable is not None:
+        return Problem("cannot write the transcript", f"cannot write transcript "
+                       f"{outcome.path}: {os_reason(outcome.unwritable)}", None, EXIT_USAGE)
+    if outcome.empty is not None:
+        return Problem("no tool calls", outcome.empty, EMPTY_HINT, EXIT_FAILED)
+    return None
+
+
+def exit_code(outcome: TranscriptOutcome) -> int:
+    """The transcript's exit code: its problem's, 1 when it failed, else 0."""
+    found = problem(outcome)
+    if found is not None:
+        return found.code
+    return EXIT_FAILED if outcome.fails else EXIT_OK
+
+
+class Writer:
+    """One output of a replay session; each step does nothing unless overridden."""
+
+    def start(self) -> None:
+        """Before the first transcript."""
+
+    def watch(self, given: str, opened: Transcript) -> contextlib.AbstractContextManager[
+            EntrySink | None]:
+        """Around one transcript's replay: what takes its entries, or ``None``. The
+        block's end is skipped when the transcript turns out unreadable part way."""
+        return contextlib.nullcontext()
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        """One transcript's outcome."""
+
+    def finish(self, total: SessionTotal) -> None:
+        """After the last transcript."""
+
+    def close(self) -> None:
+        """Release what is held and was not written (also when the command stopped)."""
+
+
+def _emit(text: str) -> None:
+    from agentforge_cli.cli import render
+
+    render.write(text, end="")
+
+
+def _emit_indented(text: str) -> None:
+    """A transcript's document inside the ``files`` list, four spaces in."""
+    from agentforge_cli.cli import render
+
+    render.write(text.replace("\n", "\n    "), end="")
+
+
+class JsonWriter(Writer):
+    """``--json``: one document per transcript (``summary``, ``calls``, ``transcript``,
+    ``format``, ``match``, ``updated``); several transcripts' documents go in a
+    ``files`` list followed by the total."""
+
+    def __init__(self, *, single: bool, match: MatchMode) -> None:
+        self.single, self.match = single, match
+        self._report: JsonReport | None = None
+        self._done: tuple[JsonReport, TranscriptOutcome] | None = None  # one, until written
+        self._written = 0
+
+    def start(self) -> None:
+        if not self.single:
+            _emit("{\n  " + _key("files") + ": [")
+
+    @contextlib.contextmanager
+    def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
+        from agentforge_cli.cli.replay_outputs import JsonReport
+
+        self._report = JsonReport()
+        yield self._report.add_entry
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        report, self._report = self._report, None
+        if self.single:  # written at the end, after the JUnit report
+            if report is not None:
+                self._done = (report, outcome)
+            return
+        _emit(",\n    " if self._written else "\n    ")
+        self._written += 1
+        found = problem(outcome)
+        if report is None or outcome.unreadable is not None:
+            if report is not None:
+                report.close()
+            error = found.message if found is not None else ""
+            _emit_indented(json.dumps({"transcript": outcome.given, "error": error},
+                                      ensure_ascii=False))
+            return
+        members = self._members(outcome)
+        if found is not None:
+            members["error"] = found.message
+        report.write(_emit_indented, outcome.summary, members, end="")
+
+    def finish(self, total: SessionTotal) -> None:
+        if self.single:
+            if self._done is not None:
+                from agentforge_cli.cli import output
+
+                report, outcome = self._done
+                self._done = None
+                report.write(_emit, outcome.summary, self._members(outcome),
+                             stream=output.product_stream())
+            return
+        tail = {"summary": total.summary, "transcripts": total.transcripts,
+                "failed_transcripts": total.failed_transcripts, "match": self.match}
+        _emit("\n  ]," + ",".join(f"\n  {_key(key)}: {json.dumps(value)}"
+                                  for key, value in tail.items()) + "\n}\n")
+
+    def _members(self, outcome: TranscriptOutcome) -> dict[str, Any]:
+        """The members after ``calls`` of a transcript's document."""
+        members: dict[str, Any] = {"transcript": outcome.path, "format": outcome.format,
+                                   "match": self.match}
+        if outcome.updated is not None:
+            members["updated"] = outcome.updated
+        return members
+
+    def close(self) -> None:
+        """Release what was spooled and not written (the command stopped)."""
+        for report in (self._report, self._done[0] if self._done else None):
+            if report is not None:
+                report.close()
+
+
+def _key(name: str) -> str:
+    return json.dumps(name)
+
+
+class JUnitWriter(Writer):
+    """``--junit FILE``: a suite per transcript, a testcase per call, written at the end."""
+
+    def __init__(self, path: Path, *, single: bool, allow_drift: bool) -> None:
+        self.path, self.single, self.allow_drift = path, single, allow_drift
+        self._suites: list[JUnitReport] = []
+        self._current: JUnitReport | None = None
+
+    @contextlib.contextmanager
+    def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
+        from agentforge_cli.cli.replay_outputs import JUnitReport
+
+        name = str(opened.path) if self.single else given
+        self._current = JUnitReport(name, allow_drift=self.allow_drift)
+        self._suites.append(self._current)
+        yield self._current.add_entry
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        suite, self._current = self._current, None
+        if outcome.unreadable is not None:
+            if suite is None:  # not even opened
+                from agentforge_cli.cli.replay_outputs import JUnitReport
+
+                suite = JUnitReport(outcome.given, allow_drift=self.allow_drift)
+                self._suites.append(suite)
+            found = problem(outcome)
+            assert found is not None
+            suite.fail_suite(found.title, found.message)
+            return
+        assert suite is not None  # a transcript read was watched
+        if outcome.unwritable is not None:
+            suite.fail_suite("cannot write the transcript", _message(outcome))
+        if outcome.empty is not None:
+            suite.fail_suite("no tool calls", outcome.empty)
+
+    def finish(self, total: SessionTotal) -> None:
+        from agentforge_cli.cli.errors import UsageError
+        from agentforge_cli.cli.replay_outputs import write_junit
+
+        suites, self._suites = self._suites, []
+        try:
+            write_junit(self.path, suites)
+        except OSError as exc:
+            raise UsageError(f"cannot write the JUnit report {str(self.path)!r}: "
+                             f"{exc.strerror or exc}") from exc
+
+    def close(self) -> None:
+        """Release the spooled suites not written (the command stopped)."""
+        for suite in self._suites:
+            suite.close()
+
+
+def _message(outcome: TranscriptOutcome) -> str:
+    found = problem(outcome)
+    assert found is not None
+    return found.message
+
+
+class StepSummaryWriter(Writer):
+    """The GitHub job summary: each transcript's counts and its first failing calls."""
+
+    def __init__(self) -> None:
+        self.runs: list[ReplayRun] = []
+        self._failing: list[tuple[str, str, str]] = []
+
+    @contextlib.contextmanager
+    def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
+        from agentforge_cli.cli.step_summary import LIMIT
+
+        failing = self._failing = []
+        shown = (CallStatus.MISMATCHED, CallStatus.DRIFTED)
+
+        def note(entry: Any) -> None:
+            if type(entry) is CallReport and entry.status in shown and len(failing) < LIMIT:
+                failing.append((entry.where, entry.name, entry.status))
+
+        yield note
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        from agentforge_cli.cli.step_summary import ReplayRun
+
+        failing, self._failing = self._failing, []
+        if outcome.unreadable is not None:
+            self.runs.append(ReplayRun(transcript=outcome.given, error=_message(outcome)))
+        else:
+            self.runs.append(ReplayRun(transcript=outcome.path or outcome.given,
+                                       error=outcome.empty, counts=outcome.summary,
+                                       failing=failing))
+
+    def write(self, *, failed: bool) -> None:
+        """Append the section, when something was replayed."""
+        if self.runs:
+            from agentforge_cli.cli import step_summary
+
+            step_summary.replay(self.runs, failed=failed)
+
+
+class SingleErrors(Writer):
+    """One transcript file: its failure (no result written back, no tool call) is the
+    command's error, raised once the reports are written."""
+
+    def __init__(self) -> None:
+        self._problem: Problem | None = None
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        self._problem = problem(outcome)
+
+    def finish(self, total: SessionTotal) -> None:
+        if self._problem is not None:
+            from agentforge_cli.cli.errors import CliError
+
+            error = CliError(self._problem.message, hint=self._problem.hint)
+            error.exit_code = self._problem.code
+            raise error
+
+
+class TraceWriter(Writer):
+    """The human trace: each transcript's calls as they settle, its summary (or what
+    failed it), and with several transcripts the total."""
+
+    def __init__(self, *, single: bool, match: MatchMode, allow_drift: bool, update: bool,
+                 tools_header: Callable[[], str]) -> None:
+        self.single, self.match = single, match
+        self.allow_drift, self.update = allow_drift, update
+        self._tools_header: Callable[[], str] | None = tools_header
+        self._single: TranscriptOutcome | None = None
+
+    def start(self) -> None:
+        if not self.single:
+            self._say_tools()
+
+    @contextlib.contextmanager
+    def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
+        from agentforge_cli.cli import render
+        from agentforge_cli.replay.transcripts.model import ConversationStart
+
+        trace = render.TracePrinter()
+        add = trace.add
+
+        def show(entry: Any) -> None:
+            if type(entry) is ConversationStart:  # one file, several conversations
+                self._say_tools()
+            add(entry)
+
+        yield show
+        trace.finish()
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        if self.single:  # its summary comes last, unless its failure is the command's
+            self._single = outcome
+            return
+        found = problem(outcome)
+        if found is not None:
+            from agentforge_cli.cli import render
+
+            render.error(found.message, found.hint)
+        else:
+            self._summary(outcome)
+
+    def finish(self, total: SessionTotal) -> None:
+        from agentforge_cli.cli import render
+
+        if self.single:
+            if self._single is not None:
+                self._summary(self._single)
+                self._say_next_step(self._single.summary.get(CallStatus.MISMATCHED, 0))
+            return
+        count = total.transcripts
+        title = (f"all {count} {'transcript' if count == 1 else 'transcripts'}"
+                 + (f", {total.failed_transcripts} failed" if total.failed_transcripts
+                    else ""))
+        render.replay_summary(total.summary, title, allow_drift=self.allow_drift,
+                              failed=total.failed(allow_drift=self.allow_drift,
+                                                  update=self.update))
+        self._say_next_step(total.summary.get(CallStatus.MISMATCHED, 0))
+
+    def _summary(self, outcome: TranscriptOutcome) -> None:
+        from agentforge_cli.cli import render
+
+        shown = outcome.format if self.match == MatchMode.EXACT else (
+            f"{outcome.format}, match {self.match}")
+        render.replay_summary(outcome.summary, f"{outcome.path} ({shown})",
+                              failed=outcome.failed, updated=outcome.updated,
+                              allow_drift=self.allow_drift)
+
+    def _say_next_step(self, mismatched: int) -> None:
+        """After a trace that failed on differing results: what to do about it."""
+        if mismatched and not self.update:
+            from agentforge_cli.cli.output import write
+
+            write(NEXT_STEP, stderr=True)
+
+    def _say_tools(self) -> None:
+        """Print the trace's ``tools:`` line, once: only where several conversations run."""
+        from agentforge_cli.cli import render
+
+        if self._tools_header is not None:
+            header, self._tools_header = self._tools_header(), None
+            if header:
+                render.write(render.safe_text(f"tools: {header}"))
+

@@ -1,0 +1,247 @@
+"""A replay session: transcripts (files, or what a folder held) replayed one after the
+other against the same tools, as one outcome value per transcript and a total.
+
+A transcript that cannot be read is an outcome too (:attr:`TranscriptOutcome.unreadable`),
+and the next one runs; one file is a session of one. The entries of each transcript go,
+as they settle, to what :meth:`ReplaySession.outcomes` is given to watch them with (a
+trace, a report); nothing here prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from agentforge_cli.errors import TranscriptError
+from agentforge_cli.replay.compare import MatchMode
+from agentforge_cli.replay.report import (
+    DRIFTED,
+    MISMATCHED,
+    STATUSES,
+    CallReport,
+    CallStatus,
+    Entry,
+)
+
+if TYPE_CHECKING:
+    from agentforge_cli.core.run.service import ToolService
+    from agentforge_cli.replay.transcripts import Transcript
+    from agentforge_cli.replay.transcripts.model import Event
+
+__all__ = ["EntrySink", "ReplaySession", "SessionOptions", "SessionTotal", "Tools",
+           "TranscriptOutcome", "Watch"]
+
+EntrySink = Callable[[Entry], None]
+"""Takes each entry of a transcript as it settles, in transcript order."""
+
+Watch = Callable[[str, "Transcript"], contextlib.AbstractContextManager[
+    tuple["EntrySink | None", "Callable[[Event], None] | None"]]]
+"""Given each transcript (as given, and opened): a context around its replay giving what
+takes its entries and what is told of each event read (or ``None`` for either). The
+block's end is skipped when the transcript turns out unreadable part way."""
+
+
+class Tools(Protocol):
+    """The tools a session replays against (a ``ToolSupply``)."""
+
+    @property
+    def service(self) -> ToolService:
+        """The tools, made once."""
+    @property
+    def fresh(self) -> Callable[[], ToolService] | None:
+        """Makes tools afresh for each conversation, or ``None``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionOptions:
+    """How every transcript of a session is replayed."""
+
+    format: str = "auto"
+    """``auto`` or a registered transcript format's name."""
+    match: MatchMode = MatchMode.EXACT
+    allow_drift: bool = False
+    """A drifted call does not fail its transcript."""
+    allow_empty: bool = False
+    """A transcript without a tool call does not fail."""
+    update: bool = False
+    """Today's results are written into each transcript where they are missing or differ."""
+    describe: bool = True
+    """Fill each call's :attr:`~agentforge_cli.replay.report.CallReport.invocation`."""
+
+
+@dataclass(kw_only=True, slots=True)
+class TranscriptOutcome:
+    """One transcript of a session: what its replay counted and how it ended."""
+
+    given: str
+    """The transcript as the session was given it (``-`` for standard input)."""
+    path: str | None = None
+    """The transcript as every message names it, once opened."""
+    format: str | None = None
+    """The format it was read as, once opened."""
+    summary: dict[CallStatus, int] = field(default_factory=dict)
+    """Settled calls per status (empty for a transcript that could not be read)."""
+    failed: bool = False
+    """A result differs, or a call drifted (unless drift is allowed)."""
+    drift_failed: bool = False
+    """A call drifted and drift is not allowed: ``--update`` cannot mend that."""
+    updated: int | None = None
+    """Results written back (with ``update``)."""
+    errors_written: list[str] = field(default_factory=list)
+    """``update`` wrote today's error over a recorded success: ``call tool: error``."""
+    unreadable: TranscriptError | None = None
+    """Why the transcript could not be read (part way, or at all)."""
+    unwritable: OSError | None = None
+    """Why ``update`` could not write the transcript back."""
+    empty: str | None = None
+    """The "no tool calls" message, when that fails the transcript."""
+    update: bool = False
+    """``update`` was asked for: a differing result no longer fails the transcript."""
+
+    @property
+    def fails(self) -> bool:
+        """The transcript counts as failed: unreadable, unwritable, empty, a call
+        drifted, or a result differs (unless ``update`` wrote today's)."""
+        return (self.unreadable is not None or self.unwritable is not None
+                or self.empty is not None or self.drift_failed
+                or (self.failed and not self.update))
+
+
+@dataclass(kw_only=True, slots=True)
+class SessionTotal:
+    """The session so far: calls per status over the transcripts read, and counts."""
+
+    summary: dict[CallStatus, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    transcripts: int = 0
+    failed_transcripts: int = 0
+
+    def add(self, outcome: TranscriptOutcome) -> None:
+        """Count one transcript's outcome (an unreadable one's calls are not counted)."""
+        self.transcripts += 1
+        self.failed_transcripts += outcome.fails
+        if outcome.unreadable is None:
+            for status, count in outcome.summary.items():
+                self.summary[status] = self.summary.get(status, 0) + count
+
+    def failed(self, *, allow_drift: bool, update: bool) -> bool:
+        """A result differs (unless updated) or a call drifted (unless allowed)."""
+        return ((self.summary[MISMATCHED] > 0 and not update)
+                or (self.summary.get(DRIFTED, 0) > 0 and not allow_drift))
+
+
+ToolsT = TypeVar("ToolsT", bound=Tools)
+
+
+def _as_path(given: str) -> contextlib.AbstractContextManager[Path]:
+    return contextlib.nullcontext(Path(given))
+
+
+class ReplaySession(Generic[ToolsT]):
+    """Replays ``paths`` one after the other against the same tools.
+
+    Args:
+        paths: Transcript files, in the order they are replayed.
+        tools: Loads the tools, the first time a transcript is opened (or :meth:`tools`
+            is called).
+        options: How each transcript is replayed.
+        spool: A transcript given -> a context holding the file to open (standard input
+            copied to a file, say); by default the path itself.
+    """
+
+    def __init__(self, paths: Sequence[str], tools: Callable[[], ToolsT],
+                 options: SessionOptions = SessionOptions(), *,
+                 spool: Callable[[str], contextlib.AbstractContextManager[Path]] = _as_path,
+                 ) -> None:
+        self.paths = list(paths)
+        self.options = options
+        self.total = SessionTotal()
+        self._load, self._spool = tools, spool
+        self._tools: ToolsT | None = None
+
+    def tools(self) -> ToolsT:
+        """The session's tools, loaded now if not yet."""
+        if self._tools is None:
+            self._tools = self._load()
+        return self._tools
+
+    def outcomes(self, watch: Watch | None = None) -> Iterator[TranscriptOutcome]:
+        """Replay each transcript and yield its outcome (counted in :attr:`total` first).
+
+        Raises:
+            TargetError: The tools cannot be loaded.
+        """
+        for given in self.paths:
+            outcome = self._outcome(given, watch)
+            self.total.add(outcome)
+            yield outcome
+
+    def _outcome(self, given: str, watch: Watch | None) -> TranscriptOutcome:
+        from agentforge_cli.replay.transcripts import open_transcript
+
+        outcome = TranscriptOutcome(given=given, update=self.options.update)
+        try:
+            with self._spool(given) as path:
+                opened = open_transcript(path, self.options.format)
+                outcome.path, outcome.format = str(opened.path), opened.format
+                self._replay(given, opened, outcome, watch)
+        except TranscriptError as exc:  # the next transcript still runs
+            outcome.unreadable = exc
+        return outcome
+
+    def _replay(self, given: str, opened: Transcript, outcome: TranscriptOutcome,
+                watch: Watch | None) -> None:
+        """Replay one opened transcript into ``outcome``, its entries to ``watch``'s sink.
+
+        Raises:
+            TranscriptError: At a malformed record (the calls before it have run).
+        """
+        from agentforge_cli.replay.runner import Replayer
+
+        options, tools = self.options, self.tools()
+        # each conversation of each transcript on tools of its own, when they can be made afresh
+        replayer = Replayer(tools.service, fresh=tools.fresh, describe=options.describe,
+                            match=options.match, allow_drift=options.allow_drift)
+        updates: dict[int, tuple[str, bool]] = {}
+        with watch(given, opened) if watch is not None else _UNWATCHED as (sink, on_event):
+            entries = replayer.run(opened.events(), on_event)
+            if options.update:
+                entries = _updates_noted(entries, updates, outcome.errors_written)
+            # consumed in C: this loop runs once per entry
+            deque(entries if sink is None else map(sink, entries), maxlen=0)
+        outcome.summary = replayer.summary
+        outcome.failed, outcome.drift_failed = replayer.failed, replayer.drift_failed
+        if options.update:
+            try:
+                outcome.updated = opened.write_results(updates)
+            except OSError as exc:
+                outcome.unwritable = exc
+                outcome.errors_written.clear()  # nothing was written
+        if not any(replayer.summary.values()) and not options.allow_empty:
+            outcome.empty = f"no tool calls found in {opened.path} (read as {opened.format})"
+
+
+_UNWATCHED = contextlib.nullcontext((None, None))
+
+
+def _updates_noted(entries: Iterator[Entry], updates: dict[int, tuple[str, bool]],
+                   errors_written: list[str]) -> Iterator[Entry]:
+    """``entries``, noting today's result of each call that ran and whose recording is
+    missing or differs (what ``update`` writes back), and the errors written over a
+    recorded success."""
+    for entry in entries:
+        if type(entry) is CallReport and entry.needs_update and (
+                entry.actual is not None and entry.is_error is not None):  # it ran
+            updates[entry.index] = (entry.actual, entry.is_error)
+            if entry.is_error and entry.expected_is_error is False:
+                errors_written.append(f"{entry.id or entry.where} {entry.name}: "
+                                      f"{_first_line(entry.actual)}")
+        yield entry
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[:limit - 3] + "..."
