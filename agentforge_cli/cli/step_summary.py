@@ -101,27 +101,38 @@ def fuzz(reports: Sequence[Any], *, failed: bool) -> None:
     if not wanted():
         return
     run = [r for r in reports if not r.skipped]
-    rows: list[tuple[str, ...]] = []
-    for report in run:
-        if report.error:
-            rows.append((_cell(report.name), _cell(report.error), ""))
-        rows += [(_cell(report.name), _cell(f"{f.kind}: {f.detail}"), _code(f.command))
-                 for f in report.findings]
+    rows = [row for report in run for row in _fuzz_rows(report)]
     lines = [_heading("agentforge tools fuzz", failed), "",
              "| tools | skipped | calls | findings |", "| ---: | ---: | ---: | ---: |",
              f"| {len(run)} | {len(reports) - len(run)} | "
              f"{sum(r.examples for r in run)} | {len(rows)} |"]
     lines += _items(("Tool", "Finding", "Reproduce"), rows, len(rows))
-    low = [r.name for r in run if getattr(r, "low_coverage", None)]
+    _append(lines + _fuzz_notes(run))
+
+
+def _fuzz_rows(report: Any) -> list[tuple[str, ...]]:
+    """One fuzzed tool's rows: its own error, then each finding with its command."""
+    rows: list[tuple[str, ...]] = []
+    if report.error:
+        rows.append((_cell(report.name), _cell(report.error), ""))
+    return rows + [(_cell(report.name), _cell(f"{f.kind}: {f.detail}"), _code(f.command))
+                   for f in report.findings]
+
+
+def _fuzz_notes(run: Sequence[Any]) -> list[str]:
+    """The tools whose every call ended alike (low coverage), and those the effect guard
+    stopped."""
+    notes: list[str] = []
+    low = [_cell(r.name) for r in run if getattr(r, "low_coverage", None)]
     if low:
-        lines += ["", "Every call ended in the same tool error (low coverage): "
-                  + ", ".join(_cell(name) for name in low)]
+        notes += ["", "Every call ended in the same tool error (low coverage): "
+                  + ", ".join(low)]
     stopped = [f"{_cell(r.name)} ({r.counts.get('blocked effect', 0)} calls)" for r in run
                if getattr(r, "blocked", None)]
     if stopped:
-        lines += ["", "Calls stopped by the effect guard (not failures): "
+        notes += ["", "Calls stopped by the effect guard (not failures): "
                   + ", ".join(stopped)]
-    _append(lines)
+    return notes
 
 
 def _heading(command: str, failed: bool) -> str:

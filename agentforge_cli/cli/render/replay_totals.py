@@ -19,7 +19,14 @@ def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
     """The summary table (calls per status) and a one-line verdict (a drifted call fails
     it unless ``allow_drift``, also after ``--update``)."""
     console = stdout_console()
-    total = sum(summary.values())
+    console.print()
+    console.print(Text(safe_text(title), style="bold"), overflow="fold")
+    print_trimmed(console, _status_table(summary))
+    for line in _verdict(summary, failed=failed, updated=updated, allow_drift=allow_drift):
+        console.print(line)
+
+
+def _status_table(summary: dict[CallStatus, int]) -> Table:
     table = Table(show_edge=False, box=None, padding=(0, 2), pad_edge=False,
                   header_style="bold")
     table.add_column("status")
@@ -27,30 +34,43 @@ def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
     for status, count in summary.items():
         style = status_badges()[status][1] if count else "dim"
         table.add_row(Text(status, style=style), Text(str(count), style=style))
-    table.add_row(Text("total", style="bold"), Text(str(total), style="bold"))
-    console.print()
-    console.print(Text(safe_text(title), style="bold"), overflow="fold")
-    print_trimmed(console, table)
-    noun = "call" if total == 1 else "calls"
+    total = str(sum(summary.values()))
+    table.add_row(Text("total", style="bold"), Text(total, style="bold"))
+    return table
+
+
+def _verdict(summary: dict[CallStatus, int], *, failed: bool, updated: int | None,
+             allow_drift: bool) -> list[Text]:
+    """The verdict's lines: what ``--update`` wrote, else what failed, else the pass."""
     from agentforge_cli.replay.report import CallStatus
 
+    total = sum(summary.values())
     drifted = summary.get(CallStatus.DRIFTED, 0)
     mismatched = summary[CallStatus.MISMATCHED]
-    drift = f"{drifted} of {total} {noun} drifted from today's tools (not run)"
+    drift = f"{drifted} of {total} {_calls(total)} drifted from today's tools (not run)"
+    drift_fails = bool(drifted) and not allow_drift
     if updated is not None:
-        console.print(Text(f"updated {updated} recorded result"
-                           f"{'' if updated == 1 else 's'} in the transcript", style="bold"))
-        if drifted:
-            console.print(Text(f"{'' if allow_drift else '✗ '}{drift}",
-                               style="bold" if allow_drift else "bold red"))
-    elif failed and (mismatched or (drifted and not allow_drift)):
-        differ = "differs" if mismatched == 1 else "differ"
-        parts = [f"{mismatched} of {total} {noun} {differ} from the recording"
+        return _after_update(updated, drift if drifted else None, drift_fails)
+    if failed and (mismatched or drift_fails):
+        parts = [f"{mismatched} of {total} {_calls(total)} "
+                 f"{'differs' if mismatched == 1 else 'differ'} from the recording"
                  ] if mismatched else []
-        if drifted and not allow_drift:
+        if drift_fails:
             parts.append(f"{drifted} drifted (not run)" if parts else drift)
-        console.print(Text("✗ " + "; ".join(parts), style="bold red"))
-    else:
-        allowed = f" ({drifted} drifted, not run: allowed)" if drifted else ""
-        console.print(Text(f"✓ {total} {noun} replayed, no result differs{allowed}",
-                           style="bold green"))
+        return [Text("✗ " + "; ".join(parts), style="bold red")]
+    allowed = f" ({drifted} drifted, not run: allowed)" if drifted else ""
+    return [Text(f"✓ {total} {_calls(total)} replayed, no result differs{allowed}",
+                 style="bold green")]
+
+
+def _after_update(updated: int, drift: str | None, drift_fails: bool) -> list[Text]:
+    lines = [Text(f"updated {updated} recorded result{'' if updated == 1 else 's'} "
+                  "in the transcript", style="bold")]
+    if drift is not None:
+        lines.append(Text(f"✗ {drift}", style="bold red") if drift_fails
+                     else Text(drift, style="bold"))
+    return lines
+
+
+def _calls(count: int) -> str:
+    return "call" if count == 1 else "calls"

@@ -118,30 +118,27 @@ class TracePrinter:
 
     def _flush(self, *, final: bool) -> None:
         held, self._held = self._held, []
-        if not held:
-            if final and self._plain:
-                self.console.file.flush()
-            return
-        from agentforge_cli.replay.transcripts import AssistantMessage, UserMessage
-
-        last = -1
-        if final:
-            last = max((i for i, e in enumerate(held) if isinstance(e, AssistantMessage)
-                        and not e.thinking and e.content.strip()), default=-1)
-        for i, entry in enumerate(held):
-            if isinstance(entry, UserMessage):
-                self._row("user", "cyan", [(safe_text(entry.content), "")])
-            elif isinstance(entry, AssistantMessage):
-                if not entry.content.strip():
-                    continue
-                tag = "final" if i == last else "think"
-                self._row(tag, "bold green" if tag == "final" else "yellow",
-                          [(safe_text(entry.content), "dim" if entry.thinking else "")])
-            else:
-                continue
-            self._previous = entry
+        if held:
+            last = _final_answer(held) if final else -1
+            for i, entry in enumerate(held):
+                if self._show_message(entry, final=i == last):
+                    self._previous = entry
         if final and self._plain:
             self.console.file.flush()
+
+    def _show_message(self, entry: object, *, final: bool) -> bool:
+        """Draw one held message (a user's, or the assistant's thinking or final answer);
+        whether it was drawn."""
+        from agentforge_cli.replay.transcripts import AssistantMessage, UserMessage
+
+        if isinstance(entry, UserMessage):
+            self._row("user", "cyan", [(safe_text(entry.content), "")])
+            return True
+        if not isinstance(entry, AssistantMessage) or not entry.content.strip():
+            return False
+        self._row("final" if final else "think", "bold green" if final else "yellow",
+                  [(safe_text(entry.content), "dim" if entry.thinking else "")])
+        return True
 
     def _row(self, tag: str, style: str, spans: _Spans,
              badge: tuple[str, str] | None = None) -> None:
@@ -212,3 +209,12 @@ def _plain_row(tag: str, spans: _Spans, badge: tuple[str, str] | None,
         body += "  " + badge[0]
     label = f"[{tag}]" if tag else ""
     return label.ljust(_LABEL_WIDTH) + body + "\n"
+
+
+def _final_answer(held: list[Any]) -> int:
+    """The index of the last assistant message that answers (not thinking, not empty), or
+    -1: the one a finished transcript shows as ``[final]``."""
+    from agentforge_cli.replay.transcripts import AssistantMessage
+
+    return max((i for i, e in enumerate(held) if isinstance(e, AssistantMessage)
+                and not e.thinking and e.content.strip()), default=-1)
