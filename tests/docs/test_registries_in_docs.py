@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.core.define.handlers import registry as types
 from agentforge_cli.core.define.handlers import scalars
 from agentforge_cli.replay.transcripts import registry
@@ -48,7 +49,7 @@ def formats_not_listed(readme: str) -> list[str]:
 
 def providers_not_shown(text: str) -> list[str]:
     rows = set(TABLE_ROW.findall(text))
-    return [name for name in providers.FORMATS if name not in rows]
+    return [name for name in providers.LIST_FORMATS if name not in rows]
 
 
 def types_not_shown(text: str) -> list[str]:
@@ -89,9 +90,10 @@ def test_a_format_the_readme_lists_out_of_order_is_named(monkeypatch: pytest.Mon
 
 
 def test_a_provider_the_table_does_not_show_is_named(monkeypatch: pytest.MonkeyPatch):
-    first = providers.REGISTRY[0]
+    first, *rest = providers.REGISTRY
     throwaway = dataclasses.replace(first, name="throwaway")
-    monkeypatch.setattr(providers, "REGISTRY", (*providers.REGISTRY, throwaway))
+    monkeypatch.setattr(providers, "REGISTRY", ExtensionPoint(
+        "provider", "agentforge.providers", (first, *rest, throwaway)))
     assert providers_not_shown(CHECKS.read_text(encoding="utf-8")) == ["throwaway"]
 
 
