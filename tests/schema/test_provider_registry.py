@@ -1,6 +1,6 @@
 """The provider registry is the one extension point: a provider registered there is
 exported, linted and offered by the command line, with no other file touched (the
-``agentforge.providers`` entry points: tests/test_entry_point_plugins.py)."""
+``agentforge.providers`` entry points: tests/core/declare/test_entry_point_plugins.py)."""
 
 from __future__ import annotations
 
