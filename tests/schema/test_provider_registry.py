@@ -22,6 +22,7 @@ from agentforge_cli.schema.providers import (
     LIST_FORMATS,
     PROVIDERS,
     REGISTRY,
+    a_provider,
     export_tools,
     get_provider,
     provider_name,
@@ -60,7 +61,8 @@ ACME = Provider(name="acme", convert=convert_acme,
 def acme(monkeypatch: pytest.MonkeyPatch) -> Provider:
     """ACME registered with ``REGISTRY.register``, as a provider package does; on a copy of
     the registry, so that no other test sees it."""
-    registry = ExtensionPoint(REGISTRY.kind, REGISTRY.group, REGISTRY.entries())
+    registry = ExtensionPoint(REGISTRY.kind, REGISTRY.group, REGISTRY.entries(),
+                              check=a_provider)
     monkeypatch.setattr(providers, "REGISTRY", registry)
     return registry.register(ACME)
 
@@ -101,6 +103,12 @@ def test_registered_provider_name_rule_and_lint_rules_run(acme):
         ("much_too_long", "acme:name", "error", ""),
         ("much_too_long", "acme:underscore", "warning", ""),
     ]
+
+
+def test_only_a_provider_is_registered():
+    with pytest.raises(TypeError, match="a provider is a Provider"):
+        REGISTRY.register({"name": "acme"})  # type: ignore[arg-type]  # the refusal under test
+    assert "acme" not in REGISTRY.names()
 
 
 def test_an_unregistered_provider_is_unknown():

@@ -52,12 +52,22 @@ __all__ = [
     "ProviderExportError",
     "SchemaIssue",
     "ToolConversion",
+    "a_provider",
     "convert_tool",
     "export_tools",
     "get_provider",
     "name_problem",
     "provider_name",
 ]
+
+def a_provider(entry: object) -> Provider:
+    """``entry`` when it is a :class:`Provider` (the registry's check of what plugins
+    give)."""
+    if not isinstance(entry, Provider):
+        raise TypeError(f"a provider is a Provider (agentforge_cli.schema.providers.base), "
+                        f"not {type(entry).__name__}")
+    return entry
+
 
 REGISTRY: ExtensionPoint[Provider] = ExtensionPoint("provider", "agentforge.providers", (
     OPENAI,
@@ -69,7 +79,7 @@ REGISTRY: ExtensionPoint[Provider] = ExtensionPoint("provider", "agentforge.prov
     GEMINI_JSON_SCHEMA,
     GEMINI_MCP,
     MCP,
-))
+), check=a_provider)
 """Every provider agentforge knows, in the order the command line lists them: these, then
 those added with ``REGISTRY.register(...)``, then those of the ``agentforge.providers``
 entry points."""
