@@ -9,7 +9,7 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                       unsupported type, duplicated name, a class given as
      │    │                       target); also a TypeError
      │    └── UnsupportedTypeError   an annotation no type handler supports
-     │                               (core/define/handlers/registry.py)
+     │                               (core/define/handlers/type_rule.py)
      ├── ArgumentError            the model's arguments cannot be bound (also a ValueError);
      │                            raised as is when argument errors are not wrapped
      ├── ToolArgumentsError       an ArgumentError wrapped by the executor's

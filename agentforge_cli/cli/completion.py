@@ -34,9 +34,9 @@ def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:
 
 def complete_formats(incomplete: str) -> list[str]:
     """``tools list --format``: ``table``, ``json`` and the provider formats."""
-    from agentforge_cli.schema.providers import FORMATS
+    from agentforge_cli.schema.providers import LIST_FORMATS
 
-    return [name for name in ("table", "json", *FORMATS) if name.startswith(incomplete)]
+    return [name for name in ("table", "json", *LIST_FORMATS) if name.startswith(incomplete)]
 
 
 def complete_providers(incomplete: str) -> list[str]:

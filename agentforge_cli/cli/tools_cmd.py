@@ -93,18 +93,18 @@ def list_formats() -> dict[str, Renderer]:
     """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
     provider format of the registry, read when the command runs (``--strict`` is refused
     before loading for a provider format that has no strict form)."""
-    from agentforge_cli.schema.providers import FORMATS
+    from agentforge_cli.schema.providers import LIST_FORMATS
 
     return {"table": _list_table, "json": _list_json,
-            **{name: _provider_export(name) for name in FORMATS}}
+            **{name: _provider_export(name) for name in LIST_FORMATS}}
 
 
 def _format_help() -> str:
     """The ``--format`` help, naming the provider formats of the registry."""
-    from agentforge_cli.schema.providers import FORMATS
+    from agentforge_cli.schema.providers import LIST_FORMATS
 
     return ("table (a readable summary), json (an array of {name, description, "
-            f"parameters}}), or a provider's tool definitions: {', '.join(FORMATS)}.")
+            f"parameters}}), or a provider's tool definitions: {', '.join(LIST_FORMATS)}.")
 
 
 def _strict_formats() -> list[str]:
@@ -124,9 +124,9 @@ def _check_strict(output_format: str, strict: bool) -> None:
     """``--strict`` applies to a provider format with a strict form (and to table/json)."""
     if not strict or output_format in ("table", "json"):
         return
-    from agentforge_cli.schema.providers import FORMATS, provider_name
+    from agentforge_cli.schema.providers import LIST_FORMATS, provider_name
 
-    if output_format in FORMATS:
+    if output_format in LIST_FORMATS:
         try:
             provider_name(output_format, strict=True)
         except ValueError as exc:

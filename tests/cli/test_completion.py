@@ -51,10 +51,10 @@ def test_a_target_that_cannot_load_offers_nothing_and_prints_nothing():
 
 
 def test_list_formats_and_check_providers_complete_from_the_registries():
-    from agentforge_cli.schema.providers import FORMATS, PROVIDERS
+    from agentforge_cli.schema.providers import LIST_FORMATS, PROVIDERS
 
-    assert complete("agentforge tools list --format ") == ["table", "json", *FORMATS]
+    assert complete("agentforge tools list --format ") == ["table", "json", *LIST_FORMATS]
     assert complete("agentforge tools list --format gem") == [
-        name for name in FORMATS if name.startswith("gem")]
+        name for name in LIST_FORMATS if name.startswith("gem")]
     assert complete("agentforge tools check --provider ") == list(PROVIDERS)
     assert complete("agentforge tools check --provider openai-s") == ["openai-strict"]

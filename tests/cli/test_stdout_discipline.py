@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import ROOT
 
-from agentforge_cli.schema.providers import FORMATS
+from agentforge_cli.schema.providers import LIST_FORMATS
 
 AGENTFORGE = Path(sys.executable).parent / "agentforge"  # installed by `make`
 
@@ -106,7 +106,7 @@ def test_tools_call_json_is_json(noisy, name, result):
     assert_noise_on_stderr(stdout, stderr, name)
 
 
-@pytest.mark.parametrize("output_format", ["json", *FORMATS])
+@pytest.mark.parametrize("output_format", ["json", *LIST_FORMATS])
 def test_tools_list_formats_are_json(noisy, output_format):
     code, stdout, stderr = run("tools", "list", noisy, "--format", output_format)
     assert code == 0

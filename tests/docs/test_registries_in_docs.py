@@ -1,7 +1,8 @@
 """The docs show every entry of the registries: each transcript format in docs/replay.md
 (by its title, as replay names it) and in the README's list of formats (by its title, in
 detection order), each provider format in the table of docs/checks.md (by its name), each
-type of the type registry's ``EXACT`` table in the types table of docs/declaring-tools.md.
+type a rule of the type registry matches exactly in the types table of
+docs/declaring-tools.md.
 A throwaway entry of each kind, registered here, is reported missing, so the check cannot
 pass by looking at nothing."""
 
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.core.define.handlers import registry as types
 from agentforge_cli.core.define.handlers import scalars
+from agentforge_cli.core.define.handlers.type_rule import TypeRule
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.schema import providers
 
@@ -48,14 +51,15 @@ def formats_not_listed(readme: str) -> list[str]:
 
 def providers_not_shown(text: str) -> list[str]:
     rows = set(TABLE_ROW.findall(text))
-    return [name for name in providers.FORMATS if name not in rows]
+    return [name for name in providers.LIST_FORMATS if name not in rows]
 
 
 def types_not_shown(text: str) -> list[str]:
-    """The ``EXACT`` types the types table does not name (as ``Name`` or ``module.Name``)."""
+    """The types matched exactly that the types table does not name (as ``Name`` or
+    ``module.Name``)."""
     found = TYPES_TABLE.search(text)
     assert found is not None, "the types table of docs/declaring-tools.md is gone"
-    names = [types.type_label(annotation) for annotation in types.EXACT]
+    names = [types.type_label(annotation) for annotation in types.exact_types()]
     return [name for name in names
             if not re.search(rf"`(?:[\w.]+\.)?{re.escape(name)}`", found.group())]
 
@@ -89,9 +93,10 @@ def test_a_format_the_readme_lists_out_of_order_is_named(monkeypatch: pytest.Mon
 
 
 def test_a_provider_the_table_does_not_show_is_named(monkeypatch: pytest.MonkeyPatch):
-    first = providers.REGISTRY[0]
+    first, *rest = providers.REGISTRY
     throwaway = dataclasses.replace(first, name="throwaway")
-    monkeypatch.setattr(providers, "REGISTRY", (*providers.REGISTRY, throwaway))
+    monkeypatch.setattr(providers, "REGISTRY", ExtensionPoint(
+        "provider", "agentforge.providers", (first, *rest, throwaway)))
     assert providers_not_shown(CHECKS.read_text(encoding="utf-8")) == ["throwaway"]
 
 
@@ -103,6 +108,9 @@ def test_a_type_the_table_does_not_show_is_named(monkeypatch: pytest.MonkeyPatch
     class Throwaway:
         """A type nobody documented."""
 
-    monkeypatch.setitem(types.EXACT, Throwaway, scalars.str_handler)
+    registry = ExtensionPoint("type handler", types.TYPE_HANDLERS.group,
+                              types.TYPE_HANDLERS.entries())
+    registry.register(TypeRule(name="throwaway", exact={Throwaway: scalars.str_handler}))
+    monkeypatch.setattr(types, "TYPE_HANDLERS", registry)
     assert types_not_shown(DECLARING.read_text(encoding="utf-8")) == [
         types.type_label(Throwaway)]

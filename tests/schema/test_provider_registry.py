@@ -1,5 +1,6 @@
 """The provider registry is the one extension point: a provider registered there is
-exported, linted and offered by the command line, with no other file touched."""
+exported, linted and offered by the command line, with no other file touched (the
+``agentforge.providers`` entry points: tests/core/declare/test_entry_point_plugins.py)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ import pytest
 import typer
 from provider_testing import obj, raw
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema import providers
 from agentforge_cli.schema.findings import WARNING, Finding, finding
 from agentforge_cli.schema.lint import check_specs
 from agentforge_cli.schema.providers import (
-    FORMATS,
+    LIST_FORMATS,
     PROVIDERS,
     REGISTRY,
+    a_provider,
     export_tools,
     get_provider,
     provider_name,
@@ -56,9 +59,12 @@ ACME = Provider(name="acme", convert=convert_acme,
 
 @pytest.fixture
 def acme(monkeypatch: pytest.MonkeyPatch) -> Provider:
-    """ACME registered: one line, as in the registry itself."""
-    monkeypatch.setattr(providers, "REGISTRY", (*REGISTRY, ACME))
-    return ACME
+    """ACME registered with ``REGISTRY.register``, as a provider package does; on a copy of
+    the registry, so that no other test sees it."""
+    registry = ExtensionPoint(REGISTRY.kind, REGISTRY.group, REGISTRY.entries(),
+                              check=a_provider)
+    monkeypatch.setattr(providers, "REGISTRY", registry)
+    return registry.register(ACME)
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +76,7 @@ def _plain(plain_terminal: None, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_registered_provider_is_known_everywhere(acme):
     assert (*PROVIDERS, "acme") == providers.PROVIDERS
-    assert (*FORMATS, "acme") == providers.FORMATS
+    assert (*LIST_FORMATS, "acme") == providers.LIST_FORMATS
     assert get_provider(" ACME ") is acme
     with pytest.raises(ValueError, match="strict mode applies to openai, openai-responses only, "
                                          "not 'acme'"):
@@ -97,6 +103,12 @@ def test_registered_provider_name_rule_and_lint_rules_run(acme):
         ("much_too_long", "acme:name", "error", ""),
         ("much_too_long", "acme:underscore", "warning", ""),
     ]
+
+
+def test_only_a_provider_is_registered():
+    with pytest.raises(TypeError, match="a provider is a Provider"):
+        REGISTRY.register({"name": "acme"})  # type: ignore[arg-type]  # the refusal under test
+    assert "acme" not in REGISTRY.names()
 
 
 def test_an_unregistered_provider_is_unknown():
@@ -149,7 +161,7 @@ def _options(*path: str) -> dict[str, Any]:
 
 def test_cli_help_names_exactly_the_registry():
     list_help = _options("tools", "list")["--format"].help
-    assert list_help.endswith(f"or a provider's tool definitions: {', '.join(FORMATS)}.")
+    assert list_help.endswith(f"or a provider's tool definitions: {', '.join(LIST_FORMATS)}.")
     strict_help = _options("tools", "list")["--strict"].help
     assert "with --format openai or openai-responses, export" in strict_help
     check_help = _options("tools", "check")["--provider"].help
@@ -159,5 +171,5 @@ def test_cli_help_names_exactly_the_registry():
 def test_cli_format_choices_are_the_registry():
     from agentforge_cli.cli.tools_cmd import list_formats
 
-    assert list(list_formats()) == ["table", "json", *FORMATS]
-    assert tuple(p.name for p in REGISTRY if p.list_format) == FORMATS
+    assert list(list_formats()) == ["table", "json", *LIST_FORMATS]
+    assert tuple(p.name for p in REGISTRY if p.list_format) == LIST_FORMATS

@@ -1,36 +1,27 @@
 """Tools declared with other libraries as targets: LangChain, pydantic-ai, the OpenAI Agents
 SDK, FastMCP and smolagents.
 
-A target's object is given to an adapter when its class, or a base class, comes from one
-of the adapter's packages (``roots``): no flag, and no library is imported to find out (an
-object of a library's class exists only once its library is imported). Each adapter is one
-module here plus one line in :data:`ADAPTERS`, and provides:
-
-``LIBRARY``
-    The library's name as users know it.
-``holds_tools(obj) -> bool``
-    ``obj`` is something of the library that holds tools (a tool, a toolkit, a toolset,
-    an agent, a server).
-``read_tools(obj) -> list[ForeignTool]``
-    Its tools (:class:`~agentforge_cli.integrations.frameworks.foreign.ForeignTool`).
-``in_module_scan(obj) -> bool``
-    Whether a module-level ``obj`` is read when its module is a target (single tools and
-    servers; an agent or a list of tools already defined in the module is not, so no tool
-    is read twice).
-
-An adapter may also export agentforge tools to its library (``to_langchain`` and the
-others, re-exported by :mod:`agentforge_cli.integrations`).
+Each library is one :class:`~agentforge_cli.integrations.frameworks.adapter.FrameworkAdapter`
+(its fields are the contract) in :data:`ADAPTERS`: agentforge's own, each one module here,
+those added with ``ADAPTERS.register(...)``, and those of the ``agentforge.frameworks``
+entry points (read the first time a target's object is looked at). An adapter may also
+export agentforge tools to its library (``to_langchain`` and the others, re-exported by
+:mod:`agentforge_cli.integrations`).
 """
 
 from __future__ import annotations
 
-import importlib
 import types
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.errors import TargetError
+from agentforge_cli.integrations.frameworks.adapter import (
+    FrameworkAdapter,
+    a_framework_adapter,
+    adapter_module,
+)
 from agentforge_cli.integrations.frameworks.foreign import (
     BINDINGS,
     Binding,
@@ -38,42 +29,52 @@ from agentforge_cli.integrations.frameworks.foreign import (
     foreign_executor,
 )
 
-__all__ = ["ADAPTERS", "BINDINGS", "Binding", "ForeignTool", "adapter_for", "foreign_table",
-           "module_members", "read_foreign"]
+__all__ = ["ADAPTERS", "BINDINGS", "FASTMCP", "LANGCHAIN", "OPENAI_AGENTS", "PYDANTIC_AI",
+           "SMOLAGENTS", "Binding", "ForeignTool", "FrameworkAdapter", "adapter_for",
+           "foreign_table", "module_members", "read_foreign"]
 
 
-@dataclass(frozen=True, slots=True)
-class Adapter:
-    """Where an adapter lives and which packages' classes it reads."""
-
-    module: str
-    """The adapter's module under this package."""
-    roots: tuple[str, ...]
-    """The top-level packages whose classes it reads."""
-
-    def load(self) -> Any:
-        return importlib.import_module(f"{__name__}.{self.module}")
+def _own(module: str, name: str, library: str, *roots: str) -> FrameworkAdapter:
+    return adapter_module(f"{__name__}.{module}", name=name, library=library, roots=roots)
 
 
-ADAPTERS: tuple[Adapter, ...] = (
-    Adapter("langchain", ("langchain_core", "langchain", "langchain_community")),
-    Adapter("pydantic_ai", ("pydantic_ai",)),
-    Adapter("openai_agents", ("agents",)),
-    Adapter("fastmcp", ("fastmcp",)),
-    Adapter("smolagents", ("smolagents",)),
-)
-_BY_ROOT = {root: adapter for adapter in ADAPTERS for root in adapter.roots}
+LANGCHAIN = _own("langchain", "langchain", "LangChain",
+                 "langchain_core", "langchain", "langchain_community")
+PYDANTIC_AI = _own("pydantic_ai", "pydantic-ai", "pydantic-ai", "pydantic_ai")
+OPENAI_AGENTS = _own("openai_agents", "openai-agents", "OpenAI Agents SDK", "agents")
+FASTMCP = _own("fastmcp", "fastmcp", "FastMCP", "fastmcp")
+SMOLAGENTS = _own("smolagents", "smolagents", "smolagents", "smolagents")
+
+ADAPTERS: ExtensionPoint[FrameworkAdapter] = ExtensionPoint(
+    "framework adapter", "agentforge.frameworks",
+    (LANGCHAIN, PYDANTIC_AI, OPENAI_AGENTS, FASTMCP, SMOLAGENTS), check=a_framework_adapter)
+"""Every library whose tools are targets."""
+
+_by_root: tuple[tuple[FrameworkAdapter, ...], dict[str, FrameworkAdapter]] | None = None
 
 
-def adapter_for(obj: Any) -> Any:
-    """The adapter module that reads ``obj``, or ``None`` when no adapter does."""
+def _adapters_by_root() -> dict[str, FrameworkAdapter]:
+    """Root package -> the first adapter (in declared order) that reads its classes."""
+    global _by_root
+    adapters = ADAPTERS.entries()
+    if _by_root is None or _by_root[0] is not adapters:
+        by_root: dict[str, FrameworkAdapter] = {}
+        for adapter in adapters:
+            for root in adapter.roots:
+                by_root.setdefault(root, adapter)
+        _by_root = (adapters, by_root)
+    return _by_root[1]
+
+
+def adapter_for(obj: Any) -> FrameworkAdapter | None:
+    """The adapter that reads ``obj``, or ``None`` when no adapter does."""
     if isinstance(obj, type | types.ModuleType | types.FunctionType | types.MethodType
                   | list | tuple | str | bytes | int | float | dict | set | frozenset):
         return None
+    by_root = _adapters_by_root()
     for cls in type(obj).__mro__:
-        registered = _BY_ROOT.get(getattr(cls, "__module__", "").partition(".")[0])
-        if registered is not None:
-            adapter = registered.load()
+        adapter = by_root.get(getattr(cls, "__module__", "").partition(".")[0])
+        if adapter is not None:
             return adapter if adapter.holds_tools(obj) else None
     return None
 
@@ -104,7 +105,7 @@ def read_foreign(obj: Any, spec: str) -> list[ForeignTool]:
     except TargetError:
         raise
     except Exception as exc:
-        raise TargetError(f"cannot read the {adapter.LIBRARY} tools of target {spec!r}: "
+        raise TargetError(f"cannot read the {adapter.library} tools of target {spec!r}: "
                           f"{type(exc).__name__}: {exc}") from exc
 
 

@@ -2,9 +2,11 @@
 
 Each provider is one module of this package that declares a
 :class:`~agentforge_cli.schema.providers.base.Provider` — its export, its tool-name rule,
-its own lint rules and the document its entries go in — and :data:`REGISTRY` lists them.
-Everything else reads the registry: :data:`PROVIDERS`, :data:`FORMATS`, the lint rules
-of ``tools check --provider``, and the choices and help of the command line.
+its own lint rules and the document its entries go in — and :data:`REGISTRY` lists them,
+and those other packages add through ``register()`` or the ``agentforge.providers``
+entry-point group (read at first use). Everything else reads the registry:
+:data:`PROVIDERS`, :data:`LIST_FORMATS`, the lint rules of ``tools check --provider``, and
+the choices and help of the command line.
 
 Every export is a pure function of the specifications. A part a provider cannot express
 exactly is exported in the closest accepted form and reported in
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.schema.jsonschema import ROOT
 from agentforge_cli.schema.providers.anthropic import ANTHROPIC
@@ -41,7 +44,7 @@ from agentforge_cli.schema.providers.openai_responses import (
 from agentforge_cli.schema.tool_origins import ToolOrigin, origin_of
 
 __all__ = [
-    "FORMATS",
+    "LIST_FORMATS",
     "PROVIDERS",
     "REGISTRY",
     "Provider",
@@ -49,6 +52,7 @@ __all__ = [
     "ProviderExportError",
     "SchemaIssue",
     "ToolConversion",
+    "a_provider",
     "convert_tool",
     "export_tools",
     "get_provider",
@@ -56,7 +60,16 @@ __all__ = [
     "provider_name",
 ]
 
-REGISTRY: tuple[Provider, ...] = (
+def a_provider(entry: object) -> Provider:
+    """``entry`` when it is a :class:`Provider` (the registry's check of what plugins
+    give)."""
+    if not isinstance(entry, Provider):
+        raise TypeError(f"a provider is a Provider (agentforge_cli.schema.providers.base), "
+                        f"not {type(entry).__name__}")
+    return entry
+
+
+REGISTRY: ExtensionPoint[Provider] = ExtensionPoint("provider", "agentforge.providers", (
     OPENAI,
     OPENAI_STRICT,
     OPENAI_RESPONSES,
@@ -66,16 +79,18 @@ REGISTRY: tuple[Provider, ...] = (
     GEMINI_JSON_SCHEMA,
     GEMINI_MCP,
     MCP,
-)
-"""Every provider agentforge knows, in the order the command line lists them."""
+), check=a_provider)
+"""Every provider agentforge knows, in the order the command line lists them: these, then
+those added with ``REGISTRY.register(...)``, then those of the ``agentforge.providers``
+entry points."""
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
-    # PROVIDERS and FORMATS are read from REGISTRY on each access, so they always agree
-    # with it (a test may register a provider of its own).
+    # PROVIDERS and LIST_FORMATS are read from REGISTRY on each access, so they always
+    # agree with it (a provider may be registered after this module is imported).
     if name == "PROVIDERS":
-        return tuple(p.name for p in REGISTRY)
-    if name == "FORMATS":
+        return REGISTRY.names()
+    if name == "LIST_FORMATS":
         return tuple(p.name for p in REGISTRY if p.list_format)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -83,8 +98,8 @@ def __getattr__(name: str) -> tuple[str, ...]:
 PROVIDERS: tuple[str, ...]
 """The providers ``tools check --provider`` knows."""
 
-FORMATS: tuple[str, ...]
-"""The provider formats of ``tools list --format`` (a strict form is reached with
+LIST_FORMATS: tuple[str, ...]
+"""The providers ``tools list --format`` exports (a strict form is reached with
 ``--strict``)."""
 
 
@@ -96,18 +111,20 @@ def get_provider(provider: str, strict: bool = False) -> Provider:
         ValueError: For an unknown provider, or ``strict`` with a provider that has no
             strict form.
     """
-    name = provider.strip().lower()
-    by_name = {p.name: p for p in REGISTRY}
-    found = by_name.get(name)
+    found = REGISTRY.get(provider.strip().lower())
     if found is None:
         raise ValueError(f"unknown provider {provider!r}; choose one of: "
-                         f"{', '.join(by_name)}")
+                         f"{', '.join(REGISTRY.names())}")
     if strict:
         if found.strict is None:
             with_strict = [p.name for p in REGISTRY if p.strict and p.list_format]
             raise ValueError(f"strict mode applies to {', '.join(with_strict)} only, not "
                              f"{provider!r}")
-        found = by_name[found.strict]
+        strict_form = REGISTRY.get(found.strict)
+        if strict_form is None:
+            raise ValueError(f"the strict form of {found.name!r}, {found.strict!r}, is not "
+                             f"registered; register it too")
+        found = strict_form
     return found
 
 

@@ -152,7 +152,7 @@ def test_an_agent_is_read_for_its_function_tools_and_names_what_it_skips(cli,
 
 def test_reading_gives_the_tool_object_and_its_path() -> None:
     adapter = adapter_for(openai_agents_tools.forecast)
-    assert adapter is not None and adapter.LIBRARY == "OpenAI Agents SDK"
+    assert adapter is not None and adapter.library == "OpenAI Agents SDK"
     assert adapter.in_module_scan(openai_agents_tools.forecast)
     assert not adapter.in_module_scan(openai_agents_tools.agent)
     [forecast] = read_foreign(openai_agents_tools.forecast, "forecast")

@@ -22,8 +22,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agentforge_cli import ToolService, build_local_tools
+from agentforge_cli.integrations.frameworks import PYDANTIC_AI as adapter
 from agentforge_cli.integrations.frameworks import adapter_for, foreign_table
-from agentforge_cli.integrations.frameworks import pydantic_ai as adapter
 from agentforge_cli.integrations.frameworks.pydantic_ai import to_pydantic_ai
 
 HERE = Path(__file__).resolve().parent

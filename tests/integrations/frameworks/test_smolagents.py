@@ -28,8 +28,8 @@ from smolagents.models import (
     MessageRole,
 )
 
+from agentforge_cli.integrations.frameworks import SMOLAGENTS as adapter
 from agentforge_cli.integrations.frameworks import adapter_for, read_foreign
-from agentforge_cli.integrations.frameworks import smolagents as adapter
 
 HERE = Path(__file__).resolve().parent
 TOOLS = str((HERE / "smolagents_tools.py").relative_to(ROOT))

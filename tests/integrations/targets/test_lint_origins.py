@@ -85,5 +85,5 @@ def test_agentforge_tools_keep_the_advice_for_python_tools(write_module: Any) ->
 
 
 def test_every_library_an_adapter_reads_has_its_origin() -> None:
-    libraries = {adapter.load().LIBRARY for adapter in frameworks.ADAPTERS}
+    libraries = {adapter.library for adapter in frameworks.ADAPTERS}
     assert libraries == set(LIBRARY_ORIGINS)

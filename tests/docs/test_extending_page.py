@@ -1,0 +1,210 @@
+"""docs/extending.md is what the registries are: the entry-point groups it names are the
+registries' groups, its field tables list every field of each declared value (and which
+are required), and its examples, registered as the page shows, work: the type rule gives a
+schema and a coercion, the provider lists and checks, the adapter makes a target."""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import json
+import re
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentforge_cli import ToolExecutionRequest, ToolService, build_local_tools, tool
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
+from agentforge_cli.core.define.handlers import registry as types
+from agentforge_cli.core.define.handlers.type_rule import TypeRule, a_type_rule
+from agentforge_cli.errors import ToolDefinitionError
+from agentforge_cli.integrations import frameworks
+from agentforge_cli.integrations.frameworks.adapter import FrameworkAdapter, a_framework_adapter
+from agentforge_cli.schema import providers
+from agentforge_cli.schema.providers.base import Provider
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "extending.md"
+BLOCK = re.compile(r"```python\n# (\w+)\.py\n(.*?)```", re.S)
+CRM = "sample_tools.crm:CrmTools"
+SETUP = "agentforge_examples_setup"
+
+
+def page() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def examples() -> dict[str, str]:
+    """The page's modules: name -> source."""
+    return dict(BLOCK.findall(page()))
+
+
+def entry_points() -> dict[str, dict[str, str]]:
+    (toml,) = re.findall(r"```toml\n(.*?)```", page(), re.S)
+    return tomllib.loads(toml)["project"]["entry-points"]
+
+
+def registries() -> dict[str, ExtensionPoint[Any]]:
+    found: list[ExtensionPoint[Any]] = [types.TYPE_HANDLERS, providers.REGISTRY,
+                                        frameworks.ADAPTERS]
+    return {point.group: point for point in found}
+
+
+def table_problems(value: type, text: str) -> list[str]:
+    """What the page's table of ``value``'s fields gets wrong: a field left out or out of
+    order, one that is not there, a required field not said to be required or the
+    reverse."""
+    header = f"| field of `{value.__name__}` | what it is |"
+    rows = text.split(header, 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    cells = [[cell.strip() for cell in row.strip("|").split("|", 1)] for row in rows]
+    fields = dataclasses.fields(value)  # type: ignore[arg-type]  # each is a dataclass
+    problems = []
+    if [name.strip("`") for name, _ in cells] != [f.name for f in fields]:
+        problems.append(f"{value.__name__}: the rows are not the fields")
+    required = [f.name for f in fields if f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING]
+    if [name.strip("`") for name, text in cells if text.startswith("required")] != required:
+        problems.append(f"{value.__name__}: the required fields are {required}")
+    return problems
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """The page's modules written out and ``agentforge_examples_setup`` imported, against
+    copies of the three registries (no other test sees the entries)."""
+    monkeypatch.setattr(types, "TYPE_HANDLERS", ExtensionPoint(
+        "type handler", types.TYPE_HANDLERS.group, types.TYPE_HANDLERS.entries(),
+        check=a_type_rule))
+    monkeypatch.setattr(providers, "REGISTRY", ExtensionPoint(
+        "provider", providers.REGISTRY.group, providers.REGISTRY.entries()))
+    monkeypatch.setattr(frameworks, "ADAPTERS", ExtensionPoint(
+        "framework adapter", frameworks.ADAPTERS.group, frameworks.ADAPTERS.entries(),
+        check=a_framework_adapter))
+    for name, source in examples().items():
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = [*examples(), "minitools", "my_tools"]
+    try:
+        __import__(SETUP)
+        yield
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
+
+
+# --- the page and the registries ------------------------------------------------------------
+
+def test_the_page_names_exactly_the_registries_groups():
+    named = set(re.findall(r"\bagentforge\.[a-z_]+\b", page()))
+    assert named == set(registries())
+
+
+def test_each_field_table_lists_every_field_and_which_are_required():
+    for value in (TypeRule, Provider, FrameworkAdapter):
+        assert table_problems(value, page()) == []
+
+
+def test_a_table_that_leaves_a_field_out_or_calls_it_optional_is_named():
+    dropped = re.sub(r"\| `in_module_scan` \|.*\n", "", page())
+    assert table_problems(FrameworkAdapter, dropped) == [
+        "FrameworkAdapter: the rows are not the fields"]
+    optional = page().replace("| `roots` | required; ", "| `roots` | ")
+    assert table_problems(FrameworkAdapter, optional) == [
+        "FrameworkAdapter: the required fields are ['name', 'library', 'roots', "
+        "'holds_tools', 'read_tools']"]
+
+
+def test_the_entry_points_name_the_page_s_values(registered):
+    groups = entry_points()
+    assert set(groups) == set(registries())
+    for group, points in groups.items():
+        for value in points.values():
+            module, _, attribute = value.partition(":")
+            assert getattr(sys.modules[module], attribute) in registries()[group].entries()
+
+
+# --- the examples at work --------------------------------------------------------------------
+
+def ping(host: ipaddress.IPv4Address) -> str:
+    """Ping a host."""
+    return f"pong from {host}"
+
+
+def test_without_the_type_rule_the_type_is_refused():
+    with pytest.raises(ToolDefinitionError, match="unsupported type IPv4Address"):
+        build_local_tools([tool(name="ping")(ping)])
+
+
+def test_the_type_rule_gives_a_schema_and_a_coercion(registered):
+    table = build_local_tools([tool(name="ping")(ping)])
+    (spec,) = table
+    assert spec.parameters["properties"]["host"] == {"type": "string", "format": "ipv4"}
+    service = ToolService().tools(table)
+    assert service.execute(ToolExecutionRequest(name="ping", arguments='{"host":" 10.0.0.1 "}')
+                           ) == ("pong from 10.0.0.1", False)
+    assert service.execute(ToolExecutionRequest(name="ping", arguments='{"host":"10.0.0.300"}')
+                           ) == ('Argument "host" is not an IPv4 address: <10.0.0.300> '
+                                 '(tool "ping")', True)
+    (executor,) = table.values()
+    trace = executor.explain('{"host":"10.0.0.1"}').traces[0]
+    assert trace.rule == "JSON string <10.0.0.1> coerced to IPv4Address"
+
+
+def test_the_provider_lists_and_checks(registered, plain_terminal, cli):
+    listed = cli("tools", "list", CRM, "--format", "acme")
+    assert listed.exit_code == 0, listed.stderr
+    (entry,) = json.loads(listed.stdout)
+    assert (entry["fn"], sorted(entry["args"]["properties"])) == (
+        "queryCustomer", ["limit", "name"])
+    assert "the name is refused: use 1 to 40 lowercase letters or '_'" in listed.stderr
+    checked = cli("tools", "check", CRM, "--provider", "acme", "--json")
+    assert checked.exit_code == 1
+    assert [f["rule"] for f in json.loads(checked.stdout)["findings"]] == ["acme:name"]
+
+
+MINITOOLS = '''
+class Tool:
+    def __init__(self, name, doc, schema, run):
+        self.name, self.doc, self.schema, self.run = name, doc, schema, run
+
+class Toolbox:
+    def __init__(self, *tools):
+        self.tools = list(tools)
+'''
+
+MY_TOOLS = '''
+import minitools
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+adding = minitools.Tool("add", "Add two numbers.", {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"]}, add)
+box = minitools.Toolbox(adding)
+'''
+
+
+def test_the_adapter_makes_the_library_s_tools_targets(registered, plain_terminal, cli,
+                                                       tmp_path, monkeypatch):
+    (tmp_path / "minitools.py").write_text(MINITOOLS, encoding="utf-8")
+    target = tmp_path / "my_tools.py"
+    target.write_text(MY_TOOLS, encoding="utf-8")
+    listed = cli("tools", "list", str(target), "--format", "json")
+    assert listed.exit_code == 0, listed.stderr
+    assert [(t["name"], t["parameters"]["required"]) for t in json.loads(listed.stdout)] == [
+        ("add", ["a", "b"])]  # the toolbox is not read again
+    native = cli("tools", "call", "add", '{"a": 1, "b": 2}', "-t", str(target))
+    assert (native.exit_code, native.stdout.strip()) == (0, "3")
+    refused = cli("tools", "call", "add", '{"a": 1,', "-t", str(target))
+    assert refused.exit_code == 1
+    assert "minitools: the arguments are not JSON" in refused.stdout + refused.stderr
+    bound = cli("tools", "call", "add", '{"a": "1", "b": 2,}', "-t", str(target),
+                "--binding", "agentforge")
+    assert (bound.exit_code, bound.stdout.strip()) == (0, "3"), bound.stderr
+    box = cli("tools", "list", f"{target}:box")
+    assert box.exit_code == 0 and "[add] Add two numbers." in box.stdout, box.stderr
