@@ -19,7 +19,6 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -47,10 +46,23 @@ if TYPE_CHECKING:
     from agentforge_cli.integrations.targets.loading import ToolSupply
     from agentforge_cli.replay.transcripts import Transcript
 
-FormatName = StrEnum(  # type: ignore[misc]  # its members are read from the registry
-    "FormatName", [(name, name) for name in ("auto", *registry.format_names())])
-"""``--format`` of ``replay``: ``auto`` or a registered transcript format (read from the
-registry when the command is defined, so a format registered there is accepted here)."""
+def format_choices() -> tuple[str, ...]:
+    """``--format`` of ``replay``: ``auto`` or a transcript format registered by the time
+    the option is read (a format registered after the command was defined counts)."""
+    return ("auto", *registry.format_names())
+
+
+def _format_name(value: str) -> str:
+    name = value.casefold()
+    choices = format_choices()
+    if name not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of "
+                                 + ", ".join(map(repr, choices)) + ".")
+    return name
+
+
+def _complete_format_names(incomplete: str) -> list[str]:
+    return [name for name in format_choices() if name.startswith(incomplete.casefold())]
 
 
 @dataclass(kw_only=True, slots=True)
@@ -97,11 +109,11 @@ def replay(
         "*.yml, also .gz), "
         "or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
-    transcript_format: Annotated[FormatName, typer.Option(
-        "--format", "-f", metavar="FORMAT",
+    transcript_format: Annotated[str, typer.Option(
+        "--format", "-f", metavar="FORMAT", callback=_format_name,
+        autocompletion=_complete_format_names,
         help=f"The transcript's format: {', '.join(registry.format_names())}; auto (the "
-             "default) detects it.", show_default=False,
-        case_sensitive=False)] = FormatName["auto"],
+             "default) detects it.", show_default=False)] = "auto",
     match: Annotated[MatchMode, typer.Option(
         "--match", metavar="exact|json|status",
         help="How results are compared: exact (JSON results as JSON values), json (also "
@@ -141,7 +153,7 @@ def replay(
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         reach = mcp_options(header, env, cwd)
         strict, timeout = project_choices(strict, timeout)
-        options = _Options(format=transcript_format.value, match=match,
+        options = _Options(format=transcript_format, match=match,
                            json_output=json_output, junit=junit is not None, update=update,
                            log=log, allow_empty=allow_empty, allow_drift=allow_drift,
                            runs=[] if step_summary.wanted() else None)

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Generator, Iterable
 from pathlib import Path
+from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
@@ -87,7 +88,7 @@ def _has_second_line(path: Path) -> bool:
 def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
     """The error for a file no registered format reads: where, what was found there, and
     every format tried."""
-    return no_format_reads(path, where, found, registry.FORMATS)
+    return no_format_reads(path, where, found, registry.transcript_formats())
 
 
 def document_records(path: Path) -> Generator[Record, None, None]:
@@ -103,7 +104,7 @@ def document_records(path: Path) -> Generator[Record, None, None]:
         raise unknown_format(path, exc.where, exc.reason) from None
 
 
-def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
+def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat[Any]:
     """The registered format that claims a record as its own first; failing that (every
     record is one several formats read, such as plain text chat), the first format to
     share one (:func:`~agentforge_cli.replay.transcripts.format.pick_format`).
@@ -112,4 +113,4 @@ def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
         TranscriptFormatError: A record no format claims.
         TranscriptError: No record at all.
     """
-    return pick_format(path, records, registry.FORMATS)
+    return pick_format(path, records, registry.transcript_formats())
