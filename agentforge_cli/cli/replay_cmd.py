@@ -517,7 +517,7 @@ def _spool_stdin() -> Iterator[Path]:
 def _copy_limited(source: Any, target: Any, path: Path) -> None:
     """Copy ``source`` to ``target``; refuse input over the transcript size limit."""
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay.transcripts.files.records import MAX_DOCUMENT_BYTES
+    from agentforge_cli.replay.transcripts.files.limits import MAX_DOCUMENT_BYTES
 
     copied = 0
     while chunk := source.read(1 << 20):

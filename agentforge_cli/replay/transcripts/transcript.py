@@ -21,16 +21,16 @@ from agentforge_cli.replay.transcripts.files.detection import (
     detect_format,
     document_records,
 )
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    envelope_keys,
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
+from agentforge_cli.replay.transcripts.files.json_text import scan_json
+from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
+from agentforge_cli.replay.transcripts.files.limits import (
     is_compressed,
-    iter_jsonl,
     read_head,
     read_small,
     read_small_plain,
-    scan_json,
 )
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.files.sources import (
     DocumentSource,
     FileSource,

@@ -21,13 +21,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
+from agentforge_cli.replay.transcripts.files.envelopes import (
     envelope_keys,
     envelope_records,
     envelope_values,
-    record_shape,
 )
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import (
     Claim,
     FormatList,

@@ -7,7 +7,7 @@ one is some format's own, one is no format's, or the file ends. There is no wind
 leading records that blank lines or plain text messages (which several formats read)
 could fill: an Anthropic conversation whose first ``tool_use`` comes after thousands of
 text messages is still told from an OpenAI one. Runs of blank lines cost what their bytes
-cost (:func:`~agentforge_cli.replay.transcripts.files.records.iter_jsonl`).
+cost (:func:`~agentforge_cli.replay.transcripts.files.jsonl.iter_jsonl`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from typing import Any
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.files.documents import iter_document
-from agentforge_cli.replay.transcripts.files.records import Record, envelope_keys, open_bytes
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
+from agentforge_cli.replay.transcripts.files.limits import open_bytes
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import (
     TranscriptFormat,
     no_format_reads,

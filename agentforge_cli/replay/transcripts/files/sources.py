@@ -25,18 +25,17 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentforge_cli.core.observe.fileio import FileStamp
 from agentforge_cli.replay.transcripts.files.documents import iter_document
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_values
+from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
 from agentforge_cli.replay.transcripts.files.layout import detect_layout, dump
-from agentforge_cli.replay.transcripts.files.records import (
+from agentforge_cli.replay.transcripts.files.limits import (
     MAX_LINE_BYTES,
-    Document,
-    Record,
-    envelope_values,
     is_compressed,
-    iter_jsonl,
-    load_document,
     open_bytes,
     read_head,
 )
+from agentforge_cli.replay.transcripts.files.records import Document, Record
+from agentforge_cli.replay.transcripts.files.whole_documents import load_document
 from agentforge_cli.replay.transcripts.format import FileReading
 from agentforge_cli.replay.transcripts.model import TranscriptError
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, open_bytes, text_lines
+from agentforge_cli.replay.transcripts.files.limits import open_bytes, text_lines
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,

@@ -9,7 +9,7 @@
   ``system`` messages are skipped.
 
 The file is read by this format itself, whole (up to
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES`); an ``.eval``
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES`); an ``.eval``
 archive (a zip of one JSON file a sample, zstd-compressed) is read sample by sample, with
 the ``zstandard`` package (without it, it is refused with what to do). ``--update`` is
 refused: the log is Inspect's.
@@ -23,13 +23,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.replay.transcripts.files.records import (
+from agentforge_cli.replay.transcripts.files.limits import (
     MAX_DOCUMENT_BYTES,
-    Record,
     open_bytes,
     read_whole_text,
-    record_shape,
 )
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,

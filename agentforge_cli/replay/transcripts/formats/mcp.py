@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.core.run.content_blocks import blocks_text
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import Event, ToolResult, TranscriptError
 from agentforge_cli.replay.transcripts.reading.calls import (

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, text_lines
+from agentforge_cli.replay.transcripts.files.limits import text_lines
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import mcp
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError

@@ -13,7 +13,7 @@ document or one a line.
 Recording arguments and results is opt-in for instrumentations (pydantic-ai records them;
 agentforge's ``TracingToolExecutor`` with ``record_content=True``): a tool span without its
 arguments is refused by place, never skipped. The file is read whole, up to
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES`. ``--update`` is
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES`. ``--update`` is
 refused: a trace records what happened.
 """
 
@@ -25,12 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    open_bytes,
-    read_whole_text,
-)
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.limits import open_bytes, read_whole_text
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     ConversationStart,

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from agentforge_cli.replay.transcripts.files import cassettes
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import (
     Claim,
     FileReading,
