@@ -152,8 +152,7 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
         if isinstance(record.data, list):
             data: Any = [item.data for item in written]
         else:
-            data = envelope_values(record.data, envelope_keys(record.data), written,
-                                   record.where)
+            data = envelope_values(record.data, envelope_keys(record.data), written)
         yield record if data == record.data else Record(data, record.where,
                                                         record.position)
 

@@ -51,17 +51,23 @@ def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
     return records
 
 
-def envelope_values(data: dict[str, Any], keys: tuple[str, ...], records: list[Any],
-                    where: str = "") -> dict[str, Any]:
-    """``data`` with ``records`` (rewritten, from :func:`envelope_records` with the same
-    ``where``) put back: each under the key it was read from, a new record under its
+def envelope_values(data: dict[str, Any], keys: tuple[str, ...],
+                    records: list[Record]) -> dict[str, Any]:
+    """``data`` with ``records`` (rewritten, from :func:`envelope_records`) put back: each
+    under the key it was read from, told by its position among the records read (a record
+    keeps its ``position`` when rewritten), a new record (no ``where``) under its
     predecessor's; a string ``input`` stays a string while unchanged."""
-    read_from = {record.where: key for key in keys
-                 for record in envelope_records(data, (key,), where)}
+    ends: list[tuple[int, str]] = []  # the position after each key's records, and the key
+    count = 0
+    for key in keys:
+        items = data[key]
+        count += 1 if isinstance(items, str) else len(items)
+        ends.append((count, key))
     groups: dict[str, list[Any]] = {key: [] for key in keys}
     key = keys[0]
     for record in records:
-        key = read_from.get(record.where, key) if record.where else key
+        if record.where:  # read from the envelope: its position tells the key
+            key = next((found for end, found in ends if record.position < end), key)
         groups[key].append(record.data)
     values = dict(data)
     for key, items in groups.items():
