@@ -18,7 +18,6 @@ import contextlib
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -53,10 +52,23 @@ if TYPE_CHECKING:
     )
     from agentforge_cli.replay.transcripts import Transcript
 
-FormatName = StrEnum(  # type: ignore[misc]  # its members are read from the registry
-    "FormatName", [(name, name) for name in ("auto", *registry.format_names())])
-"""``--format`` of ``replay``: ``auto`` or a registered transcript format (read from the
-registry when the command is defined, so a format registered there is accepted here)."""
+def format_choices() -> tuple[str, ...]:
+    """``--format`` of ``replay``: ``auto`` or a transcript format registered by the time
+    the option is read (a format registered after the command was defined counts)."""
+    return ("auto", *registry.format_names())
+
+
+def _format_name(value: str) -> str:
+    name = value.casefold()
+    choices = format_choices()
+    if name not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of "
+                                 + ", ".join(map(repr, choices)) + ".")
+    return name
+
+
+def _complete_format_names(incomplete: str) -> list[str]:
+    return [name for name in format_choices() if name.startswith(incomplete.casefold())]
 
 
 def replay(
@@ -67,11 +79,11 @@ def replay(
         "*.yml, also .gz), "
         "or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
-    transcript_format: Annotated[FormatName, typer.Option(
-        "--format", "-f", metavar="FORMAT",
+    transcript_format: Annotated[str, typer.Option(
+        "--format", "-f", metavar="FORMAT", callback=_format_name,
+        autocompletion=_complete_format_names,
         help=f"The transcript's format: {', '.join(registry.format_names())}; auto (the "
-             "default) detects it.", show_default=False,
-        case_sensitive=False)] = FormatName["auto"],
+             "default) detects it.", show_default=False)] = "auto",
     match: Annotated[MatchMode, typer.Option(
         "--match", metavar="exact|json|status",
         help="How results are compared: exact (JSON results as JSON values), json (also "
@@ -119,7 +131,7 @@ def replay(
             raise CliError(f"no transcript found in {empty_folders[0]}",
                            hint="nothing was checked; a folder is searched for *.json, "
                                 "*.jsonl, *.yaml and *.yml files (also .gz)")
-        options = SessionOptions(format=transcript_format.value, match=match,
+        options = SessionOptions(format=transcript_format, match=match,
                                  allow_drift=allow_drift, allow_empty=allow_empty,
                                  update=update, describe=not json_output)
 
@@ -278,7 +290,7 @@ def _spool_stdin() -> Iterator[Path]:
 def _copy_limited(source: Any, target: Any, path: Path) -> None:
     """Copy ``source`` to ``target``; refuse input over the transcript size limit."""
     from agentforge_cli.errors import TranscriptError
-    from agentforge_cli.replay.transcripts.files.records import MAX_DOCUMENT_BYTES
+    from agentforge_cli.replay.transcripts.files.limits import MAX_DOCUMENT_BYTES
 
     copied = 0
     while chunk := source.read(1 << 20):

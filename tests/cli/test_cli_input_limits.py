@@ -38,14 +38,14 @@ def test_tools_call_reads_arguments_up_to_the_limit(cli, tmp_path):
 
 
 def test_replay_refuses_standard_input_over_the_transcript_limit(cli, monkeypatch):
-    from agentforge_cli.replay.transcripts.files import records
+    from agentforge_cli.replay.transcripts.files import limits
 
     text = (TRANSCRIPTS / "crm.jsonl").read_text(encoding="utf-8")
-    monkeypatch.setattr(records, "MAX_DOCUMENT_BYTES", len(text.encode()) - 1)
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", len(text.encode()) - 1)
     result = cli("replay", "-", "-t", CRM, input=text)
     assert result.exit_code == 3, result.output
     assert "standard input is more than the" in result.stderr
-    monkeypatch.setattr(records, "MAX_DOCUMENT_BYTES", len(text.encode()))
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", len(text.encode()))
     assert cli("replay", "-", "-t", CRM, input=text).exit_code == 0
 
 

@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 import pytest
 from cli_support import CRM, ROOT, TRANSCRIPTS
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.replay.transcripts import TranscriptFormat, open_transcript, registry
 
 CRM_TRACE = [
@@ -358,18 +359,14 @@ def test_lone_surrogates_in_results_are_reported_safely(cli, write_module, tmp_p
     assert "bad\\udcff" in trace.stdout
 
 
-# -- adding a transcript format: one module, one registry entry -------------------------------
+# -- adding a transcript format: one module declaring it, one registry entry ------------------
 
 TERSE_FORMAT = '''"""A made-up transcript format: ``{"ask"}``, ``{"run", "with", "id"}`` and
 ``{"got", "id"}`` lines (a user message, a call, a result)."""
 
-from agentforge_cli.replay.transcripts import Claim, ToolResult, UserMessage
+from agentforge_cli.replay.transcripts import Claim, ToolResult, TranscriptFormat, UserMessage
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, calls_to_answer, named_call
 from agentforge_cli.replay.transcripts.files.records import Record
-
-NAME = "terse"
-TITLE = "terse lines"
-book = CallBook
 
 
 def claims(data):
@@ -402,6 +399,10 @@ def rewrite(records, updates, answered, book):
         yield record
         for call in calls_to_answer(events, updates, answered):
             yield Record({"got": updates[call.index][0], "id": call.id})
+
+
+FORMAT = TranscriptFormat(name="terse", title="terse lines", claims=claims,
+                          start=CallBook.start, record_events=record_events, rewrite=rewrite)
 '''
 """A format module written as a user would, registered by the tests below."""
 
@@ -422,7 +423,9 @@ def terse(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("terse_format", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, module))
+    monkeypatch.setattr(registry, "TRANSCRIPT_FORMATS", ExtensionPoint(
+        "transcript format", "agentforge.transcript_formats",
+        [*registry.TRANSCRIPT_FORMATS, module.FORMAT]))
     path = tmp_path / "talk.jsonl"
     path.write_text(TERSE_TRANSCRIPT, encoding="utf-8")
     return module, path
@@ -430,7 +433,7 @@ def terse(tmp_path, monkeypatch):
 
 def test_a_registered_format_is_detected_read_and_rewritten(terse):
     module, path = terse
-    assert isinstance(module, TranscriptFormat)
+    assert isinstance(module.FORMAT, TranscriptFormat)
     transcript = open_transcript(path)
     assert transcript.format == "terse"
     assert [type(e).__name__ for e in transcript.events()] == [
@@ -460,7 +463,7 @@ import sys
 sys.path.insert(0, sys.argv.pop(1))
 import terse_format
 from agentforge_cli.replay.transcripts import registry
-registry.FORMATS = (*registry.FORMATS, terse_format)  # what the registry line does
+registry.TRANSCRIPT_FORMATS.register(terse_format.FORMAT)  # what the registry line does
 from agentforge_cli.cli.app import main
 sys.argv[0] = "agentforge"
 main()
@@ -484,13 +487,13 @@ def test_the_command_line_takes_its_format_choices_from_the_registry(tmp_path):
     flat = " ".join(shown.replace("│", " ").split())
     assert ("The transcript's format: " + ", ".join((*registry.format_names(), "terse"))
             + "; auto (the default) detects it.") in flat
-    assert f"{registry.FORMATS[-1].TITLE} or terse lines." in flat
+    assert f"{registry.transcript_formats()[-1].title} or terse lines." in flat
 
 
 def test_format_choices_and_help_are_the_registry(cli):
-    from agentforge_cli.cli.replay_cmd import FormatName
+    from agentforge_cli.cli.replay_cmd import format_choices
 
-    assert [choice.value for choice in FormatName] == ["auto", *registry.format_names()]
+    assert format_choices() == ("auto", *registry.format_names())
     shown = " ".join(cli("replay", "--help").stdout.split())
     assert f"Recorded conversations: {registry.join_titles()}." in shown.replace("│ ", "")
 

@@ -1,16 +1,18 @@
 """``docs/adding-a-transcript-format.md`` stays true: its module runs as written, once
-registered, and the page names every member of the protocols a format satisfies."""
+registered, and the page names every field of the values a format declares."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.replay.transcripts import open_transcript, registry
-from agentforge_cli.replay.transcripts.format import ApiFormat, FileFormat, TranscriptFormat
+from agentforge_cli.replay.transcripts.format import ApiReading, FileReading, TranscriptFormat
 
 PAGE = Path(__file__).parents[2] / "docs" / "adding-a-transcript-format.md"
 
@@ -33,12 +35,15 @@ def terse(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("terse_from_the_page", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, module))  # the one line
+    monkeypatch.setattr(registry, "TRANSCRIPT_FORMATS", ExtensionPoint(
+        "transcript format", "agentforge.transcript_formats", registry.transcript_formats(),
+        check=registry.as_transcript_format))  # thrown away when the test ends
+    registry.TRANSCRIPT_FORMATS.register(module.FORMAT)
     return module
 
 
 def test_the_pages_module_is_a_format_that_reads_and_rewrites(terse, tmp_path):
-    assert isinstance(terse, TranscriptFormat)
+    assert isinstance(terse.FORMAT, TranscriptFormat)
     path = tmp_path / "t.jsonl"
     path.write_text('{"ask": "hi"}\n{"run": "x", "with": {}, "id": "a"}\n'
                     '{"got": "old", "id": "a"}\n', encoding="utf-8")
@@ -50,10 +55,9 @@ def test_the_pages_module_is_a_format_that_reads_and_rewrites(terse, tmp_path):
     assert path.read_text(encoding="utf-8").splitlines()[2] == '{"got": "new", "id": "a"}'
 
 
-@pytest.mark.parametrize("protocol", [TranscriptFormat, FileFormat, ApiFormat])
-def test_the_page_names_every_member_of_the_protocols(protocol):
-    members = {name for name in vars(protocol) if not name.startswith("_")} | set(
-        getattr(protocol, "__annotations__", {}))
+@pytest.mark.parametrize("declared", [TranscriptFormat, FileReading, ApiReading])
+def test_the_page_names_every_field_of_the_declared_values(declared):
+    fields = {field.name for field in dataclasses.fields(declared)}
     text = _page()
-    assert members and {m for m in members if f"`{m}" not in text} == set()
-    assert f"`{protocol.__name__}`" in text or protocol is TranscriptFormat
+    assert fields and {f for f in fields if f"`{f}" not in text} == set()
+    assert f"`{declared.__name__}`" in text

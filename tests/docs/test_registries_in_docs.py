@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ TABLE_ROW = re.compile(r"^\| `([\w-]+)` \|", re.M)
 
 
 def formats_not_shown(text: str) -> list[str]:
-    return [fmt.NAME for fmt in registry.FORMATS if fmt.TITLE not in text]
+    return [fmt.name for fmt in registry.transcript_formats() if fmt.title not in text]
 
 
 def formats_not_listed(readme: str) -> list[str]:
@@ -40,12 +41,12 @@ def formats_not_listed(readme: str) -> list[str]:
     found = README_LIST.search(readme)
     assert found is not None, "the README's sentence listing the formats is gone"
     listed, missing, at = " ".join(found.group(1).split()), [], 0
-    for fmt in registry.FORMATS:
-        place = listed.find(fmt.TITLE, at)
+    for fmt in registry.transcript_formats():
+        place = listed.find(fmt.title, at)
         if place < 0:
-            missing.append(fmt.NAME)
+            missing.append(fmt.name)
         else:
-            at = place + len(fmt.TITLE)
+            at = place + len(fmt.title)
     return missing
 
 
@@ -64,6 +65,12 @@ def types_not_shown(text: str) -> list[str]:
             if not re.search(rf"`(?:[\w.]+\.)?{re.escape(name)}`", found.group())]
 
 
+def _registered(monkeypatch: pytest.MonkeyPatch, formats: list[Any]) -> None:
+    """The transcript format registry holds ``formats`` until the test ends."""
+    monkeypatch.setattr(registry, "TRANSCRIPT_FORMATS", ExtensionPoint(
+        "transcript format", "agentforge.transcript_formats", formats))
+
+
 def test_every_transcript_format_is_shown_in_the_replay_page():
     assert formats_not_shown(REPLAY.read_text(encoding="utf-8")) == []
 
@@ -77,19 +84,18 @@ def test_every_provider_format_has_a_row_in_the_checks_table():
 
 
 def test_a_format_the_page_does_not_show_is_named(monkeypatch: pytest.MonkeyPatch):
-    class Throwaway:
-        NAME = "throwaway"
-        TITLE = "throwaway transcripts nobody documented"
-
-    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, Throwaway()))
+    throwaway = dataclasses.replace(registry.transcript_formats()[0], name="throwaway",
+                                    title="throwaway transcripts nobody documented",
+                                    before=())
+    _registered(monkeypatch, [*registry.transcript_formats(), throwaway])
     assert formats_not_shown(REPLAY.read_text(encoding="utf-8")) == ["throwaway"]
     assert formats_not_listed(README.read_text(encoding="utf-8")) == ["throwaway"]
 
 
 def test_a_format_the_readme_lists_out_of_order_is_named(monkeypatch: pytest.MonkeyPatch):
-    first, *rest = registry.FORMATS
-    monkeypatch.setattr(registry, "FORMATS", (*rest, first))
-    assert formats_not_listed(README.read_text(encoding="utf-8")) == [first.NAME]
+    first, *rest = registry.transcript_formats()
+    _registered(monkeypatch, [*rest, dataclasses.replace(first, before=())])
+    assert formats_not_listed(README.read_text(encoding="utf-8")) == [first.name]
 
 
 def test_a_provider_the_table_does_not_show_is_named(monkeypatch: pytest.MonkeyPatch):

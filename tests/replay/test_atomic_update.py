@@ -105,9 +105,9 @@ def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_who
         tmp_path, monkeypatch):
     from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.transcripts import open_transcript
-    from agentforge_cli.replay.transcripts.files import records
+    from agentforge_cli.replay.transcripts.files import limits
 
-    monkeypatch.setattr(records, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "huge.jsonl"
     call = {"type": "tool_call", "id": "c1", "name": "slow_echo", "arguments": "{}"}
     path.write_text(json.dumps(call) + "\n" + json.dumps({**call, "pad": "x" * 5000}) + "\n")

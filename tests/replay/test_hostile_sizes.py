@@ -170,7 +170,7 @@ def test_a_cassette_over_the_transcript_limit_is_refused(tmp_path, monkeypatch):
 
 
 def test_an_interaction_under_its_limit_is_read_whatever_follows(tmp_path, monkeypatch):
-    from agentforge_cli.replay.transcripts.files import cassettes, records
+    from agentforge_cli.replay.transcripts.files import cassettes, limits
 
     monkeypatch.setattr(cassettes, "MAX_LINE_BYTES", 4000)
     monkeypatch.setattr(cassettes, "_READ_AHEAD", 100_000)
@@ -183,7 +183,7 @@ def test_an_interaction_under_its_limit_is_read_whatever_follows(tmp_path, monke
     with pytest.raises(TranscriptError, match=r"line \d+, interactions\[2\]: more than "
                                               "4000 bytes of YAML"):
         list(events)
-    assert records.MAX_LINE_BYTES == 64 * MIB  # the limit is the JSON message's
+    assert limits.MAX_LINE_BYTES == 64 * MIB  # the limit is the JSON message's
 
 
 ANTHROPIC_CALL = [

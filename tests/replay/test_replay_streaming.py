@@ -9,9 +9,10 @@ import json
 import pytest
 
 from agentforge_cli.replay.report import CallReport, call_json
-from agentforge_cli.replay.transcripts.files import documents, records
+from agentforge_cli.replay.transcripts.files import documents, limits
 from agentforge_cli.replay.transcripts.files.documents import iter_document
-from agentforge_cli.replay.transcripts.files.records import iter_jsonl, load_document
+from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
+from agentforge_cli.replay.transcripts.files.whole_documents import load_document
 
 CRM = "sample_tools.crm:CrmTools"
 CALL = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
@@ -79,12 +80,12 @@ def test_a_json_document_has_no_size_limit_but_each_message_has(cli, tmp_path, m
     path = tmp_path / "t.json"
     path.write_text(json.dumps([CALL, RESULT, {"role": "user", "content": "x" * 5000}]),
                     encoding="utf-8")
-    monkeypatch.setattr(records, "MAX_DOCUMENT_BYTES", 1000)
-    monkeypatch.setattr(records, "MAX_LINE_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 10_000)
     done = cli("replay", str(path), "-t", CRM, "--json")
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)["summary"]["matched"] == 1
-    monkeypatch.setattr(records, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1000)
     refused = cli("replay", str(path), "-t", CRM, "--json")
     assert refused.exit_code == 3
     assert "messages[2]" in refused.stderr and "longer than 1000 bytes" in refused.stderr
@@ -96,7 +97,7 @@ def test_jsonl_read_in_blocks_keeps_every_line_as_written(tmp_path, monkeypatch)
     path = tmp_path / "t.jsonl"
     path.write_text("".join(lines), encoding="utf-8", newline="")
     for block in (1, 2, 5, 1 << 20):
-        monkeypatch.setattr(records, "_BLOCK_BYTES", block)
+        monkeypatch.setattr(limits, "BLOCK_BYTES", block)
         got = [(r.data, r.where, r.text, r.blank) for r in iter_jsonl(path)]
         assert "".join(text for _, _, text, _ in got) == "".join(lines).removeprefix("\ufeff")
         assert [record for record in got if record[0] is not None] == [
@@ -114,13 +115,13 @@ def test_jsonl_read_in_blocks_names_the_bad_line(tmp_path, monkeypatch):
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"a": 1}\n{"a": 2}\n{"a": "\xff"}\n' + b'{"a": "' + b"x" * 3000 + b'"}\n')
     for block in (4, 1 << 20):
-        monkeypatch.setattr(records, "_BLOCK_BYTES", block)
+        monkeypatch.setattr(limits, "BLOCK_BYTES", block)
         with pytest.raises(Exception, match="line 3: not UTF-8 text"):
             list(iter_jsonl(path))
     path.write_bytes(b'{"a": 1}\n' * 3 + b'{"a": "' + b"x" * 3000 + b'"}\n{"a": 1}\n')
-    monkeypatch.setattr(records, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1000)
     for block in (64, 1 << 20):
-        monkeypatch.setattr(records, "_BLOCK_BYTES", block)
+        monkeypatch.setattr(limits, "BLOCK_BYTES", block)
         with pytest.raises(Exception, match="line 4: the line is longer than 1000 bytes"):
             list(iter_jsonl(path))
 

@@ -1,10 +1,10 @@
 """Recorded function-call conversations: read them, detect their format, write results back.
 
 Every format is read into the event model of
-:mod:`~agentforge_cli.replay.transcripts.model`. The formats are the ones listed in
-:data:`~agentforge_cli.replay.transcripts.registry.FORMATS`, one module (or object) each,
-satisfying :class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat`; their
-names are :func:`~agentforge_cli.replay.transcripts.registry.format_names`.
+:mod:`~agentforge_cli.replay.transcripts.model`. The formats are the ones registered in
+:data:`~agentforge_cli.replay.transcripts.registry.TRANSCRIPT_FORMATS`, each a
+:class:`~agentforge_cli.replay.transcripts.format.TranscriptFormat` value declared by its
+module; their names are :func:`~agentforge_cli.replay.transcripts.registry.format_names`.
 
 The chat formats come as a JSON array, as an object holding it (``{"messages": [...]}``,
 ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``) or as JSONL.

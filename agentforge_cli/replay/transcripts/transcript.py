@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,25 +21,25 @@ from agentforge_cli.replay.transcripts.files.detection import (
     detect_format,
     document_records,
 )
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    envelope_keys,
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
+from agentforge_cli.replay.transcripts.files.json_text import scan_json
+from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
+from agentforge_cli.replay.transcripts.files.limits import (
     is_compressed,
-    iter_jsonl,
     read_head,
     read_small,
     read_small_plain,
-    scan_json,
 )
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.files.sources import (
     DocumentSource,
     FileSource,
     JsonlSource,
     RecordSource,
 )
-from agentforge_cli.replay.transcripts.format import Claim, FileFormat, TranscriptFormat
+from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
-from agentforge_cli.replay.transcripts.reading.calls import Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 
 __all__ = ["ReadProgress", "Transcript", "open_transcript"]
 
@@ -74,7 +73,7 @@ class Transcript:
     file that changed since (a program still writing to it)."""
 
     @property
-    def _format(self) -> TranscriptFormat:
+    def _format(self) -> TranscriptFormat[Any]:
         found = registry.find_format(self.format)
         if found is None:
             raise ValueError(f"transcript format {self.format!r} is not registered")
@@ -87,10 +86,10 @@ class Transcript:
             return JsonlSource(self.path, self.content)
         if self.container == "json":
             return DocumentSource(self.path)
-        fmt = self._format  # a format that reads its files itself (cassettes, traces)
-        if not isinstance(fmt, FileFormat):
+        files = self._format.files  # a format that reads its files itself (cassettes)
+        if files is None:
             raise ValueError(f"transcript format {self.format!r} reads no files itself")
-        return FileSource(self.path, fmt)
+        return FileSource(self.path, files)
 
     def events(self) -> Iterator[Event]:
         """Yield the conversation's events in order, reading the file as they are asked
@@ -113,7 +112,7 @@ class Transcript:
 
     def _parse(self, records: Iterator[Record], progress: ReadProgress) -> Iterator[Event]:
         fmt = self._format
-        book = fmt.book(self.path)
+        book = fmt.start(self.path, registry.transcript_formats())
         record_events = fmt.record_events
         where = ""
         try:
@@ -150,22 +149,23 @@ class Transcript:
         """
         if not updates:
             return 0
-        source = self.source
         fmt = self._format
+        rewrite = fmt.rewriter(self.path)  # a read-only format refuses here
+        source = self.source
         answered = self._answered(source)  # reads (and checks) the whole file first
-        book = fmt.book(self.path)
-        source.write(lambda records: fmt.rewrite(records, updates, answered, book),
-                     self.opened)
+        book = fmt.start(self.path, registry.transcript_formats())
+        source.write(lambda records: rewrite(records, updates, answered, book), self.opened)
         return len([i for i in updates if i < book.count])
 
     def _answered(self, source: RecordSource) -> set[int]:
-        book = self._format.book(self.path)
-        book.answered = set()
+        book: CallBook = self._format.start(self.path, registry.transcript_formats())
+        answered: set[int] = set()
+        book.answered = answered
         record_events = self._format.record_events
         for record in source.records():
             record_events(record, book)
         book.finish()
-        return book.answered
+        return answered
 
 
 def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
@@ -200,11 +200,12 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
         raise TranscriptError(path, "", "the transcript is empty")
     reader = _file_reader(path, head)
     if reader is not None:  # a format that reads the whole file itself
-        if format not in ("auto", reader.NAME):
-            raise TranscriptFormatError(path, "", f"this file holds {reader.TITLE}; read it "
-                                        f"with --format {reader.NAME} (or without --format)")
-        return Transcript(path=path, format=reader.NAME, container="file", opened=opened)
-    if format != "auto" and isinstance(registry.find_format(format), FileFormat):
+        if format not in ("auto", reader.name):
+            raise TranscriptFormatError(path, "", f"this file holds {reader.title}; read it "
+                                        f"with --format {reader.name} (or without --format)")
+        return Transcript(path=path, format=reader.name, container="file", opened=opened)
+    named = registry.find_format(format) if format != "auto" else None
+    if named is not None and named.files is not None:
         raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
     if first is not None and not isinstance(first[1], list) and not envelope_keys(first[1]):
         # a record on the first line: JSONL, as container_of tells from the same value
@@ -216,7 +217,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     if format == "auto":
         if container == "json":
             with contextlib.closing(document_records(path)) as messages:
-                format = detect_format(path, messages).NAME
+                format = detect_format(path, messages).name
         else:
             format = _detect_jsonl(path, content)
     return Transcript(path=path, format=format, container=container,
@@ -226,7 +227,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
 def _detect_jsonl(path: Path, content: bytes | None) -> str:
     # closed here: a refusal's traceback would otherwise keep the file open
     with contextlib.closing(iter_jsonl(path, content)) as lines:
-        return detect_format(path, lines).NAME
+        return detect_format(path, lines).name
 
 
 def _read_start(path: Path) -> bytes | None:
@@ -270,9 +271,10 @@ def _first_line(content: bytes | None) -> tuple[str, Any] | None:
 def _owner(data: Any) -> str | None:
     """The format claiming ``data`` as its own first (detection's answer when it is the
     first record), or ``None``."""
-    for fmt in registry.FORMATS:
-        if fmt.claims(data) == Claim.OWN:
-            return fmt.NAME
+    formats = registry.transcript_formats()
+    for fmt in formats:
+        if fmt.claim(data, formats) == Claim.OWN:
+            return fmt.name
     return None
 
 
@@ -298,22 +300,12 @@ def _is_dir(path: Path) -> bool:
     return stat.S_ISDIR(mode)
 
 
-def _file_reader(path: Path, head: str) -> TranscriptFormat | None:
-    """The registered format that reads ``path`` whole itself (it has ``opens(path, head)``
-    and ``file_records(path)``: VCR cassettes), or ``None``."""
-    for fmt in _file_readers():
-        if fmt.opens(path, head):
+def _file_reader(path: Path, head: str) -> TranscriptFormat[Any] | None:
+    """The registered format that reads ``path`` whole itself (its
+    :class:`~agentforge_cli.replay.transcripts.format.FileReading` opens it: VCR
+    cassettes), or ``None``."""
+    for fmt in registry.transcript_formats():
+        files: FileReading | None = fmt.files
+        if files is not None and files.opens(path, head):
             return fmt
     return None
-
-
-def _file_readers() -> tuple[FileFormat, ...]:
-    return _readers_among(registry.FORMATS)
-
-
-@functools.lru_cache(maxsize=1)
-def _readers_among(formats: tuple[TranscriptFormat, ...]) -> tuple[FileFormat, ...]:
-    """The formats that read their files themselves, found again only when the registry
-    changes (asking each module for a missing attribute costs more than the whole
-    check)."""
-    return tuple(fmt for fmt in formats if isinstance(fmt, FileFormat))

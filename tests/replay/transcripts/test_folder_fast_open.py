@@ -18,7 +18,7 @@ from cli_support import CRM, TRANSCRIPTS
 
 from agentforge_cli.errors import TranscriptError
 from agentforge_cli.replay.transcripts import open_transcript, transcript
-from agentforge_cli.replay.transcripts.files import collect, records
+from agentforge_cli.replay.transcripts.files import collect, limits
 
 AGENTFORGE = (TRANSCRIPTS / "crm.jsonl").read_bytes()
 FIRST, _, REST = AGENTFORGE.partition(b"\n")
@@ -112,7 +112,7 @@ def test_a_short_file_read_through_a_pipe_is_read_whole(tmp_path):
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        assert records.read_small_plain(fifo) == AGENTFORGE
+        assert limits.read_small_plain(fifo) == AGENTFORGE
     finally:
         writer.join()
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import agentforge_cli.replay.transcripts as transcripts
 from agentforge_cli.replay.transcripts import registry
-from agentforge_cli.replay.transcripts.format import ApiFormat, FileFormat, TranscriptFormat
+from agentforge_cli.replay.transcripts.format import TranscriptFormat
 from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
 FOLDER = Path(transcripts.__file__).parent
@@ -48,8 +50,8 @@ def test_no_reader_keeps_state_in_its_module():
 
 def test_the_cassette_reader_names_no_other_format():
     tree = ast.parse((FOLDER / "formats" / "vcr.py").read_text(encoding="utf-8"))
-    others = {fmt.__name__.rsplit(".", 1)[-1] for fmt in registry.FORMATS
-              if hasattr(fmt, "__name__")}
+    others = {fmt.record_events.__module__.rsplit(".", 1)[-1]
+              for fmt in registry.transcript_formats() if fmt.name != "vcr"}
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -61,17 +63,41 @@ def test_the_cassette_reader_names_no_other_format():
 
 
 def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
-    for fmt in registry.FORMATS:
-        assert isinstance(fmt, TranscriptFormat), fmt.NAME
-        book = fmt.book(tmp_path / "t")
-        assert isinstance(book, CallBook), fmt.NAME
-        assert book.finish() == [], fmt.NAME  # a book that read nothing has nothing left
-        if isinstance(fmt, ApiFormat):
-            assert fmt.API_PATHS and all(p.startswith(("/", ":")) for p in fmt.API_PATHS)
-    assert [fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, FileFormat)] == [
+    formats = registry.transcript_formats()
+    for fmt in formats:
+        assert isinstance(fmt, TranscriptFormat), fmt.name
+        book = fmt.start(tmp_path / "t", formats)
+        assert isinstance(book, CallBook), fmt.name
+        assert book.finish() == [], fmt.name  # a book that read nothing has nothing left
+        if fmt.api is not None:
+            assert fmt.api.paths and all(p.startswith(("/", ":")) for p in fmt.api.paths)
+    assert [fmt.name for fmt in formats if fmt.files is not None] == [
         "mcp-log", "otel", "inspect", "vcr", "call-log"]
-    assert {fmt.NAME for fmt in registry.FORMATS if isinstance(fmt, ApiFormat)} == {
+    assert {fmt.name for fmt in formats if fmt.api is not None} == {
         "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
+    assert {fmt.name for fmt in formats if fmt.rewrite is None} == {
+        "claude-code", "codex", "mcp-log", "otel", "inspect", "vcr", "call-log"}
+
+
+def test_no_format_downcasts_its_reading_state():
+    """Each format's functions take its own state class (``start`` makes it), so none
+    checks the class of what it is given."""
+    for path in sorted(FOLDER.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "raise TypeError" not in text or path.name == "registry.py", path.name
+
+
+def test_a_read_only_format_is_refused_in_one_place(tmp_path):
+    from agentforge_cli.errors import TranscriptError
+
+    refusals = [path.name for path in sorted(FOLDER.rglob("*.py"))
+                if '"--update ' in path.read_text(encoding="utf-8")]
+    assert refusals == ["format.py"]
+    plain = next(fmt for fmt in registry.transcript_formats() if fmt.name == "codex")
+    with pytest.raises(TranscriptError) as refused:
+        plain.rewriter(tmp_path / "rollout.jsonl")
+    assert refused.value.reason == ("--update does not write into a Codex rollout; replay it "
+                                    "without --update")
 
 
 def test_two_files_read_at_once_keep_their_own_state(tmp_path):

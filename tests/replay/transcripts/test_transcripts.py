@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 from cli_support import TRANSCRIPTS
 
+from agentforge_cli.core.declare.extension_points import ExtensionPoint
 from agentforge_cli.errors import AgentForgeError, TranscriptFormatError
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
@@ -295,24 +296,28 @@ def test_rewrite_escapes_lone_surrogates(tmp_path):
 # -- the format registry ---------------------------------------------------------------------
 
 
-def test_every_registered_format_conforms_to_the_protocol():
-    assert registry.FORMATS, "no format registered"
-    for fmt in registry.FORMATS:
+def test_every_registered_format_is_a_declared_format():
+    formats = registry.transcript_formats()
+    assert formats, "no format registered"
+    for fmt in formats:
         assert isinstance(fmt, TranscriptFormat), fmt
-        assert fmt.NAME.islower() and fmt.NAME.replace("-", "_").isidentifier() and fmt.TITLE
+        assert fmt.name.islower() and fmt.name.replace("-", "_").isidentifier() and fmt.title
         for data in (None, 42, "text", [], {}, {"role": 1}, {"content": [1, None]}):
-            assert isinstance(fmt.claims(data), Claim), (fmt.NAME, data)
-    assert len(set(registry.format_names())) == len(registry.FORMATS)
-    assert not isinstance(object(), TranscriptFormat)  # the check does check something
+            assert isinstance(fmt.claims(data), Claim), (fmt.name, data)
+            assert isinstance(fmt.claim(data, formats), Claim), (fmt.name, data)
+    assert len(set(registry.format_names())) == len(formats)
+    with pytest.raises(TypeError, match="TranscriptFormat value"):
+        registry.TRANSCRIPT_FORMATS.register(object())  # the check does check something
 
 
 def test_registry_lookups(monkeypatch):
     assert registry.format_names()[:4] == ("agentforge", "tau2", "openai", "anthropic")
-    assert registry.find_format("openai").NAME == "openai"
+    assert registry.find_format("openai").name == "openai"
     assert registry.find_format("yaml") is None
-    titles = [SimpleNamespace(NAME=name, TITLE=name.upper()) for name in "abc"]
+    titles = [SimpleNamespace(name=name, title=name.upper()) for name in "abc"]
     for count, joined in [(1, "A"), (2, "A or B"), (3, "A, B or C")]:
-        monkeypatch.setattr(registry, "FORMATS", tuple(titles[:count]))
+        monkeypatch.setattr(registry, "TRANSCRIPT_FORMATS",
+                            ExtensionPoint("transcript format", "none", titles[:count]))
         assert registry.join_titles() == joined
 
 
@@ -346,7 +351,7 @@ def test_an_unknown_record_names_every_registered_format(tmp_path):
     with pytest.raises(TranscriptError) as info:
         open_transcript(path)
     assert info.value.where == "line 1"
-    assert all(fmt.TITLE in info.value.reason for fmt in registry.FORMATS)
+    assert all(fmt.title in info.value.reason for fmt in registry.transcript_formats())
 
 
 # -- positive detection: a record is a format's only when it has that format's fields ----------
@@ -383,7 +388,7 @@ def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, wher
         open_transcript(path)
     assert info.value.where == where
     assert "not a known transcript format" in info.value.reason
-    assert all(fmt.TITLE in info.value.reason for fmt in registry.FORMATS)
+    assert all(fmt.title in info.value.reason for fmt in registry.transcript_formats())
     assert "unknown role" not in str(info.value)
 
 
@@ -424,12 +429,14 @@ def test_a_reader_never_takes_misplaced_content_for_an_empty_turn(tmp_path, fmt,
     {"role": "user"},
 ])
 def test_no_format_claims_a_record_without_its_fields(data):
-    assert [fmt.claims(data) for fmt in registry.FORMATS] == [Claim.NO] * len(registry.FORMATS)
+    formats = registry.transcript_formats()
+    assert [fmt.claim(data, formats) for fmt in formats] == [Claim.NO] * len(formats)
 
 
 @pytest.mark.parametrize("data", GEMINI_CONTENTS)
 def test_gemini_contents_are_claimed_by_gemini_alone(data):
-    claims = {fmt.NAME: fmt.claims(data) for fmt in registry.FORMATS}
+    formats = registry.transcript_formats()
+    claims = {fmt.name: fmt.claim(data, formats) for fmt in formats}
     assert claims.pop("gemini") == Claim.OWN
     assert set(claims.values()) == {Claim.NO}
 

@@ -5,10 +5,10 @@ A cassette is ``{"interactions": [{"request": {...}, "response": {...}}, ...],
 "version": 1}`` in YAML or JSON, ``.gz`` read transparently. YAML is read one interaction
 at a time (PyYAML's composer, its C parser when available), so memory holds one
 interaction, and that one is at most
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_LINE_BYTES` of YAML (a longer one,
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES` of YAML (a longer one,
 or a scalar as long, is refused as soon as that much is read: a 2 MB ``.yaml.gz`` may
 hold a scalar of gigabytes); a cassette, YAML or JSON, is at most
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES` decompressed, and a
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES` decompressed, and a
 JSON one is parsed whole. YAML nested deeper than :data:`MAX_YAML_NESTING` is refused
 before it is composed. A compressed HTTP body is inflated no further than its limit
 (:func:`body_value`). PyYAML is imported only here, when a YAML cassette is read.
@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
-from agentforge_cli.replay.transcripts.files.records import (
+from agentforge_cli.replay.transcripts.files.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
-    Record,
     open_bytes,
     read_head,
-    record_shape,
 )
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
 from agentforge_cli.replay.transcripts.reading.exchanges import Unreadable, parse_events
 
@@ -156,8 +155,8 @@ class _TooDeep(Exception):
 class _CountedStream:
     """A cassette's bytes as the YAML parser reads them, counted, so that no value (an
     interaction, or any other top-level value: a scalar may be gigabytes) is read past
-    :data:`~agentforge_cli.replay.transcripts.files.records.MAX_LINE_BYTES`, nor the cassette
-    past :data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES`; a
+    :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES`, nor the cassette
+    past :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES`; a
     compressed cassette is inflated only as far as it is read."""
 
     def __init__(self, stream: Any) -> None:
@@ -271,7 +270,7 @@ class _TooLarge(Exception):
 
 def _inflate(body: bytes, wbits: int) -> bytes:
     """A gzip (``wbits`` 16 + 15) or zlib body, inflated no further than one byte past
-    :data:`~agentforge_cli.replay.transcripts.files.records.MAX_LINE_BYTES` (a body of 1 MB
+    :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES` (a body of 1 MB
     may inflate to gigabytes).
 
     Raises:
@@ -297,7 +296,7 @@ def body_value(side: dict[str, Any]) -> Any:
     deflate-compressed when ``Content-Encoding`` says so or it starts with gzip's magic
     bytes. A body that does not decompress is read as it is (a header that says gzip over
     plain text is common in recordings); one that inflates to more than
-    :data:`~agentforge_cli.replay.transcripts.files.records.MAX_LINE_BYTES` is unreadable, found
+    :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES` is unreadable, found
     out without inflating more, as is a ``br`` or ``zstd`` body. Never raises.
     """
     if "parsed_body" in side:

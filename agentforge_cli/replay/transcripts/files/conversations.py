@@ -10,25 +10,29 @@ Places read ``line 3, messages[2]``.
 ``--update`` rewrites each conversation with its format's rewrite; a conversation with
 nothing to update is written back unchanged (a JSONL line byte for byte).
 
-The format is an object, :class:`Conversations`, given the formats a conversation may be
-in (the registry passes its own list, read at each use).
+The formats a conversation may be in are the registered ones, given when a file is read
+(:meth:`ConversationsBook.start`) or a record claimed (:func:`claims_among`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
+from agentforge_cli.replay.transcripts.files.envelopes import (
     envelope_keys,
     envelope_records,
     envelope_values,
-    record_shape,
 )
-from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat, pick_format
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import (
+    Claim,
+    FormatList,
+    TranscriptFormat,
+    pick_format,
+)
 from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
     Event,
@@ -37,110 +41,128 @@ from agentforge_cli.replay.transcripts.model import (
 )
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 
-__all__ = ["Conversations"]
+__all__ = ["FORMAT", "ConversationsBook", "claims", "claims_among", "record_events",
+           "rewrite"]
 
 _PEEK = 20
 """How many messages of an array are asked about when claiming it."""
 
 
-def _inner_book(book: CallBook, fmt: TranscriptFormat) -> CallBook:
+NAME = "conversations"
+
+
+def _inner_book(book: ConversationsBook, fmt: TranscriptFormat[Any]) -> Any:
     """A book for one conversation in ``fmt``: its own call ids, the file's call
     numbering."""
-    inner = fmt.book(book.path)
+    inner = fmt.start(book.path, book.formats)
     inner.count = book.count
     inner.answered = book.answered
     return inner
 
 
-class ConversationsBook(CallBook):
-    """The state of reading a file of conversations: how many have started."""
+def _others(formats: FormatList) -> list[TranscriptFormat[Any]]:
+    """The formats a conversation may be in: every registered one but this."""
+    return [fmt for fmt in formats if fmt.name != NAME]
 
-    def __init__(self, path: Path, *, track_answered: bool = False) -> None:
+
+class ConversationsBook(CallBook):
+    """The state of reading a file of conversations: the formats a conversation may be
+    in, and how many have started."""
+
+    def __init__(self, path: Path, formats: FormatList = (), *,
+                 track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
+        self.formats = formats
+        self.others = _others(formats)
         self.started = 0
 
+    @classmethod
+    def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
+        """A new book for one file of conversations in any of ``formats``."""
+        return cls(path, formats)
 
-class Conversations:
-    """The ``conversations`` format, reading each conversation in one of ``formats()``."""
 
-    NAME = "conversations"
-    TITLE = "many conversations per file"
+def claims(data: Any) -> Claim:
+    """An object holding messages (``messages``, ``contents``, ``input``/``output``
+    arrays, and no ``type`` or ``role``) is a whole conversation: this format's own."""
+    if isinstance(data, dict):
+        return Claim.OWN if envelope_keys(data) else Claim.NO
+    return Claim.NO
 
-    def __init__(self, formats: Callable[[], Sequence[TranscriptFormat]]) -> None:
-        self._formats = formats
 
-    def book(self, path: Path) -> ConversationsBook:
-        """A new book for one file of conversations."""
-        return ConversationsBook(path)
-
-    def _others(self) -> list[TranscriptFormat]:
-        return [fmt for fmt in self._formats() if fmt.NAME != self.NAME]
-
-    def claims(self, data: Any) -> Claim:
-        """A whole conversation is this format's own: an object holding messages
-        (``messages``, ``contents``, ``input``/``output`` arrays, and no ``type`` or
-        ``role``), or an array of messages another format claims."""
-        if isinstance(data, dict):
-            return Claim.OWN if envelope_keys(data) else Claim.NO
-        if isinstance(data, list) and data:
-            others = self._others()
-            if any(fmt.claims(item) for item in data[:_PEEK] for fmt in others):
-                return Claim.OWN
+def claims_among(data: Any, formats: FormatList) -> Claim:
+    """:func:`claims`, and an array of messages another of ``formats`` claims."""
+    if isinstance(data, list) and data:
+        others = _others(formats)
+        if any(fmt.claim(item, formats) for item in data[:_PEEK] for fmt in others):
+            return Claim.OWN
         return Claim.NO
+    return claims(data)
 
-    def _conversation(self, record: Record,
-                      book: CallBook) -> tuple[list[Record], TranscriptFormat | None]:
-        """A conversation's records and their format (``None`` when it has none)."""
-        data = record.data
-        if isinstance(data, list):
-            records = [Record(item, f"{record.where}, messages[{i}]", i)
-                       for i, item in enumerate(data)]
-        elif keys := envelope_keys(data):
-            records = envelope_records(data, keys, record.where)
-        else:
-            raise TranscriptError(book.path, record.where, "expected a conversation (an array "
-                                  'of messages or an object with "messages"), got '
-                                  f"{record_shape(data)}")
-        if not records:
-            return [], None
-        return records, pick_format(book.path, records, self._others())
 
-    def record_events(self, record: Record, book: CallBook) -> list[Event]:
-        """The events of one conversation."""
-        if record.blank:
-            return []
-        records, fmt = self._conversation(record, book)
+def _conversation(record: Record, book: ConversationsBook
+                  ) -> tuple[list[Record], TranscriptFormat[Any] | None]:
+    """A conversation's records and their format (``None`` when it has none)."""
+    data = record.data
+    if isinstance(data, list):
+        records = [Record(item, f"{record.where}, messages[{i}]", i)
+                   for i, item in enumerate(data)]
+    elif keys := envelope_keys(data):
+        records = envelope_records(data, keys, record.where)
+    else:
+        raise TranscriptError(book.path, record.where, "expected a conversation (an array "
+                              'of messages or an object with "messages"), got '
+                              f"{record_shape(data)}")
+    if not records:
+        return [], None
+    return records, pick_format(book.path, records, book.others, book.formats)
+
+
+def record_events(record: Record, book: ConversationsBook) -> list[Event]:
+    """The events of one conversation."""
+    if record.blank:
+        return []
+    records, fmt = _conversation(record, book)
+    if fmt is None:
+        return []
+    inner = _inner_book(book, fmt)
+    number = book.started = book.started + 1
+    events: list[Event] = [ConversationStart(conversation=number, where=record.where)]
+    for item in records:
+        for event in fmt.record_events(item, inner):
+            if isinstance(event, ToolCall):
+                event = dataclasses.replace(event, conversation=number)
+            events.append(event)
+    events.extend(inner.finish())
+    book.count = inner.count
+    return events
+
+
+def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
+            book: ConversationsBook) -> Iterator[Record]:
+    """Yield each conversation with its results written in (by its format's rewrite)."""
+    for record in records:
+        items, fmt = ([], None) if record.blank else _conversation(record, book)
         if fmt is None:
-            return []
-        if not isinstance(book, ConversationsBook):
-            raise TypeError("conversations are read with a ConversationsBook")
+            yield record
+            continue
         inner = _inner_book(book, fmt)
-        number = book.started = book.started + 1
-        events: list[Event] = [ConversationStart(conversation=number, where=record.where)]
-        for item in records:
-            for event in fmt.record_events(item, inner):
-                if isinstance(event, ToolCall):
-                    event = dataclasses.replace(event, conversation=number)
-                events.append(event)
-        events.extend(inner.finish())
+        written = list(fmt.rewriter(book.path)(iter(items), updates, answered, inner))
         book.count = inner.count
-        return events
+        if isinstance(record.data, list):
+            data: Any = [item.data for item in written]
+        else:
+            data = envelope_values(record.data, envelope_keys(record.data), written)
+        yield record if data == record.data else Record(data, record.where,
+                                                        record.position)
 
-    def rewrite(self, records: Iterable[Record], updates: Updates, answered: set[int],
-                book: CallBook) -> Iterator[Record]:
-        """Yield each conversation with its results written in."""
-        for record in records:
-            items, fmt = ([], None) if record.blank else self._conversation(record, book)
-            if fmt is None:
-                yield record
-                continue
-            inner = _inner_book(book, fmt)
-            written = list(fmt.rewrite(iter(items), updates, answered, inner))
-            book.count = inner.count
-            if isinstance(record.data, list):
-                data: Any = [item.data for item in written]
-            else:
-                data = envelope_values(record.data, envelope_keys(record.data), written,
-                                       record.where)
-            yield record if data == record.data else Record(data, record.where,
-                                                            record.position)
+
+FORMAT: TranscriptFormat[ConversationsBook] = TranscriptFormat(
+    name=NAME,
+    title="many conversations per file",
+    claims=claims,
+    claims_among=claims_among,
+    start=ConversationsBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+)

@@ -7,7 +7,7 @@ one is some format's own, one is no format's, or the file ends. There is no wind
 leading records that blank lines or plain text messages (which several formats read)
 could fill: an Anthropic conversation whose first ``tool_use`` comes after thousands of
 text messages is still told from an OpenAI one. Runs of blank lines cost what their bytes
-cost (:func:`~agentforge_cli.replay.transcripts.files.records.iter_jsonl`).
+cost (:func:`~agentforge_cli.replay.transcripts.files.jsonl.iter_jsonl`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ import json
 import re
 from collections.abc import Generator, Iterable
 from pathlib import Path
+from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.files.documents import iter_document
-from agentforge_cli.replay.transcripts.files.records import Record, envelope_keys, open_bytes
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
+from agentforge_cli.replay.transcripts.files.limits import open_bytes
+from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import (
     TranscriptFormat,
     no_format_reads,
@@ -87,7 +90,7 @@ def _has_second_line(path: Path) -> bool:
 def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
     """The error for a file no registered format reads: where, what was found there, and
     every format tried."""
-    return no_format_reads(path, where, found, registry.FORMATS)
+    return no_format_reads(path, where, found, registry.transcript_formats())
 
 
 def document_records(path: Path) -> Generator[Record, None, None]:
@@ -103,7 +106,7 @@ def document_records(path: Path) -> Generator[Record, None, None]:
         raise unknown_format(path, exc.where, exc.reason) from None
 
 
-def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
+def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat[Any]:
     """The registered format that claims a record as its own first; failing that (every
     record is one several formats read, such as plain text chat), the first format to
     share one (:func:`~agentforge_cli.replay.transcripts.format.pick_format`).
@@ -112,4 +115,4 @@ def detect_format(path: Path, records: Iterable[Record]) -> TranscriptFormat:
         TranscriptFormatError: A record no format claims.
         TranscriptError: No record at all.
     """
-    return pick_format(path, records, registry.FORMATS)
+    return pick_format(path, records, registry.transcript_formats())

@@ -4,9 +4,9 @@ The document is decoded in blocks into a sliding text buffer, and each message o
 array (a top-level array, or the ``messages``/``contents``/``input``/``output`` arrays
 of a top-level object) is parsed with ``json``'s own scanner as soon as it is whole, so
 memory holds one block and one message whatever the file's length. A message longer
-than :data:`~agentforge_cli.replay.transcripts.files.records.MAX_LINE_BYTES` is refused by its
+than :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES` is refused by its
 index. An object is read twice: once for its keys (which arrays hold the records, see
-:func:`~agentforge_cli.replay.transcripts.files.records.envelope_keys`), then for each array
+:func:`~agentforge_cli.replay.transcripts.files.envelopes.envelope_keys`), then for each array
 in turn. Standard library only.
 """
 
@@ -19,14 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.errors import TranscriptFormatError
-from agentforge_cli.replay.transcripts.files import records
-from agentforge_cli.replay.transcripts.files.records import (
-    ENVELOPE_KEYS,
-    Record,
-    envelope_keys,
-    open_bytes,
-    record_shape,
-)
+from agentforge_cli.replay.transcripts.files import limits
+from agentforge_cli.replay.transcripts.files.envelopes import ENVELOPE_KEYS, envelope_keys
+from agentforge_cli.replay.transcripts.files.json_text import decode_error, scan_json
+from agentforge_cli.replay.transcripts.files.limits import open_bytes
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
 
 __all__ = ["iter_document"]
@@ -99,7 +96,7 @@ class _Reader:
         """Decode the JSON value at the position (after :meth:`peek`)."""
         while True:
             try:
-                value, end = records._scan(self.buf, self.pos)
+                value, end = scan_json(self.buf, self.pos)
             except StopIteration as stop:  # no value could start at stop.value
                 if self.eof or stop.value < len(self.buf) - _NEAR_END:
                     raise self.syntax_error("Expecting value", stop.value) from None
@@ -108,18 +105,18 @@ class _Reader:
                                     or exc.pos >= len(self.buf) - _NEAR_END):
                     raise self.syntax_error(exc.msg, exc.pos) from None
             except (ValueError, RecursionError) as exc:
-                raise records._decode_error(self.path, "", exc) from None
+                raise decode_error(self.path, "", exc) from None
             else:
-                if end - self.pos > records.MAX_LINE_BYTES:
+                if end - self.pos > limits.MAX_LINE_BYTES:
                     break
                 if end + _NEAR_END < len(self.buf) or self.eof:  # 1.5 may be 1.5e3 in full
                     self.pos = end
                     return value
-            if len(self.buf) - self.pos > records.MAX_LINE_BYTES:
+            if len(self.buf) - self.pos > limits.MAX_LINE_BYTES:
                 break
             self.more()
         raise TranscriptError(self.path, where, "the message is longer than "
-                              f"{records.MAX_LINE_BYTES} bytes (the limit)")
+                              f"{limits.MAX_LINE_BYTES} bytes (the limit)")
 
     def expect(self, char: str, message: str) -> None:
         if self.peek() != char:

@@ -10,7 +10,7 @@ it, atomically, is the container's job:
   before any event (nothing runs from a document that does not read); written back
   whole, in its layout;
 * :class:`FileSource`: a file its format reads itself (a
-  :class:`~agentforge_cli.replay.transcripts.format.FileFormat`: cassettes, traces, logs);
+  :class:`~agentforge_cli.replay.transcripts.format.FileReading`: cassettes, traces, logs);
   written back by the format, if at all.
 
 Standard library only.
@@ -25,19 +25,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from agentforge_cli.core.observe.fileio import FileStamp
 from agentforge_cli.replay.transcripts.files.documents import iter_document
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_values
+from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
 from agentforge_cli.replay.transcripts.files.layout import detect_layout, dump
-from agentforge_cli.replay.transcripts.files.records import (
+from agentforge_cli.replay.transcripts.files.limits import (
     MAX_LINE_BYTES,
-    Document,
-    Record,
-    envelope_values,
     is_compressed,
-    iter_jsonl,
-    load_document,
     open_bytes,
     read_head,
 )
-from agentforge_cli.replay.transcripts.format import FileFormat
+from agentforge_cli.replay.transcripts.files.records import Document, Record
+from agentforge_cli.replay.transcripts.files.whole_documents import load_document
+from agentforge_cli.replay.transcripts.format import FileReading
 from agentforge_cli.replay.transcripts.model import TranscriptError
 
 __all__ = ["DocumentSource", "FileSource", "JsonlSource", "RecordSource", "Rewrite"]
@@ -141,11 +140,11 @@ class FileSource:
     """A file its format reads itself."""
 
     path: Path
-    format: FileFormat
+    reading: FileReading
     checked_first: bool = False
 
     def records(self) -> Iterator[Record]:
-        return self.format.file_records(self.path)
+        return self.reading.records(self.path)
 
     def count(self) -> int:
         return sum(1 for _ in self.records())

@@ -25,8 +25,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -43,10 +44,6 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import optional_bool, optional_id
 
-NAME = "agentforge"
-TITLE = "agentforge JSONL"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
 
 
@@ -162,3 +159,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
                 data["id"] = call.id
             data.update(content=text, is_error=bool(is_error))
             yield Record(data)
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="agentforge",
+    title="agentforge JSONL",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    before=("claude-code",),  # an event line that also carries session ids is ours
+)

@@ -17,13 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    envelope_records,
-    record_shape,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -51,10 +48,6 @@ from agentforge_cli.replay.transcripts.reading.fields import (
     replace_content,
 )
 
-NAME = "anthropic"
-TITLE = "Anthropic messages"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _OWN_BLOCKS = ("tool_use", "tool_result", "thinking")
 
 
@@ -272,3 +265,15 @@ def _json_or_text(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="anthropic",
+    title="Anthropic messages",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    api=ApiReading(paths=API_PATHS, exchange=http_exchange),
+    before=("openai-responses",),  # its plain {"role", "content"} messages are chat's
+)

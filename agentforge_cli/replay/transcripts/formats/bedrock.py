@@ -20,13 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    envelope_records,
-    record_shape,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -44,13 +41,8 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, unread
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 
-__all__ = ["API_PATHS", "NAME", "TITLE", "book", "claims", "http_exchange", "record_events",
-           "rewrite"]
+__all__ = ["API_PATHS", "FORMAT", "claims", "http_exchange", "record_events", "rewrite"]
 
-NAME = "bedrock"
-TITLE = "AWS Bedrock Converse messages"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _OWN_BLOCKS = ("toolUse", "toolResult", "reasoningContent")
 API_PATHS = ("/converse",)
 
@@ -198,3 +190,14 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
         at = f"{where}, response body, output.message"
         return Exchange(asked=asked, answer=[Record({"role": "assistant", **message}, at)])
     return Exchange(asked=asked, unread=unread(response, "a Converse output message"))
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="bedrock",
+    title="AWS Bedrock Converse messages",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    api=ApiReading(paths=API_PATHS, exchange=http_exchange),
+)

@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, open_bytes, text_lines
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.limits import open_bytes, text_lines
+from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -35,13 +36,10 @@ from agentforge_cli.replay.transcripts.model import (
     ToolResult,
     TranscriptError,
 )
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
-__all__ = ["NAME", "TITLE", "CallLogBook", "book", "claims", "file_records", "opens",
-           "record_events", "rewrite"]
+__all__ = ["FORMAT", "CallLogBook", "claims", "file_records", "opens", "record_events"]
 
-NAME = "call-log"
-TITLE = "agentforge call logs (serve --log)"
 
 _ID = r'(?: call_id=(?P<id>"(?:[^"\\]|\\.)*"))?$'
 _START = re.compile(r"Tool (?P<event>request|response|failed): (?P<name>\S+) "
@@ -143,18 +141,13 @@ class CallLogBook(CallBook):
         self.serial = 0
 
 
-book = CallLogBook
-
-
 def claims(data: Any) -> Claim:
     """No JSON record is this format's: its files are told by :func:`opens`."""
     return Claim.NO
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: CallLogBook) -> list[Event]:
     """The events of one logged message: a call, or the result of the call it names."""
-    if not isinstance(book, CallLogBook):
-        raise TypeError("call logs are read with a CallLogBook")
     data, where = record.data, record.where
     if data["event"] == "unreadable":
         raise TranscriptError(book.path, where, f"the logged request of {data['name']!r} "
@@ -187,8 +180,12 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return [ToolResult(index, call_id, data["text"], data["is_error"], where)]
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: a log is a record of what ran."""
-    raise TranscriptError(book.path, "", "--update does not write into a call log; replay "
-                          "it without --update")
+FORMAT: TranscriptFormat[CallLogBook] = TranscriptFormat(
+    name="call-log",
+    title="agentforge call logs (serve --log)",
+    claims=claims,
+    start=CallLogBook.start,
+    record_events=record_events,
+    not_updated="does not write into a call log; replay it without --update",
+    files=FileReading(opens=opens, records=file_records),
+)

@@ -14,21 +14,16 @@ object a line, each tool call and result inside an Anthropic message.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import anthropic
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
-__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
+__all__ = ["FORMAT", "claims", "record_events"]
 
-NAME = "claude-code"
-TITLE = "Claude Code sessions"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _SESSION_KEYS = ("sessionId", "leafUuid", "parentUuid")
 
 
@@ -60,8 +55,11 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                                           record.position), book)
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: a session file is Claude Code's to write."""
-    raise TranscriptError(book.path, "", "--update does not write into a Claude Code "
-                          "session file; replay it without --update")
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="claude-code",
+    title="Claude Code sessions",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    not_updated="does not write into a Claude Code session file; replay it without --update",
+)

@@ -13,21 +13,16 @@ line, ``{"timestamp", "type", "payload"}``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import openai_responses
 from agentforge_cli.replay.transcripts.model import AssistantMessage, Event, TranscriptError
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
-__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
+__all__ = ["FORMAT", "claims", "record_events"]
 
-NAME = "codex"
-TITLE = "Codex CLI rollouts"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _LINE_TYPES = ("response_item", "event_msg", "session_meta", "turn_context", "compacted")
 
 
@@ -58,8 +53,11 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return openai_responses.item_events(payload, at, book)
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: a rollout is Codex's to write."""
-    raise TranscriptError(book.path, "", "--update does not write into a Codex rollout; "
-                          "replay it without --update")
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="codex",
+    title="Codex CLI rollouts",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    not_updated="does not write into a Codex rollout; replay it without --update",
+)

@@ -25,13 +25,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    envelope_records,
-    record_shape,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -49,11 +46,17 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, stream_chunks, unread
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 
-__all__ = ["API_PATHS", "NAME", "TITLE", "GeminiBook", "book", "claims", "content_events",
-           "http_exchange", "record_events", "rewrite"]
+__all__ = [
+    "API_PATHS",
+    "FORMAT",
+    "GeminiBook",
+    "claims",
+    "content_events",
+    "http_exchange",
+    "record_events",
+    "rewrite",
+]
 
-NAME = "gemini"
-TITLE = "Gemini contents"
 _ROLES = ("user", "model", "function", "tool")
 _VALUE_KEYS = ("result", "output", "return_value", "content")
 _CALL_KEYS = ("functionCall", "function_call")
@@ -85,16 +88,11 @@ class GeminiBook(CallBook):
         self.unnamed: dict[str, list[int]] = {}
 
 
-book = GeminiBook
-
-
-def _pairing_key(book: CallBook, name: str, call_id: str | None, answer: bool) -> str:
+def _pairing_key(book: GeminiBook, name: str, call_id: str | None, answer: bool) -> str:
     """The key the book pairs a call and its response by: the id, else the name and the
     call's rank among that name's calls."""
     if call_id is not None:
         return call_id
-    if not isinstance(book, GeminiBook):
-        raise TypeError("Gemini contents are read with a GeminiBook")
     counts = book.unnamed.setdefault(name, [0, 0])
     rank = counts[1 if answer else 0]
     counts[1 if answer else 0] += 1
@@ -127,7 +125,7 @@ def _response_object(old: Any, text: str, is_error: bool) -> dict[str, Any]:
     return {"result": text}
 
 
-def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
+def content_events(data: Any, where: str, book: GeminiBook) -> list[Event]:
     """The events of one ``Content`` object (any decoded JSON value), in part order."""
     path = book.path
     if not isinstance(data, dict):
@@ -162,7 +160,7 @@ def content_events(data: Any, where: str, book: CallBook) -> list[Event]:
     return events
 
 
-def _named(value: Any, kind: str, book: CallBook, where: str) -> tuple[dict[str, Any], str]:
+def _named(value: Any, kind: str, book: GeminiBook, where: str) -> tuple[dict[str, Any], str]:
     if not isinstance(value, dict):
         raise TranscriptError(book.path, where, f'"{kind}" must be an object')
     name = value.get("name")
@@ -171,7 +169,7 @@ def _named(value: Any, kind: str, book: CallBook, where: str) -> tuple[dict[str,
     return value, name
 
 
-def _call(value: Any, book: CallBook, where: str) -> ToolCall:
+def _call(value: Any, book: GeminiBook, where: str) -> ToolCall:
     call, name = _named(value, "functionCall", book, where)
     call_id = optional_id(call.get("id"), book.path, where, "id")
     args = call.get("args", {})
@@ -185,7 +183,7 @@ def _call(value: Any, book: CallBook, where: str) -> ToolCall:
                     where=where)
 
 
-def _result(value: Any, book: CallBook, where: str) -> ToolResult:
+def _result(value: Any, book: GeminiBook, where: str) -> ToolResult:
     answer, name = _named(value, "functionResponse", book, where)
     call_id = optional_id(answer.get("id"), book.path, where, "id")
     if "response" not in answer:
@@ -202,7 +200,7 @@ def _result(value: Any, book: CallBook, where: str) -> ToolResult:
                       where=where)
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: GeminiBook) -> list[Event]:
     """The events of one content."""
     if record.blank:
         return []
@@ -230,7 +228,7 @@ def _updated_response(part: dict[str, Any], text: str, is_error: bool) -> dict[s
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
+            book: GeminiBook) -> Iterator[Record]:
     """Yield the contents with the updated responses applied; new responses join the
     next user content as ``functionResponse`` parts."""
     return rewrite_in_turns(records, updates, answered, book, read=record_events,
@@ -300,3 +298,14 @@ def _joined(parts: list[Any]) -> list[Any]:
         else:
             joined.append(part)
     return joined
+
+
+FORMAT: TranscriptFormat[GeminiBook] = TranscriptFormat(
+    name="gemini",
+    title="Gemini contents",
+    claims=claims,
+    start=GeminiBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    api=ApiReading(paths=API_PATHS, exchange=http_exchange),
+)

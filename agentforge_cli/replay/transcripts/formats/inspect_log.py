@@ -9,7 +9,7 @@
   ``system`` messages are skipped.
 
 The file is read by this format itself, whole (up to
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES`); an ``.eval``
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES`); an ``.eval``
 archive (a zip of one JSON file a sample, zstd-compressed) is read sample by sample, with
 the ``zstandard`` package (without it, it is refused with what to do). ``--update`` is
 refused: the log is Inspect's.
@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentforge_cli.replay.transcripts.files.records import (
+from agentforge_cli.replay.transcripts.files.limits import (
     MAX_DOCUMENT_BYTES,
-    Record,
     open_bytes,
     read_whole_text,
-    record_shape,
 )
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
@@ -39,17 +38,14 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates, named_call
+from agentforge_cli.replay.transcripts.reading.calls import CallBook, named_call
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
 
 if TYPE_CHECKING:
     import zipfile
 
-__all__ = ["NAME", "TITLE", "SampleBook", "book", "claims", "file_records", "opens",
-           "record_events", "rewrite"]
+__all__ = ["FORMAT", "SampleBook", "claims", "file_records", "opens", "record_events"]
 
-NAME = "inspect"
-TITLE = "Inspect AI eval logs"
 _JSON_LOG = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _ZIP = b"PK\x03\x04"
 
@@ -60,9 +56,6 @@ class SampleBook(CallBook):
     def __init__(self, path: Path, *, track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
         self.samples = 0
-
-
-book = SampleBook
 
 
 def _start(path: Path) -> bytes:
@@ -171,10 +164,8 @@ def claims(data: Any) -> Claim:
     return Claim.NO
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: SampleBook) -> list[Event]:
     """The events of one sample: a conversation of its own."""
-    if not isinstance(book, SampleBook):
-        raise TypeError("Inspect logs are read with a SampleBook")
     path, where, sample = book.path, record.where, record.data
     messages = sample.get("messages") if isinstance(sample, dict) else None
     if not isinstance(messages, list):
@@ -230,9 +221,13 @@ def _said(content: Any) -> Any:
     return content
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: the log is Inspect's."""
-    raise TranscriptError(book.path, "", "--update does not write into an Inspect log; "
-                          "replay it without --update")
-
+FORMAT: TranscriptFormat[SampleBook] = TranscriptFormat(
+    name="inspect",
+    title="Inspect AI eval logs",
+    claims=claims,
+    start=SampleBook.start,
+    record_events=record_events,
+    not_updated="does not write into an Inspect log; replay it without --update",
+    files=FileReading(opens=opens, records=file_records),
+    before=("vcr",),  # a JSON cassette may start with "version" too
+)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -35,12 +35,8 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
 
-__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
+__all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
-NAME = "langchain"
-TITLE = "LangChain message dicts"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _TYPES = ("human", "ai", "tool", "system", "function", "chat", "AIMessageChunk",
           "HumanMessageChunk", "ToolMessageChunk")
 
@@ -119,3 +115,12 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
                             follows_call=_is_result, replace=_with_result,
                             new_item=_new_result)
 
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="langchain",
+    title="LangChain message dicts",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+)

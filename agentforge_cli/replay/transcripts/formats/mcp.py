@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.core.run.content_blocks import blocks_text
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import Event, ToolResult, TranscriptError
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
@@ -36,11 +37,8 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_bool
 
-__all__ = ["NAME", "TITLE", "McpBook", "book", "claims", "message_events", "record_events",
-           "rewrite"]
+__all__ = ["FORMAT", "McpBook", "claims", "message_events", "record_events", "rewrite"]
 
-NAME = "mcp"
-TITLE = "MCP JSON-RPC messages"
 _WRAPPERS = ("message", "payload", "data")
 
 
@@ -74,24 +72,19 @@ class McpBook(CallBook):
         self.pending: set[str] = set()
 
 
-book = McpBook
-
-
-def _id_text(value: Any, book: CallBook, where: str) -> str:
+def _id_text(value: Any, book: McpBook, where: str) -> str:
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return str(value)
     raise TranscriptError(book.path, where, 'a JSON-RPC "id" must be a string or a number, '
                           f"got {dumps(value)[:40]}")
 
 
-def message_events(data: Any, where: str, book: CallBook) -> list[Event]:
+def message_events(data: Any, where: str, book: McpBook) -> list[Event]:
     """The events of one JSON-RPC message (any decoded JSON value, bare or wrapped)."""
     message, _ = unwrap(data)
     if not _is_jsonrpc(message):
         raise TranscriptError(book.path, where, "not a JSON-RPC 2.0 message "
                               f"({record_shape(data)})")
-    if not isinstance(book, McpBook):
-        raise TypeError("MCP messages are read with an McpBook")
     pending = book.pending
     if message.get("method") == "tools/call":
         if "id" not in message:
@@ -133,7 +126,7 @@ def _result_text(content: Any) -> str:
     return content_text(content)
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: McpBook) -> list[Event]:
     """The events of one message."""
     if record.blank:
         return []
@@ -154,7 +147,7 @@ def _wrapped(record: Record, message: dict[str, Any], key: str | None) -> Record
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
+            book: McpBook) -> Iterator[Record]:
     """Yield the messages with the updated results written into the responses."""
     for record in records:
         if record.blank:
@@ -176,3 +169,13 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             text, is_error = updates[call.index]
             response = _response(message["id"], text, bool(is_error), None)
             yield Record(response if key is None else {key: response})
+
+
+FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(
+    name="mcp",
+    title="MCP JSON-RPC messages",
+    claims=claims,
+    start=McpBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+)

@@ -14,22 +14,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, text_lines
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.limits import text_lines
+from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import mcp
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 
-__all__ = ["NAME", "TITLE", "book", "claims", "file_records", "opens", "record_events",
-           "rewrite"]
+__all__ = ["FORMAT", "claims", "file_records", "opens", "record_events"]
 
-NAME = "mcp-log"
-TITLE = "MCP client logs"
-book = mcp.McpBook
 _MESSAGE = re.compile(r"\S+ (?:\[[^\]\n]*\] ){1,3}Message from (?:client|server): (.*)")
 
 
@@ -63,13 +59,17 @@ def claims(data: Any) -> Claim:
     return Claim.NO
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: mcp.McpBook) -> list[Event]:
     """The events of one logged message (an MCP message)."""
     return mcp.record_events(record, book)
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: the log is the client's."""
-    raise TranscriptError(book.path, "", "--update does not write into a client's log; "
-                          "replay it without --update")
+FORMAT: TranscriptFormat[mcp.McpBook] = TranscriptFormat(
+    name="mcp-log",
+    title="MCP client logs",
+    claims=claims,
+    start=mcp.McpBook.start,
+    record_events=record_events,
+    not_updated="does not write into a client's log; replay it without --update",
+    files=FileReading(opens=opens, records=file_records),
+)

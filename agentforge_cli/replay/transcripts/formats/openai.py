@@ -18,13 +18,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    envelope_records,
-    record_shape,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -51,10 +48,6 @@ from agentforge_cli.replay.transcripts.reading.fields import (
     replace_content,
 )
 
-NAME = "openai"
-TITLE = "OpenAI chat messages"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _SKIPPED = ("system", "developer")
 _TEXT_ROLES = ("user", "assistant", *_SKIPPED)
 _RESULT_ROLES = ("tool", "function")
@@ -248,3 +241,15 @@ def _joined_deltas(chunks: list[Any]) -> dict[str, Any]:
     if calls:
         message["tool_calls"] = [calls[i] for i in sorted(calls)]
     return message
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="openai",
+    title="OpenAI chat messages",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    api=ApiReading(paths=API_PATHS, exchange=http_exchange),
+    before=("anthropic", "openai-responses"),  # a mixed message is refused by name here
+)

@@ -21,13 +21,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    envelope_records,
-    record_shape,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -50,13 +47,9 @@ from agentforge_cli.replay.transcripts.reading.exchanges import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 
-__all__ = ["API_PATHS", "NAME", "TITLE", "book", "claims", "http_exchange", "item_events",
-           "record_events", "rewrite"]
+__all__ = ["API_PATHS", "FORMAT", "claims", "http_exchange", "item_events", "record_events",
+           "rewrite"]
 
-NAME = "openai-responses"
-TITLE = "OpenAI Responses items"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _CALL, _OUTPUT = "function_call", "function_call_output"
 _SKIPPED_TYPES = frozenset({
     "web_search_call", "file_search_call", "computer_call", "computer_call_output",
@@ -239,3 +232,14 @@ def _completed(chunks: list[Any]) -> dict[str, Any] | None:
                 chunk.get("item"), dict):
             done.append(chunk["item"])
     return {"output": done} if done else None
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="openai-responses",
+    title="OpenAI Responses items",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    api=ApiReading(paths=API_PATHS, exchange=http_exchange),
+)

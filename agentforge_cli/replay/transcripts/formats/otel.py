@@ -13,7 +13,7 @@ document or one a line.
 Recording arguments and results is opt-in for instrumentations (pydantic-ai records them;
 agentforge's ``TracingToolExecutor`` with ``record_content=True``): a tool span without its
 arguments is refused by place, never skipped. The file is read whole, up to
-:data:`~agentforge_cli.replay.transcripts.files.records.MAX_DOCUMENT_BYTES`. ``--update`` is
+:data:`~agentforge_cli.replay.transcripts.files.limits.MAX_DOCUMENT_BYTES`. ``--update`` is
 refused: a trace records what happened.
 """
 
@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import (
-    Record,
-    dumps,
-    open_bytes,
-    read_whole_text,
-)
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.limits import open_bytes, read_whole_text
+from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
     Event,
@@ -39,13 +36,10 @@ from agentforge_cli.replay.transcripts.model import (
     ToolResult,
     TranscriptError,
 )
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
-__all__ = ["NAME", "TITLE", "TraceBook", "book", "claims", "file_records", "opens",
-           "record_events", "rewrite"]
+__all__ = ["FORMAT", "TraceBook", "claims", "file_records", "opens", "record_events"]
 
-NAME = "otel"
-TITLE = "OpenTelemetry traces (OTLP JSON)"
 _OTLP = re.compile(r'\A\s*\{\s*"resourceSpans"\s*:')
 _ERROR = 2
 """OTLP's ``STATUS_CODE_ERROR``."""
@@ -58,9 +52,6 @@ class TraceBook(CallBook):
         super().__init__(path, track_answered=track_answered)
         self.trace: str | None = None
         self.traces = 0
-
-
-book = TraceBook
 
 
 def opens(path: Path, head: str) -> bool:
@@ -168,10 +159,8 @@ def claims(data: Any) -> Claim:
     return Claim.NO
 
 
-def record_events(record: Record, book: CallBook) -> list[Event]:
+def record_events(record: Record, book: TraceBook) -> list[Event]:
     """The call and result of one tool span (a new trace starts a conversation)."""
-    if not isinstance(book, TraceBook):
-        raise TypeError("traces are read with a TraceBook")
     path, where, span = book.path, record.where, record.data
     attributes = _attributes(span)
     name = attributes.get("gen_ai.tool.name")
@@ -207,8 +196,12 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return events
 
 
-def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
-            book: CallBook) -> Iterator[Record]:
-    """Refused: a trace records what happened."""
-    raise TranscriptError(book.path, "", "--update does not write into a trace; replay it "
-                          "without --update")
+FORMAT: TranscriptFormat[TraceBook] = TranscriptFormat(
+    name="otel",
+    title="OpenTelemetry traces (OTLP JSON)",
+    claims=claims,
+    start=TraceBook.start,
+    record_events=record_events,
+    not_updated="does not write into a trace; replay it without --update",
+    files=FileReading(opens=opens, records=file_records),
+)

@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -43,12 +44,8 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
 
-__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
+__all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
-NAME = "pydantic-ai"
-TITLE = "pydantic-ai message histories"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
 _KINDS = ("request", "response")
 
 
@@ -142,3 +139,13 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
                                                            _updated_part),
         answer=_return_part, merge=_merge_request,
         new_turn=lambda parts: Record({"parts": parts, "kind": "request"}))
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="pydantic-ai",
+    title="pydantic-ai message histories",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
-from agentforge_cli.replay.transcripts.format import Claim
+from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -36,13 +36,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
 
-__all__ = ["NAME", "TITLE", "book", "claims", "record_events", "rewrite"]
-
-NAME = "tau2"
-TITLE = "tau2-bench messages"
-book = CallBook
-"""Reading a file keeps no state beyond the call book."""
-
+__all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
 def _tau2_call(call: Any) -> bool:
     return (isinstance(call, dict) and "function" not in call and isinstance(
@@ -114,3 +108,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
     return rewrite_as_items(records, updates, answered, book, read=record_events,
                             follows_call=_is_result, replace=_with_result,
                             new_item=_new_result)
+
+
+FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
+    name="tau2",
+    title="tau2-bench messages",
+    claims=claims,
+    start=CallBook.start,
+    record_events=record_events,
+    rewrite=rewrite,
+    before=("openai",),  # OpenAI's reader would refuse its calls and tool messages
+)

@@ -3,7 +3,7 @@ rebuilt into conversations, each recorded tool call read once.
 
 The file is read by :mod:`.cassettes`, one interaction a record. An interaction is a model
 API call when a registered format reads it
-(:class:`~agentforge_cli.replay.transcripts.format.ApiFormat`: OpenAI chat, Responses,
+(one with an :class:`~agentforge_cli.replay.transcripts.format.ApiReading`: OpenAI chat, Responses,
 Anthropic, Gemini, asked in registry order); any other interaction (a GET, another host,
 an embeddings request) is skipped. A request to a model API path whose body does not read
 is an error naming the interaction, as is a response never read whose conversation no
@@ -35,13 +35,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from agentforge_cli.replay.transcripts.files import cassettes
-from agentforge_cli.replay.transcripts.files.records import Record, dumps, record_shape
-from agentforge_cli.replay.transcripts.format import ApiFormat, Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.files.json_text import dumps
+from agentforge_cli.replay.transcripts.files.records import Record, record_shape
+from agentforge_cli.replay.transcripts.format import (
+    Claim,
+    FileReading,
+    FormatList,
+    TranscriptFormat,
+)
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
@@ -51,13 +57,10 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
-from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.reading.calls import CallBook
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, Unreadable, uri_path
 
-__all__ = ["NAME", "TITLE", "CassetteBook", "Cassettes"]
-
-NAME = "vcr"
-TITLE = "VCR cassettes"
+__all__ = ["FORMAT", "CassetteBook", "claims", "record_events"]
 
 REMEMBERED = 4096
 """How many call ids and read results a cassette's reader remembers beyond the
@@ -95,12 +98,16 @@ class _Thread:
 
 
 class CassetteBook(CallBook):
-    """The state of reading one cassette: its conversations so far."""
+    """The state of reading one cassette: the model API formats it asks, and its
+    conversations so far."""
 
-    def __init__(self, path: Path, formats: Sequence[ApiFormat], *,
+    def __init__(self, path: Path, formats: FormatList = (), *,
                  track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
         self.formats = formats
+        """The registered formats (a conversation's records are read in one of them)."""
+        self.apis = tuple((fmt, fmt.api) for fmt in formats if fmt.api is not None)
+        """The formats that read model API calls, in registry order, with how they do."""
         self.conversations = 0
         """How many conversations have started."""
         self.unread: dict[int, tuple[str, str]] = {}
@@ -119,6 +126,11 @@ class CassetteBook(CallBook):
         latest: a result is read again only when a request does not extend its
         conversation's history)."""
 
+    @classmethod
+    def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
+        """A new book for one cassette, asking the model API formats among ``formats``."""
+        return cls(path, formats)
+
     def finish(self) -> list[Event]:
         """Refuse the cassette when a response was never read and no later request told
         what it said."""
@@ -129,60 +141,31 @@ class CassetteBook(CallBook):
         return []
 
 
-class Cassettes:
-    """The ``vcr`` format, reading model API calls with the formats ``formats()`` gives
-    (the registry passes its own list, read at each use)."""
-
-    NAME = NAME
-    TITLE = TITLE
-
-    def __init__(self, formats: Callable[[], Sequence[TranscriptFormat]]) -> None:
-        self._formats = formats
-
-    def book(self, path: Path, *, track_answered: bool = False) -> CassetteBook:
-        """A new book for one cassette."""
-        apis = tuple(fmt for fmt in self._formats() if isinstance(fmt, ApiFormat))
-        return CassetteBook(path, apis, track_answered=track_answered)
-
-    def claims(self, data: Any) -> Claim:
-        """An interaction (``{"request": {...}, "response": {...}}``) is this format's."""
-        if isinstance(data, dict) and isinstance(data.get("request"), dict) and isinstance(
-                data.get("response"), dict):
-            return Claim.OWN
-        return Claim.NO
-
-    def opens(self, path: Path, head: str) -> bool:
-        """Whether this format reads the file itself (YAML, or a JSON cassette)."""
-        return cassettes.is_cassette(path, head)
-
-    def file_records(self, path: Path) -> Iterator[Record]:
-        """The cassette's interactions, one record each, streamed."""
-        return cassettes.iter_interactions(path)
-
-    def rewrite(self, records: Iterable[Record], updates: Updates, answered: set[int],
-                book: CallBook) -> Iterator[Record]:
-        """Refused: a cassette's recorded bodies are not rewritten."""
-        raise TranscriptError(book.path, "", "--update cannot write into a VCR cassette (its "
-                              "recorded HTTP bodies are kept as they are); record it again")
-
-    def record_events(self, record: Record, book: CallBook) -> list[Event]:
-        """The new events of one interaction: calls and results not read before."""
-        if record.blank:
-            return []
-        if not isinstance(book, CassetteBook):
-            raise TypeError("cassettes are read with the book Cassettes.book() makes")
-        found = _exchange(record, book)
-        if found is None:
-            return []
-        fmt, exchange = found
-        try:
-            return _read_exchange(fmt, exchange, record.where, book)
-        except RecursionError:
-            raise TranscriptError(book.path, record.where, "a body is nested too deeply to "
-                                  "be read") from None
+def claims(data: Any) -> Claim:
+    """An interaction (``{"request": {...}, "response": {...}}``) is this format's."""
+    if isinstance(data, dict) and isinstance(data.get("request"), dict) and isinstance(
+            data.get("response"), dict):
+        return Claim.OWN
+    return Claim.NO
 
 
-def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] | None:
+def record_events(record: Record, book: CassetteBook) -> list[Event]:
+    """The new events of one interaction: calls and results not read before."""
+    if record.blank:
+        return []
+    found = _exchange(record, book)
+    if found is None:
+        return []
+    fmt, exchange = found
+    try:
+        return _read_exchange(fmt, exchange, record.where, book)
+    except RecursionError:
+        raise TranscriptError(book.path, record.where, "a body is nested too deeply to "
+                              "be read") from None
+
+
+def _exchange(record: Record,
+              book: CassetteBook) -> tuple[TranscriptFormat[Any], Exchange] | None:
     """The model API call an interaction holds, or ``None`` when it holds none."""
     path, where, data = book.path, record.where, record.data
     if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
@@ -198,7 +181,8 @@ def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] 
     uri = data["request"].get("uri")
     uri = uri if isinstance(uri, str) else ""
     endpoint = uri_path(uri)
-    owner = next((fmt for fmt in book.formats if endpoint.endswith(fmt.API_PATHS)), None)
+    owner = next(((fmt, api) for fmt, api in book.apis if endpoint.endswith(api.paths)),
+                 None)
     not_read = next((what for ending, what in _NOT_READ_YET
                      if endpoint.endswith(ending)), None)
     if not_read is not None:
@@ -207,8 +191,8 @@ def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] 
     response = cassettes.body_value(side)
     if _failed(side):
         response = None  # an error status: the turn has no answer
-    for fmt in (owner,) if owner is not None else book.formats:
-        exchange = fmt.http_exchange(request, response, uri, where)
+    for fmt, api in (owner,) if owner is not None else book.apis:
+        exchange = api.exchange(request, response, uri, where)
         if exchange is not None:
             if _failed(side):
                 exchange = dataclasses.replace(exchange, answer=[], unread=None)
@@ -217,7 +201,7 @@ def _exchange(record: Record, book: CassetteBook) -> tuple[ApiFormat, Exchange] 
         found = request.found if isinstance(request, Unreadable) else (
             "no body" if request is None else record_shape(request))
         raise TranscriptError(path, f"{where}, request body", f"a request to {endpoint} that "
-                              f"does not hold {owner.TITLE}: found {found}")
+                              f"does not hold {owner[0].title}: found {found}")
     return None
 
 
@@ -303,7 +287,7 @@ def _ids(data: Any) -> Iterator[str]:
             pending.extend(reversed(value))
 
 
-def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
+def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: str,
                    book: CassetteBook) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
     thread, sent = _thread(book, exchange, _prefix_hashes(keys))
@@ -317,7 +301,7 @@ def _read_exchange(fmt: ApiFormat, exchange: Exchange, where: str,
         history_is_new = True
     else:
         history_is_new = thread.number in book.unread
-    scratch = fmt.book(book.path)
+    scratch = fmt.start(book.path, book.formats)
     scratch.earlier = thread.by_id or {}
     asked = [(i, fmt.record_events(record, scratch)) for i, record in
              enumerate(exchange.asked)]
@@ -442,3 +426,16 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
     if isinstance(event, AssistantMessage):
         return event if assistant else None
     return None
+
+
+FORMAT: TranscriptFormat[CassetteBook] = TranscriptFormat(
+    name="vcr",
+    title="VCR cassettes",
+    claims=claims,
+    start=CassetteBook.start,
+    record_events=record_events,
+    not_updated="cannot write into a VCR cassette (its recorded HTTP bodies are kept as "
+                "they are); record it again",
+    files=FileReading(opens=cassettes.is_cassette, records=cassettes.iter_interactions),
+    before=("call-log",),  # a YAML file is never searched for call-log lines
+)

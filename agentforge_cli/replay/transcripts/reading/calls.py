@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, TypeVar
 
 from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.model import Event, ToolCall, ToolResult, TranscriptError
@@ -50,6 +50,12 @@ class CallBook:
         self.outside: dict[int, int] = {}
         """The book's index of each result paired with an :attr:`earlier` call -> that
         call's index in the file."""
+
+    @classmethod
+    def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
+        """A new state for reading ``path`` (a format's ``start``); ``formats``, the
+        registered formats, matter only to a format reading the others' records."""
+        return cls(path)
 
     def finish(self) -> list[Event]:
         """The events, if any, that only the end of the file tells: called once every
@@ -114,7 +120,8 @@ class CallBook:
 
 Part = dict[str, Any]
 """One part of a record's list (an Anthropic content block, a Gemini part)."""
-ReadEvents = Callable[[Record, "CallBook"], list[Event]]
+B = TypeVar("B", bound=CallBook)
+ReadEvents = Callable[[Record, B], list[Event]]
 """``read(record, book)``: the events of one record."""
 ApplyUpdates = Callable[[Record, list[Event], Updates], Record]
 """``apply(record, events, updates)``: the record with its recorded results updated."""
@@ -152,7 +159,7 @@ def calls_to_answer(events: Iterable[Event], updates: Updates,
 
 
 def rewrite_in_turns(records: Iterable[Record], updates: Updates, answered: set[int],
-                     book: CallBook, *, read: ReadEvents, apply: ApplyUpdates,
+                     book: B, *, read: ReadEvents[B], apply: ApplyUpdates,
                      answer: AnswerPart, merge: MergeParts, new_turn: NewTurn
                      ) -> Iterator[Record]:
     """The ``rewrite`` of formats whose results are parts of the next user turn
@@ -187,7 +194,7 @@ def rewrite_in_turns(records: Iterable[Record], updates: Updates, answered: set[
 
 
 def rewrite_as_items(records: Iterable[Record], updates: Updates, answered: set[int],
-                     book: CallBook, *, read: ReadEvents, follows_call: Callable[[Any], bool],
+                     book: B, *, read: ReadEvents[B], follows_call: Callable[[Any], bool],
                      replace: Callable[[Record, str], Record],
                      new_item: Callable[[ToolCall, str], Record]) -> Iterator[Record]:
     """The ``rewrite`` of formats whose results are records of their own (OpenAI chat

@@ -1,12 +1,12 @@
 """One recorded HTTP call to a model API, as a provider format reads it.
 
 A cassette's interaction is a request and its response. A provider format that reads
-such calls (OpenAI chat, Responses, Anthropic, Gemini) provides
-``http_exchange(request, response, uri, where)``: ``None`` when the request is not one of
+such calls (OpenAI chat, Responses, Anthropic, Gemini) declares an
+:class:`~agentforge_cli.replay.transcripts.format.ApiReading` whose
+``exchange(request, response, uri, where)`` is ``None`` when the request is not one of
 its API's, else an :class:`Exchange` with the request's messages (the conversation so
 far) and the response's new message(s). The cassette reader asks the registered formats
-that have it (:class:`~agentforge_cli.replay.transcripts.format.ApiFormat`), in registry
-order, and never names one.
+that have one, in registry order, and never names one.
 
 Bodies come decoded (:func:`~agentforge_cli.replay.transcripts.files.cassettes.body_value`): a
 JSON value, :class:`ServerEvents` for a streamed (server-sent events) body, or

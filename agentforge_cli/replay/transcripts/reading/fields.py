@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.records import dumps
+from agentforge_cli.replay.transcripts.files.json_text import dumps
 from agentforge_cli.replay.transcripts.model import TranscriptError
 
 __all__ = ["arguments_text", "content_text", "optional_bool", "optional_id",

@@ -1,0 +1,77 @@
+"""Envelopes: the JSON objects that hold a transcript's records under an array
+(``{"messages": [...]}``, ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``),
+read into records and put back around rewritten ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentforge_cli.replay.transcripts.files.records import Record
+
+__all__ = ["ENVELOPE_KEYS", "envelope_keys", "envelope_records", "envelope_values"]
+
+ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations")
+"""The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
+``contents``, OpenAI Responses ``input`` and ``output``, a tau-bench trajectory's chat
+messages (``traj``), a tau2-bench results file's conversations (``simulations``), read in
+this order."""
+
+
+def envelope_keys(data: Any) -> tuple[str, ...]:
+    """The :data:`ENVELOPE_KEYS` a JSON object holds its records under: ``messages``
+    alone, else every other one that is an array (and a string ``input``, a Responses
+    request's one user message); none for a record (an object with ``type``/``role``)."""
+    if not isinstance(data, dict):
+        return ()
+    if isinstance(data.get("messages"), list):
+        return ("messages",)
+    if "type" in data or "role" in data:
+        return ()
+    keys = tuple(key for key in ENVELOPE_KEYS if isinstance(data.get(key), list))
+    if isinstance(data.get("input"), str):
+        keys = tuple(key for key in ENVELOPE_KEYS if key == "input" or key in keys)
+    return keys
+
+
+def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
+                     where: str = "") -> list[Record]:
+    """The records under ``keys`` (from :func:`envelope_keys`), in order, each at
+    ``contents[2]`` (after ``where``, when given: ``line 3, contents[2]``)."""
+    prefix = f"{where}, " if where else ""
+    records: list[Record] = []
+    for key in keys:
+        items = data[key]
+        if isinstance(items, str):  # a Responses request's "input": one user message
+            records.append(Record({"role": "user", "content": items}, prefix + key,
+                                  len(records)))
+            continue
+        start = len(records)
+        records.extend(Record(item, f"{prefix}{key}[{i}]", start + i)
+                       for i, item in enumerate(items))
+    return records
+
+
+def envelope_values(data: dict[str, Any], keys: tuple[str, ...],
+                    records: list[Record]) -> dict[str, Any]:
+    """``data`` with ``records`` (rewritten, from :func:`envelope_records`) put back: each
+    under the key it was read from, told by its position among the records read (a record
+    keeps its ``position`` when rewritten), a new record (no ``where``) under its
+    predecessor's; a string ``input`` stays a string while unchanged."""
+    ends: list[tuple[int, str]] = []  # the position after each key's records, and the key
+    count = 0
+    for key in keys:
+        items = data[key]
+        count += 1 if isinstance(items, str) else len(items)
+        ends.append((count, key))
+    groups: dict[str, list[Any]] = {key: [] for key in keys}
+    key = keys[0]
+    for record in records:
+        if record.where:  # read from the envelope: its position tells the key
+            key = next((found for end, found in ends if record.position < end), key)
+        groups[key].append(record.data)
+    values = dict(data)
+    for key, items in groups.items():
+        original = data.get(key)
+        keep = isinstance(original, str) and items == [{"role": "user", "content": original}]
+        values[key] = original if keep else items
+    return values

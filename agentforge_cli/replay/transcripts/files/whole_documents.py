@@ -1,0 +1,60 @@
+"""A whole-file JSON transcript parsed at once, with its layout, to be written back
+(:class:`~agentforge_cli.replay.transcripts.files.records.Document`). Reading it for a
+replay streams it instead (:mod:`~agentforge_cli.replay.transcripts.files.documents`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys, envelope_records
+from agentforge_cli.replay.transcripts.files.json_text import decode_error, loads
+from agentforge_cli.replay.transcripts.files.layout import detect_layout
+from agentforge_cli.replay.transcripts.files.limits import open_bytes
+from agentforge_cli.replay.transcripts.files.records import Document, Record, record_shape
+from agentforge_cli.replay.transcripts.model import TranscriptError
+
+__all__ = ["load_document"]
+
+
+def load_document(path: Path) -> Document:
+    """Parse a whole-file JSON transcript, all of it, with its layout (to write it back):
+    an array of messages or ``{"messages": [...]}``. Reading for a replay streams it
+    instead (:func:`~agentforge_cli.replay.transcripts.files.documents.iter_document`)."""
+    try:
+        with open_bytes(path) as stream:
+            try:
+                raw = stream.read()
+            except EOFError as exc:  # a truncated .gz stream
+                raise OSError(str(exc)) from None
+        text = raw.decode("utf-8-sig")
+    except OSError as exc:
+        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise TranscriptError(path, f"line {line}", f"not UTF-8 text ({exc.reason})") from None
+    if not text.strip():
+        raise TranscriptError(path, "", "the transcript is empty")
+    try:
+        data = loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise decode_error(path, "", exc) from None
+    envelope: dict[str, Any] | None = None
+    keys: tuple[str, ...] = ()
+    if isinstance(data, dict):
+        keys = envelope_keys(data)
+        if not keys:
+            raise TranscriptFormatError(path, "", 'a JSON object transcript needs a "messages" '
+                                        'array (or "contents", "input", "output"); found '
+                                        f"{record_shape(data)}")
+        envelope = data
+        records = envelope_records(data, keys)
+    elif isinstance(data, list):
+        records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(data)]
+    else:
+        raise TranscriptFormatError(path, "", "expected a JSON array of messages or an object "
+                                    f'with "messages", got {record_shape(data)}')
+    layout = detect_layout(text, len(records), len(envelope) if envelope else 0)
+    return Document(records=records, envelope=envelope, keys=keys, layout=layout,
+                    trailing_newline=text.endswith("\n"))
