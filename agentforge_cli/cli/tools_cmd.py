@@ -256,13 +256,16 @@ def _bound_arguments(executor: Any, text: str) -> dict[str, Any] | None:
 def _explanation(executor: Any, text: str) -> ArgumentExplanation:
     """How the executor says the arguments bind (:meth:`explain_arguments`); no rows for
     an executor that cannot say."""
-    from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.bind.argument_explanation import (
+        ArgumentExplanation,
+        ExplainingToolExecutor,
+    )
+    from agentforge_cli.core.run.wrapping import innermost
 
-    describe = getattr(executor, "explain_arguments", None)
-    if describe is None:
+    base = innermost(executor)
+    if not isinstance(base, ExplainingToolExecutor):
         return ArgumentExplanation(rows=(), error=None)
-    explained: ArgumentExplanation = describe(text)
-    return explained
+    return base.explain_arguments(text)
 
 
 def _repairs(text: str) -> tuple[str, ...]:
@@ -338,8 +341,10 @@ def call_tool(
 
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.output import write
+        from agentforge_cli.core.define.capabilities import ForeignToolExecutor
         from agentforge_cli.core.define.spec import ToolExecutionRequest
         from agentforge_cli.core.run.service import unknown_tool_message
+        from agentforge_cli.core.run.wrapping import innermost
         from agentforge_cli.errors import ToolExecutionError
         from agentforge_cli.integrations.targets.loading import load_service
 
@@ -359,11 +364,12 @@ def call_tool(
             listed = " ".join(shlex.quote(mask_target(target)) for target in tools or ())
             raise UsageError(unknown_tool_message(name, service.names),
                              hint=f"list them with: agentforge tools list {listed}".rstrip())
-        ran = getattr(executor, "binding", None)  # another library's tool: the path taken
+        base = innermost(executor)  # another library's tool: the path taken
+        ran = base.binding if isinstance(base, ForeignToolExecutor) else None
         native = ran == "native"
         fell_back = binding == "agentforge" and ran == "native"
-        if (explain or fell_back) and ran is not None and not json_output:
-            write(executor.binding_note, stderr=True)
+        if (explain or fell_back) and isinstance(base, ForeignToolExecutor) and not json_output:
+            write(base.binding_note, stderr=True)
         repairs = _repairs(text) if explain and not native else ()
         if repairs and not json_output:
             write("the argument string was repaired: " + "; ".join(repairs), stderr=True)

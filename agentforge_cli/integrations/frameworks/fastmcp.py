@@ -333,7 +333,7 @@ _ANSWER = "_agentforge_fastmcp_answer"
 
 def _answered(exc: BaseException, text: str | None) -> str:
     """FastMCP's own text for the call ``exc`` ended (``Error calling tool 'x': ...``)."""
-    from agentforge_cli.core.run.executor import error_message
+    from agentforge_cli.core.run.call_policy import error_message
 
     answer = getattr(exc, _ANSWER, None)
     return answer if isinstance(answer, str) else error_message(exc)
