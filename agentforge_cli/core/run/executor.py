@@ -2,7 +2,9 @@
 
 Built once per tool: the definition (signature, handlers, schema) and a generated binder.
 Per call: parse the argument string, bind, call (awaiting ``async def`` tools), normalise
-the return value, and apply the error policy:
+the return value, and apply the error policy (its
+:class:`~agentforge_cli.core.run.call_policy.CallPolicy`, shared with the executors of
+other libraries' tools and MCP servers' tools):
 
 * argument errors are raised as :class:`~agentforge_cli.errors.ArgumentError` (a
   ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
