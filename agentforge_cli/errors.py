@@ -48,7 +48,7 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
                                   cli/errors.py)
 
 Four exception classes stay outside the tree because they never reach a caller: the
-executors turn ``ResultTooLarge`` (``core/run/executor.py``) and ``UnserializableResult``
+executors turn ``ResultTooLarge`` (``core/run/call_policy.py``) and ``UnserializableResult``
 (``core/run/returns.py``) into the call's error result (or the ``__cause__`` of a
 :class:`ToolExecutionError`), and pytest shows ``FuzzFailure`` and ``ReplayFailure``
 (``integrations/pytest/``) as a failed item's message, never as an exception to catch.

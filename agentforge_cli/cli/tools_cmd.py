@@ -195,13 +195,16 @@ def _warn_task_only(specs: Sequence[Any]) -> None:
 def _explanation(executor: Any, text: str) -> ArgumentExplanation:
     """How the executor says the arguments bind (:meth:`explain_arguments`); no rows for
     an executor that cannot say."""
-    from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
+    from agentforge_cli.core.bind.argument_explanation import (
+        ArgumentExplanation,
+        ExplainingToolExecutor,
+    )
+    from agentforge_cli.core.run.wrapping import innermost
 
-    describe = getattr(executor, "explain_arguments", None)
-    if describe is None:
+    base = innermost(executor)
+    if not isinstance(base, ExplainingToolExecutor):
         return ArgumentExplanation(rows=(), error=None)
-    explained: ArgumentExplanation = describe(text)
-    return explained
+    return base.explain_arguments(text)
 
 
 def _show_explanation(explained: ArgumentExplanation) -> None:
@@ -281,7 +284,11 @@ def call_tool(
         executor = service.executor(name)
         if executor is None:
             raise _unknown_tool(name, service.names, tools or ())
-        ran = getattr(executor, "binding", None)  # another library's tool: the path taken
+        from agentforge_cli.core.define.capabilities import ForeignToolExecutor
+        from agentforge_cli.core.run.wrapping import innermost
+
+        base = innermost(executor)  # another library's tool: the path taken
+        ran = base.binding if isinstance(base, ForeignToolExecutor) else None
         _call(service, executor, name, text, memory_id, choices, ran, log)
 
 
@@ -339,9 +346,10 @@ def _argument_notes(executor: Any, text: str, choices: CallChoices, ran: str | N
     repaired and how they bind — with the notes shown on stderr (the binding note too)."""
     from agentforge_cli.cli.output import write
     from agentforge_cli.core.bind.arguments import argument_repairs
+    from agentforge_cli.core.run.wrapping import innermost
 
-    if choices.shows_binding_note(ran):
-        write(executor.binding_note, stderr=True)
+    if choices.shows_binding_note(ran):  # ran is set: another library's tool
+        write(innermost(executor).binding_note, stderr=True)
     repairs = argument_repairs(text) if choices.looks_for_repairs(ran) else ()
     if repairs and not choices.json_output:
         write("the argument string was repaired: " + "; ".join(repairs), stderr=True)

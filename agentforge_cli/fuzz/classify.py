@@ -168,7 +168,7 @@ def classify_call(service: ToolExecutor, name: str, arguments: str, rule: CrashR
     ``mismatch``; a sloppy form's refusal is ``refused``.
     """
     from agentforge_cli.core.define.spec import ToolExecutionRequest
-    from agentforge_cli.core.run.executor import ResultTooLarge
+    from agentforge_cli.core.run.call_policy import ResultTooLarge
     from agentforge_cli.core.run.returns import UnserializableResult
     from agentforge_cli.errors import (
         ServerCallError,

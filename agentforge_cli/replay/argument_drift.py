@@ -25,7 +25,9 @@ from typing import Any
 
 from agentforge_cli.core.bind.arguments import parse_arguments, scan_object
 from agentforge_cli.core.bind.binder import make_binder
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor, SpecifiedToolExecutor
 from agentforge_cli.core.define.definition import ToolDefinition
+from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.errors import AgentForgeError, ArgumentError
 
 __all__ = ["ArgumentFit", "argument_fit"]
@@ -125,20 +127,23 @@ def argument_fit(executor: Any) -> ArgumentFit | None:
     """The :class:`ArgumentFit` of a registered tool: a Python tool's parameters, an MCP
     tool's ``inputSchema``; ``None`` when it declares neither (through wrappers such as
     the logging decorator, whose attributes reach the tool's)."""
-    definition = getattr(executor, "definition", None)
-    if isinstance(definition, ToolDefinition):
+    executor = innermost(executor)
+    if isinstance(executor, DefinedToolExecutor):
+        definition = executor.definition
         params = definition.params
         return ArgumentFit(definition.name, [p.key for p in params],
                            [p.key for p in params if p.required], closed=True,
                            bind=_lenient_binding(definition))
-    spec = getattr(executor, "specification", None)
-    schema = getattr(spec, "parameters", None)
+    if not isinstance(executor, SpecifiedToolExecutor):
+        return None
+    spec = executor.specification
+    schema = spec.parameters
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
     required = schema.get("required")
     required = [key for key in required if isinstance(key, str)] if isinstance(
         required, list) else []
-    return ArgumentFit(str(getattr(spec, "name", "")), list(schema["properties"]), required,
+    return ArgumentFit(spec.name, list(schema["properties"]), required,
                        closed=schema.get("additionalProperties") is False)
 
 

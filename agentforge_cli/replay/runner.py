@@ -26,15 +26,12 @@ from time import perf_counter
 from typing import Any
 
 from agentforge_cli.core.bind.diagnostics import try_bind
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor
 from agentforge_cli.core.define.spec import ToolExecutionRequest
-from agentforge_cli.core.observe.masking import (
-    MASK,
-    mask_arguments,
-    mask_value,
-    may_hold_secret,
-    tool_sensitive_keys,
-)
+from agentforge_cli.core.observe.declared_secrets import tool_sensitive_keys
+from agentforge_cli.core.observe.masking import MASK, mask_arguments, mask_value, may_hold_secret
 from agentforge_cli.core.run.service import ToolService
+from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.replay.argument_drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.compare import (
     MATCH_MODES,
@@ -121,7 +118,8 @@ class _Tools:
         executor = self.service.executor(name)
         if executor is None:  # bounded: nothing kept for an unknown name
             return tool_sensitive_keys(self.service, name), None
-        params = getattr(getattr(executor, "definition", None), "params", None)
+        base = innermost(executor)
+        params = base.definition.params if isinstance(base, DefinedToolExecutor) else None
         key = (name, id(params))
         held = self.read.get(key) if params is not None else None
         if held is not None and held[0] is params:

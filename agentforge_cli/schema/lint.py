@@ -48,6 +48,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor
 from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.clients import client_findings, get_client
@@ -236,7 +237,8 @@ def _python_params(table: Mapping[ToolSpecification, Any]) -> dict[str, Sequence
     """Tool name -> its parameters (``ParamDef``: key, Python default, sensitive) for
     the executors that keep their function's definition (a logging wrapper is looked
     through)."""
-    return {spec.name: getattr(getattr(innermost(executor), "definition", None), "params", ())
+    return {spec.name: base.definition.params if isinstance(
+                base := innermost(executor), DefinedToolExecutor) else ()
             for spec, executor in table.items()}
 
 

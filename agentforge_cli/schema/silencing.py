@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agentforge_cli.core.declare.decorator import tool_meta
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.findings import Finding
 from agentforge_cli.schema.rule_ids import rule_problem
@@ -46,9 +47,10 @@ def declared_silencings(table: Mapping[Any, Any]) -> list[Silencing]:
     (specification -> executor; a logging wrapper is looked through)."""
     found = []
     for spec, executor in table.items():
-        definition = getattr(innermost(executor), "definition", None)
-        if definition is None:
+        base = innermost(executor)
+        if not isinstance(base, DefinedToolExecutor):
             continue
+        definition = base.definition
         meta = tool_meta(getattr(definition, "original", None)) or tool_meta(
             getattr(definition, "call", None))
         if meta is not None and meta.lint_ignore:

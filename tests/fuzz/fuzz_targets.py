@@ -58,7 +58,7 @@ def opaque(n: int) -> object:
 @tool
 def flood(n: int) -> str:
     """Returns one character more than the default result limit."""
-    from agentforge_cli.core.run.executor import DEFAULT_MAX_RESULT_CHARS
+    from agentforge_cli.core.run.call_policy import DEFAULT_MAX_RESULT_CHARS
 
     return "x" * (DEFAULT_MAX_RESULT_CHARS + 1)
 

@@ -3,18 +3,21 @@
 Each executor describes its own binding (``explain_arguments``): a Python tool bound by
 agentforge gives one row per parameter (:func:`bound_explanation`); a tool that another
 party binds (an MCP server, another library's own path) gives the object it is sent and a
-note saying who binds it (:func:`sent_explanation`). The command line only draws them.
+note saying who binds it (:func:`sent_explanation`). An executor that can say declares
+:class:`ExplainingToolExecutor`. The command line only draws them.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from agentforge_cli.core.bind.jsonvalues import json_safe
+from agentforge_cli.core.define.spec import ToolExecutor
 
-__all__ = ["ArgumentExplanation", "ExplanationRow", "bound_explanation", "sent_explanation"]
+__all__ = ["ArgumentExplanation", "ExplainingToolExecutor", "ExplanationRow",
+           "bound_explanation", "sent_explanation"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,12 +70,23 @@ class ArgumentExplanation:
         return self.note is not None
 
 
+@runtime_checkable
+class ExplainingToolExecutor(ToolExecutor, Protocol):
+    """An executor that says how a call's arguments bind (``tools call --explain``)."""
+
+    def explain_arguments(self, arguments: str | dict[str, Any] | None
+                          ) -> ArgumentExplanation:
+        """How ``arguments`` bind, or are sent on, without calling the tool."""
+        ...
+
+
 def bound_explanation(executor: Any, text: str | dict[str, Any] | None
                       ) -> ArgumentExplanation:
     """The rows of a tool agentforge binds (:func:`~agentforge_cli.core.bind.diagnostics.explain`),
     masked; empty when ``executor`` is not a local tool."""
     from agentforge_cli.core.bind.diagnostics import BOUND, explain
-    from agentforge_cli.core.observe.masking import MASK, mask_value, sensitive_keys
+    from agentforge_cli.core.observe.declared_secrets import sensitive_keys
+    from agentforge_cli.core.observe.masking import MASK, mask_value
 
     explanation = explain(executor, text)
     if explanation is None:

@@ -14,8 +14,10 @@ from typing import Any
 from agentforge_cli.core.bind.arguments import parse_arguments
 from agentforge_cli.core.bind.binder import make_binder, param_binder, tool_argument_error
 from agentforge_cli.core.bind.jsonvalues import describe, json_type
+from agentforge_cli.core.define.capabilities import BindingToolExecutor
 from agentforge_cli.core.define.definition import ParamDef, ToolDefinition
 from agentforge_cli.core.observe.masking import MASK, mask_text, mask_value
+from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.errors import AgentForgeError, ArgumentError
 
 __all__ = ["BOUND", "FAILED", "NOT_BOUND", "Explanation", "ParamTrace", "explain", "try_bind"]
@@ -60,12 +62,11 @@ def try_bind(executor: Any, arguments: str | dict[str, Any] | None
              ) -> tuple[ToolDefinition, dict[str, Any]] | None:
     """``(definition, bound values)`` of a local tool's arguments, or ``None`` when
     ``executor`` is not a local tool or the arguments do not bind."""
-    definition = getattr(executor, "definition", None)
-    bind = getattr(executor, "bind_arguments", None)
-    if not isinstance(definition, ToolDefinition) or bind is None:
+    executor = innermost(executor)
+    if not isinstance(executor, BindingToolExecutor):
         return None
     try:
-        return definition, bind(arguments)
+        return executor.definition, executor.bind_arguments(arguments)
     except AgentForgeError:
         return None
 
@@ -78,9 +79,10 @@ def explain(executor: Any, arguments: str | dict[str, Any] | None) -> Explanatio
     explanation's ``error`` is the message the call would answer. Nothing is raised for
     argument errors. ``None`` when ``executor`` is not a local tool.
     """
-    definition = getattr(executor, "definition", None)
-    if not isinstance(definition, ToolDefinition):
+    executor = innermost(executor)
+    if not isinstance(executor, BindingToolExecutor):
         return None
+    definition = executor.definition
     params, strict = definition.params, executor.strict
 
     def failed(error: ArgumentError) -> str:

@@ -65,7 +65,7 @@ class ToolSpecification:
         return row
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True, init=False)
 class ToolExecutionRequest:
     """One function call from the model."""
 
@@ -76,26 +76,20 @@ class ToolExecutionRequest:
     arguments: str | None = "{}"
     """The raw JSON argument string, exactly as the model wrote it."""
 
+    def __init__(self, *, id: str | None = None, name: str, arguments: str | None = "{}"
+                 ) -> None:
+        # One is built per model call: the slots are filled directly, where the __init__ a
+        # frozen dataclass generates goes through object.__setattr__ per field (same
+        # behaviour; 570 -> 410 ns per request measured)
+        _set_id(self, id)
+        _set_name(self, name)
+        _set_arguments(self, arguments)
 
-# A request is built per model call: the generated __init__ of a frozen dataclass goes
-# through object.__setattr__ per field, so fill the slots directly (same signature and
-# behaviour; 570 -> 410 ns per request measured).
+
 _slots = vars(ToolExecutionRequest)  # its fields' slot descriptors (a checker reads .id as a str)
 _set_id: Callable[[ToolExecutionRequest, str | None], None] = _slots["id"].__set__
 _set_name: Callable[[ToolExecutionRequest, str], None] = _slots["name"].__set__
 _set_arguments: Callable[[ToolExecutionRequest, str | None], None] = _slots["arguments"].__set__
-
-
-def _request_init(self: ToolExecutionRequest, *, id: str | None = None, name: str,
-                  arguments: str | None = "{}") -> None:
-    _set_id(self, id)
-    _set_name(self, name)
-    _set_arguments(self, arguments)
-
-
-_request_init.__doc__ = ToolExecutionRequest.__init__.__doc__
-_request_init.__qualname__ = "ToolExecutionRequest.__init__"
-ToolExecutionRequest.__init__ = _request_init  # type: ignore[method-assign]  # same signature
 
 
 # A tuple, not a dataclass: one is built per call (the generated fast path makes it with

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
-from agentforge_cli.core.observe.masking import mask_arguments, sensitive_keys
-from agentforge_cli.core.run.wrapping import ExecutorWrapper
+from agentforge_cli.core.observe.declared_secrets import sensitive_keys
+from agentforge_cli.core.observe.masking import mask_arguments
+from agentforge_cli.core.run.wrapping import DelegatingWrapper
 
 __all__ = ["LOGGER_NAME", "LoggingToolExecutor"]
 
@@ -39,7 +39,7 @@ def _call_id(request: ToolExecutionRequest) -> str:
                                                                   ensure_ascii=False)
 
 
-class LoggingToolExecutor(ExecutorWrapper):
+class LoggingToolExecutor(DelegatingWrapper):
     """Wraps any executor and logs each execution (``execute`` and ``aexecute``).
 
     Args:
@@ -51,24 +51,19 @@ class LoggingToolExecutor(ExecutorWrapper):
     """
 
     def __init__(self, delegate: ToolExecutor, logger: logging.Logger | None = None) -> None:
-        self.delegate = delegate
+        super().__init__(delegate)
         self.logger = logger or logging.getLogger(LOGGER_NAME)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "delegate":
-            raise AttributeError(name)
-        return getattr(self.delegate, name)
+        self._sensitive_keys = sensitive_keys(delegate)  # read once: masked in every log
 
     def __repr__(self) -> str:
         return f"LoggingToolExecutor({self.delegate!r})"
 
     # -- the call (execute / aexecute: ExecutorWrapper) -----------------------------------
 
-    def _start(self, request: ToolExecutionRequest, memory_id: object
-               ) -> tuple[ToolExecutor, float | None]:
+    def _token(self, request: ToolExecutionRequest, memory_id: object) -> float | None:
         if not self.logger.isEnabledFor(logging.INFO):
-            return self.delegate, None
-        return self.delegate, self._log_request(request, memory_id)
+            return None
+        return self._log_request(request, memory_id)
 
     def _finish(self, request: ToolExecutionRequest, memory_id: object, started: float,
                 result: ToolExecutionResult) -> ToolExecutionResult:
@@ -82,7 +77,7 @@ class LoggingToolExecutor(ExecutorWrapper):
         raise exc
 
     def _log_request(self, request: ToolExecutionRequest, memory_id: object) -> float:
-        shown = mask_arguments(request.arguments, sensitive_keys(self.delegate))
+        shown = mask_arguments(request.arguments, self._sensitive_keys)
         self.logger.info(
             "Tool request: %s arguments=%s memory_id=%s%s", request.name, shown, memory_id,
             _call_id(request),

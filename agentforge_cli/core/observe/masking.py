@@ -1,7 +1,8 @@
 """Keeping secrets out of logs, explanations, traces, reports and error messages.
 
 The one place masking is decided. A value is secret when its key is one of the tool's
-sensitive keys (parameters marked ``P(sensitive=True)``, see :func:`sensitive_keys`) or is
+sensitive keys (parameters marked ``P(sensitive=True)``, see
+:func:`~agentforge_cli.core.observe.declared_secrets.sensitive_keys`) or is
 named like a secret — any case, ``_``/``-`` ignored — as the whole key or its ending
 (``access_token``, ``db_password``, ``client_secret``, ``set-cookie``; not ``max_tokens``,
 ``tokens_used``, ``author``): ``password``, ``passwd``, ``passphrase``, ``secret``,
@@ -31,7 +32,7 @@ from typing import Any
 
 __all__ = ["MASK", "fold_name", "is_secret_value", "is_sensitive_name", "mask_arguments",
            "mask_command", "mask_target", "mask_text", "mask_url", "mask_value", "mask_values",
-           "may_hold_secret", "secret_values", "sensitive_keys", "tool_sensitive_keys"]
+           "may_hold_secret", "secret_values"]
 
 MASK = "***"
 
@@ -83,24 +84,6 @@ def is_sensitive_name(name: str) -> bool:
     ``client_secret``, ``set-cookie``, ``passwords``...); not ``max_tokens``, ``author``."""
     key = fold_name(name)
     return key.endswith(_SENSITIVE_ENDINGS) or key in _SENSITIVE_NAMES
-
-
-def sensitive_keys(executor: Any) -> frozenset[str]:
-    """The JSON keys of a tool's sensitive parameters, for any executor (through wrappers
-    such as the logging decorator); empty for an executor that does not declare any."""
-    keys = getattr(executor, "sensitive_keys", _NONE)
-    return keys if isinstance(keys, frozenset) else _NONE
-
-
-def tool_sensitive_keys(service: Any, name: str) -> frozenset[str]:
-    """The sensitive keys of the tool called ``name`` in a service (anything with
-    ``executor(name)`` and ``names``). For a name the service does not know, every tool's:
-    a call recorded under an old name may carry a secret parameter of today's tool."""
-    executor = service.executor(name)
-    if executor is not None:
-        return sensitive_keys(executor)
-    return frozenset().union(*(sensitive_keys(service.executor(known))
-                               for known in service.names))
 
 
 def _secret(key: object, keys: frozenset[str]) -> bool:

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import IO
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
-from agentforge_cli.core.observe.masking import mask_arguments, may_hold_secret, sensitive_keys
+from agentforge_cli.core.observe.declared_secrets import sensitive_keys
+from agentforge_cli.core.observe.masking import mask_arguments, may_hold_secret
 from agentforge_cli.core.run.sigterm import before_sigterm, hold, release
 
 __all__ = ["ENV_VAR", "FLUSH_EVERY", "ROTATE_BYTES", "CallRecorder", "ToolRecording",

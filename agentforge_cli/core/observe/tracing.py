@@ -16,15 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult, ToolExecutor
-from agentforge_cli.core.observe.masking import mask_arguments, sensitive_keys
-from agentforge_cli.core.run.wrapping import ExecutorWrapper
+from agentforge_cli.core.observe.declared_secrets import sensitive_keys
+from agentforge_cli.core.observe.masking import mask_arguments
+from agentforge_cli.core.run.wrapping import DelegatingWrapper
 
 __all__ = ["TRACER_NAME", "TracingToolExecutor"]
 
 TRACER_NAME = "agentforge.tools"
 
 
-class TracingToolExecutor(ExecutorWrapper):
+class TracingToolExecutor(DelegatingWrapper):
     """Wraps any executor and traces each execution (``execute`` and ``aexecute``).
 
     Args:
@@ -40,29 +41,24 @@ class TracingToolExecutor(ExecutorWrapper):
                  tracer_provider: Any = None) -> None:
         from opentelemetry import trace
 
-        self.delegate = delegate
+        super().__init__(delegate)
+        self._sensitive_keys = sensitive_keys(delegate)  # read once: masked in every span
         self.record_content = record_content
         self._tracer = trace.get_tracer(TRACER_NAME, tracer_provider=tracer_provider)
         self._error = trace.Status(trace.StatusCode.ERROR)
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "delegate":
-            raise AttributeError(name)
-        return getattr(self.delegate, name)
-
     def __repr__(self) -> str:
         return f"TracingToolExecutor({self.delegate!r})"
 
-    def _start(self, request: ToolExecutionRequest, memory_id: object
-               ) -> tuple[ToolExecutor, Any]:
+    def _token(self, request: ToolExecutionRequest, memory_id: object) -> Any:
         attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": request.name}
         if request.id is not None:
             attributes["gen_ai.tool.call.id"] = request.id
         if self.record_content:
             attributes["gen_ai.tool.call.arguments"] = mask_arguments(
-                request.arguments, sensitive_keys(self.delegate))
+                request.arguments, self._sensitive_keys)
         span = self._tracer.start_span(f"execute_tool {request.name}", attributes=attributes)
-        return self.delegate, span
+        return span
 
     def _finish(self, request: ToolExecutionRequest, memory_id: object, span: Any,
                 result: ToolExecutionResult) -> ToolExecutionResult:

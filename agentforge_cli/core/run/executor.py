@@ -2,7 +2,9 @@
 
 Built once per tool: the definition (signature, handlers, schema) and a generated binder.
 Per call: parse the argument string, bind, call (awaiting ``async def`` tools), normalise
-the return value, and apply the error policy:
+the return value, and apply the error policy (its
+:class:`~agentforge_cli.core.run.call_policy.CallPolicy`, shared with the executors of
+other libraries' tools and MCP servers' tools):
 
 * argument errors are raised as :class:`~agentforge_cli.errors.ArgumentError` (a
   ``ValueError``), or as :class:`~agentforge_cli.errors.ToolArgumentsError` chained to it
@@ -20,10 +22,9 @@ How arguments bind without a call (``--explain``) is :mod:`~agentforge_cli.core.
 
 from __future__ import annotations
 
-import threading
 import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.bind.arguments import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -42,92 +43,22 @@ from agentforge_cli.core.bind.binder import (
 )
 from agentforge_cli.core.define.definition import ToolDefinition, define_tool
 from agentforge_cli.core.define.spec import ToolExecutionRequest, ToolExecutionResult
-from agentforge_cli.core.run.forks import end_forked_child
-from agentforge_cli.core.run.interrupts import raised_by_tool, watch_sigint
-from agentforge_cli.core.run.returns import UnserializableResult, result_text
-from agentforge_cli.errors import (
-    ArgumentError,
-    ToolArgumentsError,
-    ToolExecutionError,
-    ToolTimeoutError,
+from agentforge_cli.core.run.call_policy import (
+    DEFAULT_MAX_RESULT_CHARS,
+    CallPolicy,
+    call_with_timeout,
 )
+from agentforge_cli.core.run.forks import end_forked_child
+from agentforge_cli.core.run.interrupts import watch_sigint
+from agentforge_cli.core.run.returns import result_text
+from agentforge_cli.errors import ArgumentError, ToolArgumentsError, ToolTimeoutError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.bind.argument_explanation import ArgumentExplanation
     from agentforge_cli.core.bind.diagnostics import Explanation
     from agentforge_cli.core.define.spec import ToolSpecification
 
-__all__ = [
-    "DEFAULT_MAX_RESULT_CHARS",
-    "LocalToolExecutor",
-    "call_with_timeout",
-    "error_message",
-]
-
-_T = TypeVar("_T")
-
-DEFAULT_MAX_RESULT_CHARS = 4_194_304
-"""Default limit on the length of a result text (characters)."""
-
-
-class ResultTooLarge(Exception):
-    """The tool's result text is longer than the executor's limit.
-
-    An internal signal, outside the ``AgentForgeError`` tree: raised and caught inside the
-    executors (this one and the framework executor), which turn it into the call's error
-    result, or into the ``__cause__`` of a ``ToolExecutionError`` when they propagate
-    (where fuzzing reads it as a bad result).
-    """
-
-
-def error_message(exc: BaseException) -> str:
-    """The text a model sees for a tool's exception: its message, else its class name.
-
-    A ``KeyError`` prints its argument's repr (``'no issue #99'``); the model gets the
-    message itself, as for any other exception.
-    """
-    try:
-        if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-            text = exc.args[0]
-        else:
-            text = str(exc)
-    except Exception:
-        text = ""
-    return text if text.strip() else type(exc).__name__
-
-
-def exit_name(exc: SystemExit | KeyboardInterrupt) -> str:
-    """``SystemExit(2)``, ``SystemExit('usage: ...')``, ``KeyboardInterrupt``."""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit({exc.code!r})" if exc.code is not None else "SystemExit"
-    return type(exc).__name__
-
-
-def call_with_timeout(call: Callable[[], _T], timeout: float, tool: str) -> _T:
-    """``call()`` on a worker thread, waited for at most ``timeout`` seconds.
-
-    Raises:
-        ToolTimeoutError: Still running after ``timeout`` (the thread cannot be stopped
-            and finishes in the background).
-        BaseException: Whatever ``call`` raised.
-    """
-    box: list[_T] = []
-    failure: list[BaseException] = []
-
-    def worker() -> None:
-        try:
-            box.append(call())
-        except BaseException as exc:
-            failure.append(exc)
-
-    thread = threading.Thread(target=worker, name=f"agentforge-tool-{tool}", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise ToolTimeoutError(f'Tool "{tool}" timed out after {timeout:g} s')
-    if failure:
-        raise failure[0]
-    return box[0]
+__all__ = ["LocalToolExecutor"]
 
 
 class LocalToolExecutor:
@@ -153,6 +84,12 @@ class LocalToolExecutor:
         max_result_chars: Longest result text returned; a longer one is an execution
             error (``None``: no limit).
         definition: A definition already built for ``func`` (skips reading it again).
+
+    The limits, the timeout and the error switches are its :attr:`policy`
+    (:class:`~agentforge_cli.core.run.call_policy.CallPolicy`), also readable one by one.
+    ``execute`` runs the tool's compiled call path, generated on the first call
+    (:func:`~agentforge_cli.core.bind.binder.make_execute`), or with a timeout the general
+    path.
     """
 
     def __init__(
@@ -174,38 +111,63 @@ class LocalToolExecutor:
         if definition is None:
             definition = define_tool(func, name=name, description=description,
                                      original=original)
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.policy = CallPolicy(
+            max_argument_chars=max_argument_chars, max_depth=max_depth,
+            max_result_chars=max_result_chars, timeout=timeout,
+            wrap_argument_errors=wrap_argument_errors,
+            propagate_execution_errors=propagate_execution_errors)
+        """The limits, the timeout and the error switches of every call."""
         self.definition = definition
         self.name = definition.name
         self.strict = strict
-        self.wrap_argument_errors = wrap_argument_errors
-        self.propagate_execution_errors = propagate_execution_errors
-        self.timeout = timeout
-        self.max_argument_chars = max_argument_chars
-        self.max_depth = max_depth
-        self.max_result_chars = max_result_chars
         self.sensitive_keys = definition.sensitive_keys
         self._generated: dict[str, Any] = {}
+        # what execute calls: the compiled path, generated on the first call (registration
+        # compiles nothing), or with a timeout the general path
+        self._run: Callable[[ToolExecutionRequest, object], ToolExecutionResult] = (
+            self._compile_and_run if timeout is None else self._general)
         watch_sigint()  # a Ctrl-C inside a tool stops the process; the tool's own exit does not
-        if timeout is None:
-            # The first call compiles the per-tool fast path (binder.make_execute) and
-            # installs it as this instance's ``execute``; registration compiles nothing.
-            self.execute = self._compile_and_execute  # type: ignore[method-assign]  # per instance
 
-    def _compile_and_execute(self, request: ToolExecutionRequest, memory_id: object = None
-                             ) -> ToolExecutionResult:
+    # -- the policy's settings, one by one (as the keyword arguments name them) -----------
+
+    @property
+    def timeout(self) -> float | None:
+        return self.policy.timeout
+
+    @property
+    def wrap_argument_errors(self) -> bool:
+        return self.policy.wrap_argument_errors
+
+    @property
+    def propagate_execution_errors(self) -> bool:
+        return self.policy.propagate_execution_errors
+
+    @property
+    def max_argument_chars(self) -> int:
+        return self.policy.max_argument_chars
+
+    @property
+    def max_depth(self) -> int:
+        return self.policy.max_depth
+
+    @property
+    def max_result_chars(self) -> int | None:
+        return self.policy.max_result_chars
+
+    def _compile_and_run(self, request: ToolExecutionRequest, memory_id: object = None
+                         ) -> ToolExecutionResult:
         return self._compile()(request, memory_id)
 
     def _compile(self) -> FastExecute:
-        """Generate the fast path and install it as this instance's ``execute``."""
+        """Generate the compiled call path and keep it as what :meth:`execute` runs."""
+        policy = self.policy
         fast = make_execute(
             self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
-            max_chars=self.max_argument_chars, max_depth=self.max_depth,
-            max_result_chars=self.max_result_chars,
+            max_chars=policy.max_argument_chars, max_depth=policy.max_depth,
+            max_result_chars=policy.max_result_chars,
             on_argument_error=self._raise_argument_error, on_failure=self._execution_failure,
             finish=self._finish, result_type=ToolExecutionResult)
-        self.execute = fast  # type: ignore[method-assign]  # the fast path, per instance
+        self._run = fast
         return fast
 
     def rebound(self, func: Any) -> LocalToolExecutor:
@@ -219,13 +181,12 @@ class LocalToolExecutor:
         other.definition = replace(self.definition, call=func)
         other._generated = {"bind": self._bind}  # binding does not depend on the callable
         if self.timeout is not None:  # no fast path: the general one reads the definition
+            other._run = other._general
             return other
-        fast = self.__dict__["execute"]  # _compile_and_execute, or the fast path
-        if getattr(fast, "__func__", None) is not None:  # not compiled yet: once, here
-            fast = self._compile()
-        other.execute = fast.remade(  # type: ignore[method-assign]  # the fast path, per instance
-            func, other.parse, other._raise_argument_error, other._execution_failure,
-            other._finish)
+        # the compiled path, compiled here when no call has compiled it yet
+        remade = getattr(self._run, "remade", None) or self._compile().remade
+        other._run = remade(func, other.parse, other._raise_argument_error,
+                            other._execution_failure, other._finish)
         return other
 
     @property
@@ -268,6 +229,11 @@ class LocalToolExecutor:
             ToolArgumentsError: The same, when ``wrap_argument_errors`` is on.
             ToolExecutionError: The tool failed, when ``propagate_execution_errors`` is on.
         """
+        return self._run(request, memory_id)
+
+    def _general(self, request: ToolExecutionRequest, memory_id: object = None
+                 ) -> ToolExecutionResult:
+        """The call path step by step (the compiled one behaves the same, faster)."""
         arguments = self.parse(request.arguments)
         return self.call_bound(self._bind_parsed(arguments), arguments)
 
@@ -322,8 +288,9 @@ class LocalToolExecutor:
             ArgumentError: As :meth:`execute` would (wrapped when configured).
         """
         try:
-            return parse_arguments(arguments, max_chars=self.max_argument_chars,
-                                   max_depth=self.max_depth)
+            policy = self.policy
+            return parse_arguments(arguments, max_chars=policy.max_argument_chars,
+                                   max_depth=policy.max_depth)
         except ArgumentError as error:
             self._raise_argument_error(error)
 
@@ -378,10 +345,9 @@ class LocalToolExecutor:
         end_forked_child()  # the tool returned in a child it forked: the child ends here
         try:
             text = result_text(outcome)
-            if self.max_result_chars is not None and len(text) > self.max_result_chars:
-                raise ResultTooLarge(
-                    f'Tool "{self.name}" returned {len(text)} characters, more than the limit'
-                    f" of {self.max_result_chars}")
+            limit = self.policy.max_result_chars
+            if limit is not None and len(text) > limit:
+                raise self.policy.too_large(self.name, f"{len(text)} characters")
         except BaseException as exc:  # an unserialisable or oversized result
             return self._execution_failure(exc)
         return ToolExecutionResult(text, False)
@@ -395,8 +361,9 @@ class LocalToolExecutor:
                 outcome = asyncio.run(outcome)
             return outcome
 
-        assert self.timeout is not None  # called only with a timeout
-        return call_with_timeout(call, self.timeout, self.name)
+        timeout = self.policy.timeout
+        assert timeout is not None  # called only with a timeout
+        return call_with_timeout(call, timeout, self.name)
 
     # -- error policy ----------------------------------------------------------------------
 
@@ -409,22 +376,7 @@ class LocalToolExecutor:
     def _execution_failure(self, exc: BaseException, arguments: dict[str, Any] | None = None
                            ) -> ToolExecutionResult:
         end_forked_child(exc)  # raised (sys.exit) in a child the tool forked: it ends here
-        if not raised_by_tool(exc):
-            raise exc  # a Ctrl-C of the process, not the tool's failure
-        if isinstance(exc, SystemExit | KeyboardInterrupt):
-            message = f'Tool "{self.name}" raised {exit_name(exc)}'
-        elif isinstance(exc, UnserializableResult):
-            message = f'Tool "{self.name}" returned {exc}'
-        elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
-            message = str(exc)
-        else:
-            message = error_message(exc)
-        if arguments is not None:  # a required argument filled in may be why it failed
-            note = missing_note(self.definition, self.strict, arguments)
-            if note:
-                message = f"{note}; then: {message}"
-        if self.propagate_execution_errors:
-            if isinstance(exc, ToolExecutionError):
-                raise exc
-            raise ToolExecutionError(message) from exc
-        return ToolExecutionResult(message, True)
+        # a required argument filled in may be why it failed: the note says so first
+        note = "" if arguments is None else missing_note(self.definition, self.strict,
+                                                         arguments)
+        return self.policy.failure(self.name, exc, note=note)

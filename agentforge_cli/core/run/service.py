@@ -22,6 +22,7 @@ from agentforge_cli.core.run.wrapping import ExecutorWrapper
 from agentforge_cli.errors import ArgumentError, ToolArgumentsError
 
 if TYPE_CHECKING:
+    from agentforge_cli.core.define.capabilities import AsyncExecute
     from agentforge_cli.core.observe.recording import CallRecorder, ToolRecording
 
 __all__ = ["ToolService", "unknown_tool_message"]
@@ -60,6 +61,8 @@ class ToolService(ExecutorWrapper):
                  ) -> None:
         # name -> (executor, its recording or None): what _start answers, built once a tool
         self._targets: dict[str, tuple[ToolExecutor, ToolRecording | None]] = {}
+        # name -> (the executor's async path, its recording): what _start_async answers
+        self._async_targets: dict[str, tuple[AsyncExecute, ToolRecording | None]] = {}
         self._specifications: dict[str, ToolSpecification] = {}
         self.recorder: CallRecorder | None = None
         """Where calls are recorded, or ``None``."""
@@ -75,9 +78,12 @@ class ToolService(ExecutorWrapper):
         Returns:
             The service itself, for chaining.
         """
+        from agentforge_cli.core.run.coroutines import async_path
+
         for spec, executor in tools.items():
             recording = self.recorder.for_tool(executor) if self.recorder else None
             self._targets[spec.name] = (executor, recording)
+            self._async_targets[spec.name] = (async_path(executor), recording)
             self._specifications[spec.name] = spec
         return self
 
@@ -104,6 +110,14 @@ class ToolService(ExecutorWrapper):
         if target is not None:
             return target
         return _UnknownTool(self.names), self.recorder.for_tool(None) if self.recorder else None
+
+    def _start_async(self, request: ToolExecutionRequest, memory_id: object
+                     ) -> tuple[AsyncExecute, ToolRecording | None]:
+        target = self._async_targets.get(request.name)
+        if target is not None:
+            return target
+        unknown = _UnknownTool(self.names)
+        return unknown.aexecute, self.recorder.for_tool(None) if self.recorder else None
 
     def _finish(self, request: ToolExecutionRequest, memory_id: object,
                 token: ToolRecording, result: ToolExecutionResult) -> ToolExecutionResult:

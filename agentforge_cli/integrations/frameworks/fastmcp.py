@@ -18,7 +18,7 @@ its own the same way.
   arguments (``1 validation error for call[forecast] ...``) is returned as the server
   sends it. The blocks are rendered as an MCP target's are
   (:func:`~agentforge_cli.core.run.content_blocks.blocks_text`), in an
-  :class:`~agentforge_cli.integrations.mcp.client.target.McpToolResult`, so ``serve`` passes the
+  :class:`~agentforge_cli.integrations.mcp.client.executor.McpToolResult`, so ``serve`` passes the
   blocks and ``structuredContent`` on.
 * **Tool exceptions**: FastMCP turns them into ``isError`` results (``Error calling tool
   'x': ...``, or only ``Error calling tool 'x'`` with ``mask_error_details``). To get the
@@ -333,7 +333,7 @@ _ANSWER = "_agentforge_fastmcp_answer"
 
 def _answered(exc: BaseException, text: str | None) -> str:
     """FastMCP's own text for the call ``exc`` ended (``Error calling tool 'x': ...``)."""
-    from agentforge_cli.core.run.executor import error_message
+    from agentforge_cli.core.run.call_policy import error_message
 
     answer = getattr(exc, _ANSWER, None)
     return answer if isinstance(answer, str) else error_message(exc)
@@ -343,7 +343,7 @@ def _invoke(connection: _Connection, name: str, text: str | None) -> ToolExecuti
     from mcp.shared.exceptions import MCPError
 
     from agentforge_cli.core.run.content_blocks import blocks_text
-    from agentforge_cli.integrations.mcp.client.target import McpToolResult
+    from agentforge_cli.integrations.mcp.client.executor import McpToolResult
 
     arguments: Any
     if isinstance(text, dict):  # serve hands the tools/call arguments object on as parsed

@@ -30,21 +30,9 @@ from agentforge_cli.core.define.spec import (
     ToolExecutionResult,
     ToolSpecification,
 )
-from agentforge_cli.core.run.executor import (
-    DEFAULT_MAX_RESULT_CHARS,
-    LocalToolExecutor,
-    ResultTooLarge,
-    call_with_timeout,
-    error_message,
-    exit_name,
-)
-from agentforge_cli.core.run.interrupts import raised_by_tool
-from agentforge_cli.errors import (
-    ArgumentError,
-    ToolArgumentsError,
-    ToolExecutionError,
-    ToolTimeoutError,
-)
+from agentforge_cli.core.run.call_policy import DEFAULT_MAX_RESULT_CHARS, CallPolicy
+from agentforge_cli.core.run.executor import LocalToolExecutor
+from agentforge_cli.errors import ArgumentError, ToolArgumentsError
 from agentforge_cli.integrations.frameworks.constraints import schema_constraints
 
 __all__ = ["BINDINGS", "Binding", "ForeignBoundExecutor", "ForeignTool", "NativeToolExecutor",
@@ -102,7 +90,8 @@ class NativeToolExecutor:
     the background), and a result longer than ``max_result_chars`` is an execution error:
     the bounds a Python tool has. The tool's exception follows a Python tool's error
     policy (an error result with its message, or ``ToolExecutionError`` when
-    ``propagate_execution_errors``).
+    ``propagate_execution_errors``): its :attr:`policy`, a
+    :class:`~agentforge_cli.core.run.call_policy.CallPolicy` as a Python tool's.
     """
 
     binding: Binding = "native"
@@ -111,15 +100,13 @@ class NativeToolExecutor:
                  timeout: float | None = None, instead: str = "",
                  max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
                  max_result_chars: int | None = DEFAULT_MAX_RESULT_CHARS) -> None:
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.policy = CallPolicy(
+            max_argument_chars=max_argument_chars, max_result_chars=max_result_chars,
+            timeout=timeout, propagate_execution_errors=propagate_execution_errors)
+        """The limits, the timeout and the error switch of every call."""
         self.foreign = tool
         self.specification = tool.specification
         self.name = tool.specification.name
-        self.propagate_execution_errors = propagate_execution_errors
-        self.timeout = timeout
-        self.max_argument_chars = max_argument_chars
-        self.max_result_chars = max_result_chars
         self.sensitive_keys: frozenset[str] = frozenset()
         self.instead = instead
         """Why ``--binding agentforge`` was asked for but this native path runs (or "")."""
@@ -149,42 +136,22 @@ class NativeToolExecutor:
         text = request.arguments
         if isinstance(text, dict):  # the MCP server hands over the object a client sent
             text = json.dumps(text, ensure_ascii=False)
-        if text is not None and len(text) > self.max_argument_chars:
+        policy = self.policy
+        if text is not None and len(text) > policy.max_argument_chars:
             return ToolExecutionResult(
                 f'Invalid arguments for tool "{self.name}": the argument string is '
-                f"{len(text)} characters, more than the limit of {self.max_argument_chars}",
+                f"{len(text)} characters, more than the limit of {policy.max_argument_chars}",
                 True)
         try:
-            result = self._invoke(text)
-            if self.max_result_chars is not None and len(result.text) > self.max_result_chars:
-                raise ResultTooLarge(
-                    f'Tool "{self.name}" returned {len(result.text)} characters, more than '
-                    f"the limit of {self.max_result_chars}")
+            result = policy.call(lambda: self.foreign.invoke(text), self.name)
+            limit = policy.max_result_chars
+            if limit is not None and len(result.text) > limit:
+                raise policy.too_large(self.name, f"{len(result.text)} characters")
         except BaseException as exc:  # the tool's failure is the result
-            return self._failure(exc, text)
+            words = self.foreign.failure_text
+            return policy.failure(self.name, exc, describe=None if words is None
+                                  else lambda failed: words(failed, text))
         return result
-
-    def _invoke(self, text: str | None) -> ToolExecutionResult:
-        if self.timeout is None:
-            return self.foreign.invoke(text)
-        return call_with_timeout(lambda: self.foreign.invoke(text), self.timeout, self.name)
-
-    def _failure(self, exc: BaseException, text: str | None) -> ToolExecutionResult:
-        if not raised_by_tool(exc):
-            raise exc  # a Ctrl-C of the process, not the tool's failure
-        if isinstance(exc, SystemExit | KeyboardInterrupt):
-            message = f'Tool "{self.name}" raised {exit_name(exc)}'
-        elif isinstance(exc, ToolTimeoutError | ResultTooLarge):
-            message = str(exc)
-        elif self.foreign.failure_text is not None:
-            message = self.foreign.failure_text(exc, text)
-        else:
-            message = error_message(exc)
-        if self.propagate_execution_errors:
-            if isinstance(exc, ToolExecutionError):
-                raise exc
-            raise ToolExecutionError(message) from exc
-        return ToolExecutionResult(message, True)
 
 
 class ForeignBoundExecutor(LocalToolExecutor):
@@ -208,9 +175,9 @@ class ForeignBoundExecutor(LocalToolExecutor):
         self.constraints = schema_constraints(foreign.specification.parameters,
                                               self.definition.params, foreign.library)
         """The checker of the schema's constraints (``None``: it declares none)."""
-        # the generated fast path binds and calls in one go: calls take the general path,
+        # the compiled call path binds and calls in one go: calls take the general path,
         # whose binding step (_bind_parsed) checks the constraints
-        self.__dict__.pop("execute", None)
+        self._run = self._general
 
     @property
     def binding_note(self) -> str:
@@ -250,6 +217,7 @@ class ForeignBoundExecutor(LocalToolExecutor):
         other = copy.copy(self)
         other.definition = replace(self.definition, call=func)
         other._generated = {"bind": self._bind}
+        other._run = other._general
         return other
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentforge_cli.core.define.capabilities import ForeignToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.errors import TargetConfigError, TargetError
 from agentforge_cli.integrations.config.keys import refuse_unknown_keys as _known_keys
@@ -638,9 +639,8 @@ class _Renewal:
                          if key not in ("logging", "binding", "skip_problems")}
         self.foreign: dict[int, Any] = {}  # a library's tool object -> its executor
         for executor in first.values():
-            tool = getattr(executor, "foreign", None)
-            if tool is not None:
-                self.foreign[id(tool.source)] = executor
+            if isinstance(base := innermost(executor), ForeignToolExecutor):
+                self.foreign[id(base.foreign.source)] = executor
         self.logging = bool(options.get("logging"))
         self.methods: dict[type, list[str]] = {}
         """A class made anew -> the names of its tool methods (found once)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from agentforge_cli.core.define.capabilities import ForeignToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.tool_origins import AGENTFORGE, ToolOrigin
 
@@ -75,15 +76,13 @@ LIBRARY_ORIGINS: dict[str, ToolOrigin] = {origin.name: origin for origin in (
 
 def tool_origin(executor: Any) -> ToolOrigin:
     """Where the tool ``executor`` runs comes from (a logging wrapper is looked through)."""
-    from agentforge_cli.integrations.mcp.client.target import McpToolExecutor
+    from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
 
     executor = innermost(executor)
     if isinstance(executor, McpToolExecutor):
         return MCP_SERVER
-    foreign = getattr(executor, "foreign", None)
-    library = getattr(foreign, "library", None)
-    if isinstance(library, str):
-        return LIBRARY_ORIGINS.get(library, AGENTFORGE)
+    if isinstance(executor, ForeignToolExecutor):
+        return LIBRARY_ORIGINS.get(executor.foreign.library, AGENTFORGE)
     return AGENTFORGE
 
 

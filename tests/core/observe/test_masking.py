@@ -14,14 +14,13 @@ from typing import Annotated
 import pytest
 
 from agentforge_cli import P, ToolService, build_local_tools, tool
+from agentforge_cli.core.observe.declared_secrets import sensitive_keys, tool_sensitive_keys
 from agentforge_cli.core.observe.masking import (
     MASK,
     mask_arguments,
     mask_text,
     mask_value,
     may_hold_secret,
-    sensitive_keys,
-    tool_sensitive_keys,
 )
 from agentforge_cli.core.run.executor import LocalToolExecutor
 

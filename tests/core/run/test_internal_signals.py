@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from agentforge_cli.core.define.spec import ToolExecutionRequest
-from agentforge_cli.core.run.executor import LocalToolExecutor, ResultTooLarge
+from agentforge_cli.core.run.call_policy import ResultTooLarge
+from agentforge_cli.core.run.executor import LocalToolExecutor
 from agentforge_cli.core.run.returns import UnserializableResult
 from agentforge_cli.errors import AgentForgeError, ToolExecutionError
 

@@ -11,7 +11,7 @@ streamable-HTTP server that answers plainly is listed without the SDK
 ``outputSchema``, title, annotations and ``execution`` (a tool the SDK's types refuse is
 left out and reported; one that must be called as a task is refused when called);
 calling one sends ``tools/call`` with the arguments as given (the server binds them):
-:mod:`~agentforge_cli.integrations.mcp.client.target`.
+:mod:`~agentforge_cli.integrations.mcp.client.executor`.
 
 Start-up waits at most ``timeout`` seconds (default
 :data:`~agentforge_cli.integrations.mcp.client.options.DEFAULT_TIMEOUT`, or
@@ -30,11 +30,11 @@ from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.core.observe.masking import mask_target
 from agentforge_cli.errors import MCPUnavailableError, TargetError
 from agentforge_cli.integrations.mcp.client.connection import McpConnection
+from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
 from agentforge_cli.integrations.mcp.client.failures import INSTALL_HINT
 from agentforge_cli.integrations.mcp.client.headers import merged_headers
 from agentforge_cli.integrations.mcp.client.listing import as_json
 from agentforge_cli.integrations.mcp.client.options import McpOptions, startup_timeout
-from agentforge_cli.integrations.mcp.client.target import McpToolExecutor
 from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
 from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
 

@@ -25,7 +25,9 @@ import json
 import typing
 from typing import Any
 
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor
 from agentforge_cli.core.define.spec import ToolExecutionResult
+from agentforge_cli.core.run.wrapping import innermost
 
 __all__ = ["OutputSchemas", "StructuredResult"]
 
@@ -42,8 +44,9 @@ class OutputSchemas:
     def schema(self, name: str) -> dict[str, Any] | None:
         """The ``outputSchema`` of the Python tool ``name``, or ``None``."""
         if name not in self._schemas:
-            definition = getattr(self.service.executor(name), "definition", None)
-            self._schemas[name] = None if definition is None else _schema_of(definition)
+            base = innermost(self.service.executor(name))
+            self._schemas[name] = (_schema_of(base.definition) if isinstance(
+                base, DefinedToolExecutor) else None)
         return self._schemas[name]
 
     def problem(self, name: str, value: Any) -> str | None:

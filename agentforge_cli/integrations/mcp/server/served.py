@@ -14,7 +14,7 @@ __all__ = ["served_tool_names"]
 def served_tool_names(service: Any) -> frozenset[str]:
     """The names of the tools of ``service`` (a ``ToolService``) an MCP server serves."""
     from agentforge_cli.core.run.wrapping import innermost
-    from agentforge_cli.integrations.mcp.client.target import McpToolExecutor
+    from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
 
     return frozenset(name for name in service.names
                      if isinstance(innermost(service.executor(name)), McpToolExecutor))

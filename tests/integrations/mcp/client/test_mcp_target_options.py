@@ -24,10 +24,10 @@ from mcp_client_support import threaded_http_server
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.options import mcp_options
 from agentforge_cli.core.define.spec import ToolSpecification
+from agentforge_cli.integrations.mcp.client.executor import McpToolResult
 from agentforge_cli.integrations.mcp.client.headers import merged_headers
 from agentforge_cli.integrations.mcp.client.lifecycle import close_all
 from agentforge_cli.integrations.mcp.client.options import HEADERS_VAR, TIMEOUT_VAR, McpOptions
-from agentforge_cli.integrations.mcp.client.target import McpToolResult
 
 HERE = Path(__file__).resolve().parents[2]
 ROOT = HERE.parents[1]

@@ -15,10 +15,13 @@ from agentforge_cli.core.define.spec import (
     ToolExecutionResult,
     ToolSpecification,
 )
-from agentforge_cli.core.observe.masking import mask_target
-from agentforge_cli.core.run.executor import DEFAULT_MAX_RESULT_CHARS
-from agentforge_cli.errors import ToolErrorAnswer, ToolExecutionError
-from agentforge_cli.integrations.mcp.client.failures import innermost as _innermost
+from agentforge_cli.core.observe.masking import (
+    mask_target,
+)
+from agentforge_cli.core.run.call_policy import CallPolicy
+from agentforge_cli.errors import (
+    ToolErrorAnswer,
+)
 from agentforge_cli.integrations.mcp.client.tasks import TASK_REQUIRED_TEXT, task_required
 
 if TYPE_CHECKING:
@@ -54,17 +57,25 @@ class McpToolExecutor:
 
     The arguments are parsed leniently (as for local tools) and sent as given; the result's
     blocks are rendered one per line (:mod:`~agentforge_cli.core.run.content_blocks`) and
-    its ``isError`` kept (an :class:`McpToolResult`).
+    its ``isError`` kept (an :class:`McpToolResult`). Its :attr:`policy` bounds the
+    arguments and the result as a Python tool's, and answers a failed call (the call's
+    time limit is the connection's).
     """
 
-    __slots__ = ("connection", "name", "propagate_execution_errors", "specification")
+    __slots__ = ("connection", "name", "policy", "specification")
 
     def __init__(self, connection: McpConnection, specification: ToolSpecification, *,
                  propagate_execution_errors: bool = False) -> None:
         self.connection = connection
         self.specification = specification
         self.name = specification.name
-        self.propagate_execution_errors = propagate_execution_errors
+        self.policy = CallPolicy(propagate_execution_errors=propagate_execution_errors)
+        """The limits and the error switch of every call."""
+
+    @property
+    def propagate_execution_errors(self) -> bool:
+        """Raise a failed call (``ToolErrorAnswer``, ``ToolExecutionError``)."""
+        return self.policy.propagate_execution_errors
 
     def __repr__(self) -> str:
         return f"<McpToolExecutor {self.name} of {mask_target(self.connection.spec)}>"
@@ -77,7 +88,9 @@ class McpToolExecutor:
         from agentforge_cli.core.run.content_blocks import blocks_text
         from agentforge_cli.integrations.mcp.client.transports.stdio_framing import TOO_LARGE_CODE
 
-        arguments = parse_arguments(request.arguments)
+        policy = self.policy
+        arguments = parse_arguments(request.arguments, max_chars=policy.max_argument_chars,
+                                    max_depth=policy.max_depth)
         if task_required(self.specification):  # the server would answer -32601
             return self._failed(f"Error executing tool {self.name}: "
                                 f"{TASK_REQUIRED_TEXT}", _METHOD_NOT_FOUND)
@@ -89,25 +102,20 @@ class McpToolExecutor:
             return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
         text = blocks_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
-        if len(text) > DEFAULT_MAX_RESULT_CHARS:  # the limit a Python tool's result has
+        limit = policy.max_result_chars  # the limit a Python tool's result has
+        if limit is not None and len(text) > limit:
             return self._too_large(f"{len(text)} characters")
         if result.is_error:
-            if self.propagate_execution_errors:
+            if policy.propagate_execution_errors:
                 raise ToolErrorAnswer(text)
             return _result(text, True, arguments, result)
         return _result(text, False, arguments, result)
 
     def _too_large(self, size: str) -> ToolExecutionResult:
-        message = (f'Tool "{self.name}" returned {size}, more than the limit of '
-                   f"{DEFAULT_MAX_RESULT_CHARS}")
-        if self.propagate_execution_errors:
-            raise ToolExecutionError(message)
-        return ToolExecutionResult(message, True)
+        return self.policy.failure(self.name, self.policy.too_large(self.name, size))
 
     def _failed(self, text: str, code: int) -> ToolExecutionResult:
-        if self.propagate_execution_errors:
-            raise ToolErrorAnswer(text, code=code)
-        return ToolExecutionResult(text, True)
+        return self.policy.failure(self.name, ToolErrorAnswer(text, code=code))
 
     def explain_arguments(self, arguments: str | dict[str, Any] | None
                           ) -> ArgumentExplanation:
@@ -118,10 +126,3 @@ class McpToolExecutor:
             lead=f"{self.name} is served by MCP server {self.connection.label}: agentforge "
                  "parses the arguments and sends the object as it is; the server binds it "
                  "(no coercion here).")
-
-
-def _too_large(exc: BaseException) -> bool:
-    """Whether ``exc`` is the answer given for a line past the limit of a message."""
-    from agentforge_cli.integrations.mcp.client.transports.stdio_framing import TOO_LARGE_CODE
-
-    return getattr(getattr(_innermost(exc), "error", None), "code", None) == TOO_LARGE_CODE
