@@ -10,17 +10,23 @@ Entries come from three places, in this order: the package's own (given when the
 is made), :meth:`ExtensionPoint.register` (code), and the installed packages' entry points
 in the registry's group (``agentforge.transcript_formats`` ...), read at first use. An
 entry point names one entry or a sequence of them. One that fails to load is reported on
-standard error and left out; the others still load.
+standard error and left out; the others still load. The installed packages' entry points
+are scanned once per process, for every registry; a lookup by name that the package's own
+entries answer scans nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from agentforge_cli.errors import AgentForgeError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoints
 
 __all__ = ["Entry", "ExtensionError", "ExtensionPoint"]
 
@@ -90,6 +96,10 @@ class ExtensionPoint(Generic[E]):
 
     def get(self, name: str) -> E | None:
         """The entry of that name, or ``None``."""
+        if self._ordered is None and not self._loaded_plugins:
+            own = next((entry for entry in self._given if entry.name == name), None)
+            if own is not None:
+                return own
         self.entries()
         return self._by_name.get(name)
 
@@ -101,10 +111,9 @@ class ExtensionPoint(Generic[E]):
         return entry  # type: ignore[return-value]  # checked: it has a string name
 
     def _plugin_entries(self) -> list[E]:
-        from importlib.metadata import entry_points
-
         found: list[E] = []
-        for point in sorted(entry_points(group=self.group), key=lambda ep: ep.name):
+        points = entry_points_of(self.group)
+        for point in sorted(points, key=lambda ep: ep.name):
             origin = f"entry point {point.name!r} ({point.value}) of group {self.group}"
             try:
                 loaded = point.load()
@@ -114,6 +123,22 @@ class ExtensionPoint(Generic[E]):
                 print(f"agentforge: skipped the {self.kind} of {origin}: "
                       f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return found
+
+
+def entry_points_of(group: str) -> EntryPoints:
+    """The installed packages' entry points in ``group``, from the one scan per process."""
+    selected: EntryPoints = _installed_entry_points().select(group=group)
+    return selected
+
+
+@functools.cache
+def _installed_entry_points() -> Any:
+    """Every installed package's entry points, scanned once per process (the scan reads
+    each installed distribution's metadata: tens of milliseconds). ``Any``: Python 3.11
+    gives a ``SelectableGroups``, later versions an ``EntryPoints``; both ``select``."""
+    import importlib.metadata
+
+    return importlib.metadata.entry_points()
 
 
 def _in_declared_order(kind: str, entries: Sequence[E]) -> tuple[E, ...]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from agentforge_cli.core.declare import extension_points
 from agentforge_cli.core.declare.extension_points import ExtensionError, ExtensionPoint
 
 
@@ -23,7 +24,7 @@ def names(point: ExtensionPoint[Thing]) -> list[str]:
 
 @pytest.fixture
 def no_plugins(monkeypatch):
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    monkeypatch.setattr(extension_points, "entry_points_of", lambda group: [])
 
 
 def test_entries_keep_their_order_unless_one_must_come_earlier(no_plugins):
@@ -87,7 +88,7 @@ def test_entry_points_add_entries_and_a_broken_one_is_skipped(tmp_path, monkeypa
         asked.append(group)
         return points
 
-    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(extension_points, "entry_points_of", entry_points)
     point = ExtensionPoint("thing", group, [Thing("a")])
     assert asked == []  # nothing read until first use
     # the package's own first, then entry points by name; "plugged" goes before "a"
@@ -98,3 +99,29 @@ def test_entry_points_add_entries_and_a_broken_one_is_skipped(tmp_path, monkeypa
     assert "ModuleNotFoundError" in err
     names(point)
     assert asked == [group]  # read once
+
+
+def test_a_lookup_the_own_entries_answer_reads_no_entry_point(monkeypatch):
+    asked: list[str] = []
+    monkeypatch.setattr(extension_points, "entry_points_of",
+                        lambda group: asked.append(group) or [])
+    point = ExtensionPoint("thing", "test.things", [Thing("a"), Thing("b")])
+    assert point.get("b") == Thing("b")
+    assert asked == []
+    assert point.get("zzz") is None  # not among the own entries: the plugins may have it
+    assert asked == ["test.things"]
+
+
+def test_the_installed_entry_points_are_scanned_once_for_every_group(monkeypatch):
+    scans: list[object] = []
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda **kw: scans.append(kw) or real(**kw))
+    extension_points._installed_entry_points.cache_clear()
+    try:
+        assert any(ep.value.startswith("agentforge_cli.")
+                   for ep in extension_points.entry_points_of("pytest11"))
+        extension_points.entry_points_of("console_scripts")
+        assert scans == [{}]
+    finally:
+        extension_points._installed_entry_points.cache_clear()
