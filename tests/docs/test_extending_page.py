@@ -24,6 +24,7 @@ from agentforge_cli.core.define.handlers.type_rule import TypeRule, a_type_rule
 from agentforge_cli.errors import ToolDefinitionError
 from agentforge_cli.integrations import frameworks
 from agentforge_cli.integrations.frameworks.adapter import FrameworkAdapter, a_framework_adapter
+from agentforge_cli.replay.transcripts import registry as transcripts
 from agentforge_cli.schema import providers
 from agentforge_cli.schema.providers.base import Provider
 
@@ -50,7 +51,7 @@ def entry_points() -> dict[str, dict[str, str]]:
 
 def registries() -> dict[str, ExtensionPoint[Any]]:
     found: list[ExtensionPoint[Any]] = [types.TYPE_HANDLERS, providers.REGISTRY,
-                                        frameworks.ADAPTERS]
+                                        frameworks.ADAPTERS, transcripts.TRANSCRIPT_FORMATS]
     return {point.group: point for point in found}
 
 
@@ -75,7 +76,7 @@ def table_problems(value: type, text: str) -> list[str]:
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """The page's modules written out and ``agentforge_examples_setup`` imported, against
-    copies of the three registries (no other test sees the entries)."""
+    copies of the four registries (no other test sees the entries)."""
     monkeypatch.setattr(types, "TYPE_HANDLERS", ExtensionPoint(
         "type handler", types.TYPE_HANDLERS.group, types.TYPE_HANDLERS.entries(),
         check=a_type_rule))
@@ -84,6 +85,9 @@ def registered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None
     monkeypatch.setattr(frameworks, "ADAPTERS", ExtensionPoint(
         "framework adapter", frameworks.ADAPTERS.group, frameworks.ADAPTERS.entries(),
         check=a_framework_adapter))
+    monkeypatch.setattr(transcripts, "TRANSCRIPT_FORMATS", ExtensionPoint(
+        "transcript format", transcripts.TRANSCRIPT_FORMATS.group,
+        transcripts.TRANSCRIPT_FORMATS.entries(), check=transcripts.as_transcript_format))
     for name, source in examples().items():
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -208,3 +212,22 @@ def test_the_adapter_makes_the_library_s_tools_targets(registered, plain_termina
     assert (bound.exit_code, bound.stdout.strip()) == (0, "3"), bound.stderr
     box = cli("tools", "list", f"{target}:box")
     assert box.exit_code == 0 and "[add] Add two numbers." in box.stdout, box.stderr
+
+
+TINYLOG = ('{"say": "查一下客户"}\n'
+           '{"call": "queryCustomer", "args": {"name": "长路", "limit": 5}}\n'
+           '{"result": "customer:长路,limit:5"}\n')
+
+
+def test_the_transcript_format_is_detected_and_named(registered, cli, tmp_path):
+    talk = tmp_path / "talk.jsonl"
+    talk.write_text(TINYLOG, encoding="utf-8")
+    for named in ((), ("--format", "tinylog")):
+        result = cli("replay", str(talk), "-t", CRM, "--json", *named)
+        assert result.exit_code == 0, result.stderr
+        data = json.loads(result.stdout)
+        assert (data["format"], data["summary"]["matched"]) == ("tinylog", 1)
+    talk.write_text(TINYLOG.replace("limit:5", "stale"), encoding="utf-8")
+    refused = cli("replay", str(talk), "-t", CRM, "--update")
+    assert refused.exit_code == 3
+    assert "--update does not write into tinylog lines" in " ".join(refused.stderr.split())

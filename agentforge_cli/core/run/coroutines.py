@@ -15,22 +15,20 @@ thread:
   thread with a loop of its own (closed afterwards), so the caller's loop is never
   re-entered.
 
-The other way round, :func:`async_path` is how any executor runs from async code without
-blocking the event loop, resolved once for an executor.
+The other way round, :func:`execute_in_thread` runs any executor from async code without
+blocking the event loop (:mod:`~agentforge_cli.core.run.async_paths` picks it, once per
+executor).
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import functools
 import threading
 from asyncio import Task
 from asyncio.events import _get_running_loop, _set_running_loop
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
-
-from agentforge_cli.core.define.capabilities import AsyncExecute, AsyncToolExecutor
 
 if TYPE_CHECKING:
     from agentforge_cli.core.define.spec import (
@@ -39,7 +37,7 @@ if TYPE_CHECKING:
         ToolExecutor,
     )
 
-__all__ = ["async_path", "execute_in_thread", "never_suspends", "run_coroutine",
+__all__ = ["execute_in_thread", "never_suspends", "run_coroutine",
            "run_never_suspending"]
 
 _SUSPENDING_OPCODES = frozenset({
@@ -95,15 +93,6 @@ def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: handed to the caller, not logged at exit
         raise
-
-
-def async_path(executor: ToolExecutor) -> AsyncExecute:
-    """How ``executor`` runs from async code: its own ``aexecute`` when it declares one
-    (:class:`~agentforge_cli.core.define.capabilities.AsyncToolExecutor`), else its
-    ``execute`` in a worker thread. Resolved when an executor is registered, not per call."""
-    if isinstance(executor, AsyncToolExecutor):
-        return executor.aexecute
-    return functools.partial(execute_in_thread, executor)
 
 
 async def execute_in_thread(executor: ToolExecutor, request: ToolExecutionRequest,

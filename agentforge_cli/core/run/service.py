@@ -78,7 +78,7 @@ class ToolService(ExecutorWrapper):
         Returns:
             The service itself, for chaining.
         """
-        from agentforge_cli.core.run.coroutines import async_path
+        from agentforge_cli.core.run.async_paths import async_path
 
         for spec, executor in tools.items():
             recording = self.recorder.for_tool(executor) if self.recorder else None

@@ -79,7 +79,7 @@ class DelegatingWrapper(ExecutorWrapper):
     through the wrapper. Subclasses say what a call is observed with (:meth:`_token`)."""
 
     def __init__(self, delegate: ToolExecutor) -> None:
-        from agentforge_cli.core.run.coroutines import async_path
+        from agentforge_cli.core.run.async_paths import async_path
 
         self.delegate = delegate
         """The executor wrapped."""

@@ -1,8 +1,8 @@
 """Other packages extend agentforge through entry points: the examples of
 docs/extending.md, packaged with the page's ``[project.entry-points]`` and installed with
-pip into a fresh virtual environment, add a type handler, a provider export and a
-framework adapter that the command line of that environment uses, with no import of
-theirs. Importing ``agentforge_cli`` reads no entry point; the first use does.
+pip into a fresh virtual environment, add a type handler, a provider export, a framework
+adapter and a transcript format that the command line of that environment uses, with no
+import of theirs. Importing ``agentforge_cli`` reads no entry point; the first use does.
 
 The environment sees this one's packages (agentforge's dependencies, pip, setuptools)
 through a ``.pth`` file and this checkout through ``PYTHONPATH``, so nothing is
@@ -143,6 +143,23 @@ def test_without_the_plugin_the_provider_is_unknown():
     listed = agentforge(sys.executable, "tools", "list", CRM, "--format", "acme")
     assert listed.returncode == 2
     assert "acme" not in listed.stderr.split("choose one of", 1)[-1].split("\n")[0]
+
+
+TINYLOG = ('{"say": "查一下客户"}\n'
+           '{"call": "queryCustomer", "args": {"name": "长路", "limit": 5}}\n'
+           '{"result": "customer:长路,limit:5"}\n')
+
+
+def test_the_transcript_format_of_a_plugin_replays(plugged, tmp_path):
+    talk = tmp_path / "talk.jsonl"
+    talk.write_text(TINYLOG, encoding="utf-8")
+    for named in ((), ("--format", "tinylog")):  # detected, and named
+        replayed = agentforge(plugged, "replay", str(talk), "-t", CRM, "--json", *named)
+        assert replayed.returncode == 0, replayed.stderr
+        data = json.loads(replayed.stdout)
+        assert (data["format"], data["summary"]["matched"]) == ("tinylog", 1)
+    without = agentforge(sys.executable, "replay", str(talk), "-t", CRM, "--json")
+    assert without.returncode == 2, without.stderr  # no installed format reads it
 
 
 def test_the_type_handler_of_a_plugin_gives_a_schema_and_a_coercion(plugged):

@@ -24,7 +24,7 @@ from agentforge_cli.core.define.capabilities import (
 from agentforge_cli.core.define.spec import ToolExecutionResult, ToolExecutor
 from agentforge_cli.core.observe.calllog import LoggingToolExecutor
 from agentforge_cli.core.observe.declared_secrets import sensitive_keys
-from agentforge_cli.core.run.coroutines import async_path, execute_in_thread
+from agentforge_cli.core.run.async_paths import async_path
 from agentforge_cli.core.run.executor import LocalToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
 
@@ -87,7 +87,7 @@ def test_the_async_path_is_resolved_once_per_executor():
     assert async_path(local) == local.aexecute
     plain = OnlyExecute()
     path = async_path(plain)
-    assert isinstance(path, functools.partial) and path.func is execute_in_thread
+    assert isinstance(path, functools.partial) and path.args == (plain,)
     assert asyncio.run(path(request(), None)) == ToolExecutionResult("done")
 
 
@@ -107,3 +107,21 @@ def test_a_logged_call_masks_the_sensitive_keys_read_when_wrapped(caplog, wrappe
     with caplog.at_level(logging.INFO, logger="agentforge.tools"):
         logged.execute(request('{"user": "ada", "pin": "40417731"}'))
     assert "40417731" not in caplog.text and '"pin":"***"' in caplog.text
+
+
+def test_registering_tools_does_not_import_asyncio():
+    """A command that never calls a tool from async code (``tools list``) never loads
+    ``asyncio``: the async path of each tool is picked without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from agentforge_cli import ToolService, build_local_tools, tool\n"
+            "@tool\n"
+            "def ping(host: str) -> str:\n"
+            "    return host\n"
+            "ToolService().tools(build_local_tools([ping]))\n"
+            "print('asyncio' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "False"
