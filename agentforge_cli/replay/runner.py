@@ -26,7 +26,7 @@ from time import perf_counter
 from typing import Any
 
 from agentforge_cli.core.bind.diagnostics import try_bind
-from agentforge_cli.core.define.capabilities import DefinedToolExecutor
+from agentforge_cli.core.define.capabilities import DefinedToolExecutor, declares
 from agentforge_cli.core.define.spec import ToolExecutionRequest
 from agentforge_cli.core.observe.declared_secrets import tool_sensitive_keys
 from agentforge_cli.core.observe.masking import MASK, mask_arguments, mask_value, may_hold_secret
@@ -119,7 +119,7 @@ class _Tools:
         if executor is None:  # bounded: nothing kept for an unknown name
             return tool_sensitive_keys(self.service, name), None
         base = innermost(executor)
-        params = base.definition.params if isinstance(base, DefinedToolExecutor) else None
+        params = base.definition.params if declares(base, DefinedToolExecutor) else None
         key = (name, id(params))
         held = self.read.get(key) if params is not None else None
         if held is not None and held[0] is params:

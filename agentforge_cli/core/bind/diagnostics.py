@@ -14,7 +14,7 @@ from typing import Any
 from agentforge_cli.core.bind.arguments import parse_arguments
 from agentforge_cli.core.bind.binder import make_binder, param_binder, tool_argument_error
 from agentforge_cli.core.bind.jsonvalues import describe, json_type
-from agentforge_cli.core.define.capabilities import BindingToolExecutor
+from agentforge_cli.core.define.capabilities import BindingToolExecutor, declares
 from agentforge_cli.core.define.definition import ParamDef, ToolDefinition
 from agentforge_cli.core.observe.masking import MASK, mask_text, mask_value
 from agentforge_cli.core.run.wrapping import innermost
@@ -63,7 +63,7 @@ def try_bind(executor: Any, arguments: str | dict[str, Any] | None
     """``(definition, bound values)`` of a local tool's arguments, or ``None`` when
     ``executor`` is not a local tool or the arguments do not bind."""
     executor = innermost(executor)
-    if not isinstance(executor, BindingToolExecutor):
+    if not declares(executor, BindingToolExecutor):
         return None
     try:
         return executor.definition, executor.bind_arguments(arguments)

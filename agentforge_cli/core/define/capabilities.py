@@ -36,9 +36,18 @@ from agentforge_cli.core.define.spec import (
 if TYPE_CHECKING:
     from agentforge_cli.core.define.definition import ToolDefinition
 
-__all__ = ["AsyncExecute", "AsyncToolExecutor", "BindingToolExecutor", "DefinedToolExecutor",
-           "ForeignToolExecutor", "LibraryTool", "SensitiveToolExecutor",
-           "SpecifiedToolExecutor", "WrappingToolExecutor"]
+__all__ = [
+    "AsyncExecute",
+    "AsyncToolExecutor",
+    "BindingToolExecutor",
+    "DefinedToolExecutor",
+    "ForeignToolExecutor",
+    "LibraryTool",
+    "SensitiveToolExecutor",
+    "SpecifiedToolExecutor",
+    "WrappingToolExecutor",
+    "declares",
+]
 
 
 @runtime_checkable
@@ -153,3 +162,18 @@ class SensitiveToolExecutor(ToolExecutor, Protocol):
     def sensitive_keys(self) -> frozenset[str]:
         """JSON keys of the sensitive parameters (masked in every output)."""
         ...
+
+
+_DECLARED: dict[tuple[type, type], bool] = {}
+
+
+def declares(executor: object, capability: type) -> bool:
+    """``isinstance(executor, capability)`` for a capability Protocol, answered once per
+    executor class: a capability is declared by the class (its methods and the attributes
+    its ``__init__`` always sets), and a Protocol check reads every member each time (tens
+    of microseconds), too slow for a path taken per call, such as replay's."""
+    key = (type(executor), capability)
+    known = _DECLARED.get(key)
+    if known is None:
+        known = _DECLARED[key] = isinstance(executor, capability)
+    return known

@@ -125,3 +125,13 @@ def test_registering_tools_does_not_import_asyncio():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_declares_answers_as_isinstance_once_per_class():
+    from agentforge_cli.core.define.capabilities import BindingToolExecutor, declares
+
+    local, plain = LocalToolExecutor(login), OnlyExecute()
+    for executor in (local, plain, local, plain):
+        assert declares(executor, BindingToolExecutor) == isinstance(executor,
+                                                                     BindingToolExecutor)
+    assert declares(local, BindingToolExecutor) and not declares(plain, BindingToolExecutor)
