@@ -126,7 +126,8 @@ class LocalToolExecutor:
         # compiles nothing), or with a timeout the general path
         self._run: Callable[[ToolExecutionRequest, object], ToolExecutionResult] = (
             self._compile_and_run if timeout is None else self._general)
-        watch_sigint()  # a Ctrl-C inside a tool stops the process; the tool's own exit does not
+        if timeout is not None:
+            watch_sigint()  # see _compile
 
     # -- the policy's settings, one by one (as the keyword arguments name them) -----------
 
@@ -160,6 +161,7 @@ class LocalToolExecutor:
 
     def _compile(self) -> FastExecute:
         """Generate the compiled call path and keep it as what :meth:`execute` runs."""
+        watch_sigint()  # a Ctrl-C inside a tool stops the process; the tool's own exit does not
         policy = self.policy
         fast = make_execute(
             self.definition, strict=self.strict, parse=self.parse, scan=scan_object,
