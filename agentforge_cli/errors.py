@@ -24,8 +24,10 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                          ImportError)
      │    └── Unanswered          a streamable-HTTP server did not answer a plain tools/list
      │                            in time (integrations/mcp/client/plain_listing.py)
-     ├── TranscriptError          a transcript cannot be read (file, line or message, reason)
+     ├── TranscriptError          a transcript cannot be read (file, place, reason)
+     │    │                       (replay/transcripts/errors.py)
      │    └── TranscriptFormatError   no transcript format reads the file
+     │                                (replay/transcripts/errors.py)
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
      ├── ProviderExportError      a provider has no accepted form for part of a schema
@@ -82,8 +84,6 @@ __all__ = [
     "ToolErrorAnswer",
     "ToolExecutionError",
     "ToolTimeoutError",
-    "TranscriptError",
-    "TranscriptFormatError",
 ]
 
 
@@ -220,28 +220,6 @@ class ServerCallError(TargetError):
     def __init__(self, message: str, *, outcome: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.outcome = outcome
-
-
-class TranscriptError(AgentForgeError):
-    """A transcript cannot be read: names the file, the line or message, and the reason.
-
-    Attributes:
-        path: The transcript file.
-        where: ``line 3``, ``messages[2]``, or ``""`` when the whole file is at fault.
-        reason: What is wrong, e.g. ``invalid JSON: Expecting ',' delimiter (column 12)``.
-    """
-
-    def __init__(self, path: object, where: str, reason: str) -> None:
-        self.path = str(path)
-        self.where = where
-        self.reason = reason
-        location = f"{self.path}, {where}" if where else self.path
-        super().__init__(f"{location}: {reason}")
-
-
-class TranscriptFormatError(TranscriptError):
-    """No registered transcript format reads the file: ``where`` names the first record
-    that none of them claims, ``reason`` the formats tried."""
 
 
 class SnapshotError(AgentForgeError, ValueError):

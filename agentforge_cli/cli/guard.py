@@ -62,9 +62,8 @@ def failure(exc: BaseException) -> tuple[str, str | None, int] | None:
         TargetConfigError,
         TargetError,
         ToolDefinitionError,
-        TranscriptError,
-        TranscriptFormatError,
     )
+    from agentforge_cli.replay.transcripts.errors import TranscriptError, TranscriptFormatError
 
     if isinstance(exc, CliError):
         return exc.message, exc.hint, exc.exit_code

@@ -38,6 +38,7 @@ from agentforge_cli.cli.options import (
 from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.replay.compare import MatchMode
 from agentforge_cli.replay.transcripts import registry
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 
 if TYPE_CHECKING:
     from agentforge_cli.cli.replay_writers import StepSummaryWriter, Writer
@@ -289,14 +290,14 @@ def _spool_stdin() -> Iterator[Path]:
 
 def _copy_limited(source: Any, target: Any, path: Path) -> None:
     """Copy ``source`` to ``target``; refuse input over the transcript size limit."""
-    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
     from agentforge_cli.replay.transcripts.files.limits import MAX_DOCUMENT_BYTES
 
     copied = 0
     while chunk := source.read(1 << 20):
         copied += len(chunk)
         if copied > MAX_DOCUMENT_BYTES:
-            raise TranscriptError(path, "", f"standard input is more than the "
+            raise TranscriptError(path, WHOLE_FILE, f"standard input is more than the "
                                   f"{MAX_DOCUMENT_BYTES} byte limit of a transcript")
         target.write(chunk)
 

@@ -257,7 +257,7 @@ class StepSummaryWriter(Writer):
 
         def note(entry: Any) -> None:
             if type(entry) is CallReport and entry.status in shown and len(failing) < LIMIT:
-                failing.append((entry.where, entry.name, entry.status))
+                failing.append((str(entry.where), entry.name, entry.status))
 
         yield note
 

@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 
 __all__ = ["DRIFTED", "MATCHED", "MISMATCHED", "STATUSES", "UNRECORDED", "CallReport",
            "CallStatus", "Entry", "ReplayReport", "call_json", "json_entry"]
@@ -61,7 +62,7 @@ class CallReport:
     arguments: str
     """The recorded argument string, secrets included: never print it, print
     :attr:`shown_arguments`."""
-    where: str
+    where: Place
     """Where the call is in the file."""
     actual: str | None
     """Today's result text; ``None`` for a call that was not run (``drifted``)."""
@@ -82,7 +83,7 @@ class CallReport:
     """The recorded result text, ``None`` when there is none."""
     expected_is_error: bool | None = None
     """The recorded error flag, ``None`` when the format does not record one."""
-    result_where: str | None = None
+    result_where: Place | None = None
     """Where the recorded result is in the file."""
     status: CallStatus = UNRECORDED
     """``matched``, ``mismatched``, ``unrecorded`` or ``drifted``."""
@@ -110,7 +111,7 @@ class CallReport:
         entry = {"id": self.id, "name": self.name, "status": self.status,
                  "expected": self.expected, "actual": self.actual,
                  "expected_is_error": self.expected_is_error, "is_error": self.is_error,
-                 "arguments": self.masked_arguments(), "where": self.where,
+                 "arguments": self.masked_arguments(), "where": str(self.where),
                  "duration_ms": round(self.duration_ms, 3)}
         if self.drift is not None:
             entry["drift"] = self.drift
@@ -196,8 +197,15 @@ def call_json(call: CallReport) -> str:
             f'"actual": {text}, "expected_is_error": '
             f'{"false" if flag is False else _json_flag(flag)}, '
             f'"is_error": {"true" if call.is_error else "false"}, '
-            f'"arguments": {_string(shown)}, "where": {_string(call.where)}, '
+            f'"arguments": {_string(shown)}, "where": {_place(call.where)}, '
             f'"duration_ms": {duration}}}')
+
+
+def _place(where: Place) -> str:
+    """``where`` rendered as a JSON string (a JSONL line's, the usual one, directly)."""
+    if not where.path and where.line is not None:
+        return f'"line {where.line}"'
+    return _string(str(where))
 
 
 _MATCHED_HEADS: dict[str, str] = {}
@@ -206,7 +214,7 @@ _MATCHED_HEADS: dict[str, str] = {}
 
 def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str | None,
                actual: str | None, expected_is_error: bool | None, is_error: bool | None,
-               arguments: str, where: str, duration_ms: float,
+               arguments: str, where: Place, duration_ms: float,
                drift: str | None = None) -> str:
     """:func:`call_json` of a call given field by field (``arguments`` as shown, masked),
     formatted directly: encoding the dict costs more than the call it reports."""
@@ -221,7 +229,7 @@ def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str
             f'"expected": {expected_text}, "actual": {actual_text}, "expected_is_error": '
             f'{"false" if expected_is_error is False else _json_flag(expected_is_error)}, '
             f'"is_error": {"false" if is_error is False else _json_flag(is_error)}, '
-            f'"arguments": {_string(arguments)}, "where": {_string(where)}, '
+            f'"arguments": {_string(arguments)}, "where": {_place(where)}, '
             f'"duration_ms": {_json_duration(duration_ms)}{end}')
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from agentforge_cli.errors import TranscriptError
 from agentforge_cli.replay.compare import MatchMode
 from agentforge_cli.replay.report import (
     DRIFTED,
@@ -26,6 +25,7 @@ from agentforge_cli.replay.report import (
     CallStatus,
     Entry,
 )
+from agentforge_cli.replay.transcripts.errors import TranscriptError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.run.service import ToolService

@@ -103,8 +103,8 @@ def test_update_completes_rewrites_results_and_keeps_unowned_fields(tmp_path):
 
 def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_whole(
         tmp_path, monkeypatch):
-    from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.transcripts import open_transcript
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
     from agentforge_cli.replay.transcripts.files import limits
 
     monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1000)
@@ -113,4 +113,4 @@ def test_a_line_over_the_limit_is_refused_with_its_number_without_reading_it_who
     path.write_text(json.dumps(call) + "\n" + json.dumps({**call, "pad": "x" * 5000}) + "\n")
     with pytest.raises(TranscriptError) as info:
         list(open_transcript(path).events())
-    assert info.value.where == "line 2" and "longer than 1000 bytes" in info.value.reason
+    assert str(info.value.where) == "line 2" and "longer than 1000 bytes" in info.value.reason

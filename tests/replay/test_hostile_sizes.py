@@ -205,7 +205,7 @@ def test_blank_lines_do_not_hide_the_records_after_them(tmp_path):
     events = list(transcript.events())
     assert transcript.format == "anthropic"
     assert [type(e).__name__ for e in events] == ["UserMessage", "ToolCall", "ToolResult"]
-    assert events[1].where.startswith(f"line {64 * MIB + 2}")
+    assert str(events[1].where).startswith(f"line {64 * MIB + 2}")
     assert time.monotonic() - started < 60  # minutes before, a few seconds now
 
 

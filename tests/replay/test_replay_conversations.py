@@ -17,6 +17,7 @@ from agentforge_cli import P, ToolService, build_local_tools, tool
 from agentforge_cli.replay.report import MATCHED, MISMATCHED, CallReport
 from agentforge_cli.replay.runner import Replayer
 from agentforge_cli.replay.transcripts import ConversationStart, ToolCall, ToolResult
+from agentforge_cli.replay.transcripts.place import Place
 
 
 class Counter:
@@ -51,7 +52,7 @@ class Maker:
 
 def _call(index: int, conversation: int) -> ToolCall:
     return ToolCall(index=index, id=f"c{index}", name="bump", arguments="{}",
-                    conversation=conversation, where=f"line {index + 1}")
+                    conversation=conversation, where=Place(index + 1))
 
 
 def _result(index: int, count: int) -> ToolResult:
@@ -65,9 +66,9 @@ def _statuses(entries) -> list[str]:
 def test_each_conversation_runs_on_tools_of_its_own():
     maker = Maker()
     shared = ToolService().tools(build_local_tools([Counter()]))
-    events = [ConversationStart(conversation=1, where="line 1"),
+    events = [ConversationStart(conversation=1, where=Place(1)),
               _call(0, 1), _result(0, 1), _call(1, 1), _result(1, 2),
-              ConversationStart(conversation=2, where="line 5"),
+              ConversationStart(conversation=2, where=Place(5)),
               _call(2, 2), _result(2, 1)]  # 1 again: a new Counter
     replayer = Replayer(shared, fresh=maker)
     entries = list(replayer.run(events))
@@ -108,7 +109,7 @@ def test_ended_conversations_release_their_services():
     replayer = Replayer(ToolService(), fresh=maker, describe=False)
     events = []
     for number in range(1, 201):
-        events += [ConversationStart(conversation=number, where=f"line {number}"),
+        events += [ConversationStart(conversation=number, where=Place(number)),
                    _call(2 * number, number), _result(2 * number, 1),
                    _call(2 * number + 1, number), _result(2 * number + 1, 2)]
     held = []

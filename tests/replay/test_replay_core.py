@@ -18,6 +18,7 @@ from agentforge_cli.replay.transcripts import (
     UserMessage,
     open_transcript,
 )
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 from sample_tools.crm import CrmTools
 
 
@@ -131,7 +132,7 @@ def test_reports_show_arguments_masked_even_undescribed_and_for_unknown_tools():
     calls = list(replayer.run(events))
     assert [c.to_dict()["arguments"] for c in calls] == [shown, shown]
     # a report built without shown arguments still masks what is named like a secret
-    bare = CallReport(index=0, id=None, name="x", arguments=arguments, where="",
+    bare = CallReport(index=0, id=None, name="x", arguments=arguments, where=WHOLE_FILE,
                       actual="", is_error=False, duration_ms=0)
     assert bare.to_dict()["arguments"] == '{"door":"front","pin":"40417731","api_token":"***"}'
 
@@ -215,7 +216,7 @@ def test_run_settles_calls_at_their_result_line_or_after_waiting(tmp_path):
 def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path):
     import json
 
-    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
 
     ran = []
 
@@ -242,7 +243,7 @@ def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path):
     event, out of the queue)."""
     import json
 
-    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
 
     call_line = json.dumps({"type": "tool_call", "id": "c1", "name": "queryCustomer",
                             "arguments": '{"name": "x", "limit": 1}'}) + "\n"

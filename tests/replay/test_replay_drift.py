@@ -20,6 +20,7 @@ from agentforge_cli.replay.argument_drift import ArgumentFit, argument_fit
 from agentforge_cli.replay.report import DRIFTED, MATCHED, MISMATCHED, UNRECORDED
 from agentforge_cli.replay.runner import Replayer, replay
 from agentforge_cli.replay.transcripts import ToolCall, ToolResult
+from agentforge_cli.replay.transcripts.place import Place
 
 SEARCH = '''
 from agentforge_cli import tool
@@ -50,7 +51,7 @@ def _tools(strict: bool = False):
 
 def _call(index: int, arguments: str, name: str = "web_search") -> ToolCall:
     return ToolCall(index=index, id=f"c{index}", name=name, arguments=arguments,
-                    where=f"line {index + 1}")
+                    where=Place(index + 1))
 
 
 def _result(index: int, content: str, is_error: bool | None = False) -> ToolResult:

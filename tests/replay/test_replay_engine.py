@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from agentforge_cli.replay import report, runner
+from agentforge_cli.replay.transcripts.place import Place
 
 TOOLS = '''
 from typing import Annotated
@@ -188,9 +189,9 @@ def _tool_service():
 def _lane(path: Path, match: str, lane: str) -> tuple:
     """The engine on one path, through ``run`` or the ``queued`` path: each call's
     ``--json`` entry (durations blanked), the summary, and the error that stopped it."""
-    from agentforge_cli.errors import TranscriptError
     from agentforge_cli.replay.runner import Replayer
     from agentforge_cli.replay.transcripts import open_transcript
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
 
     replayer = Replayer(_tool_service(), describe=False, match=match)
     lines, error = [], None
@@ -347,13 +348,13 @@ def test_a_match_settled_at_once_is_written_as_any_entry(value):
                                           (None, None, True, 'a "quoted"\n😀'),
                                           ("\u957f", True, True, "")]:
         call = report.CallReport(index=0, id=call_id, name="look\tup", arguments='{"a":1}',
-                                 where="line 3", actual=text, is_error=is_error,
+                                 where=Place(3), actual=text, is_error=is_error,
                                  duration_ms=value, shown_arguments='{"a":1}',
                                  expected=text, expected_is_error=flag,
                                  status=report.MATCHED)
         assert report.call_json(call) == report.json_entry(
             call_id, "look\tup", report.MATCHED, text, text, flag, is_error, '{"a":1}',
-            "line 3", value)
+            Place(3), value)
         assert json.loads(report.call_json(call)) == json.loads(
             json.dumps(call.to_dict(), ensure_ascii=False))
 
@@ -391,7 +392,7 @@ def test_spooled_entries_are_written_as_text_would_write_them(monkeypatch, odd):
     monkeypatch.setattr(reports, "_utf8_buffer",
                         lambda stream: copied.append(buffer_of(stream)) or copied[-1])
     calls = [report.CallReport(index=i, id=f"c{i}", name="lookup", arguments="{}",
-                               where=f"line {i + 1}", actual=odd if i == 1500 else "长路",
+                               where=Place(i + 1), actual=odd if i == 1500 else "长路",
                                is_error=False, duration_ms=0.5, status=report.UNRECORDED)
              for i in range(3000)]
     outputs = []

@@ -14,7 +14,6 @@ import pytest
 from cli_support import TRANSCRIPTS
 
 from agentforge_cli import ToolService, build_local_tools
-from agentforge_cli.errors import TranscriptError
 from agentforge_cli.replay.report import (
     DRIFTED,
     MATCHED,
@@ -23,6 +22,7 @@ from agentforge_cli.replay.report import (
     CallReport,
 )
 from agentforge_cli.replay.session import ReplaySession, SessionOptions, TranscriptOutcome
+from agentforge_cli.replay.transcripts.errors import TranscriptError
 from agentforge_cli.replay.transcripts.files.collect import collect_transcripts
 from sample_tools.crm import CrmTools
 

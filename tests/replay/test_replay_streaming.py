@@ -13,6 +13,7 @@ from agentforge_cli.replay.transcripts.files import documents, limits
 from agentforge_cli.replay.transcripts.files.documents import iter_document
 from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
 from agentforge_cli.replay.transcripts.files.whole_documents import load_document
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 CRM = "sample_tools.crm:CrmTools"
 CALL = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
@@ -52,7 +53,7 @@ MALFORMED = [
 
 def _outcome(read, path):
     try:
-        return [(r.data, r.where, r.position) for r in read(path)]
+        return [(r.data, str(r.where), r.position) for r in read(path)]
     except Exception as exc:
         return (type(exc).__name__, str(exc))
 
@@ -71,7 +72,7 @@ def test_a_streamed_document_yields_its_first_message_before_reading_the_rest(tm
     with gzip.open(path, "wt", encoding="utf-8") as out:
         out.write("[" + ",".join([json.dumps(CALL)] * 50_000) + ", broken")
     stream = iter_document(path)
-    assert next(stream).where == "messages[0]"  # the broken end is not read yet
+    assert str(next(stream).where) == "messages[0]"  # the broken end is not read yet
     with pytest.raises(Exception, match="invalid JSON"):
         list(stream)
 
@@ -98,7 +99,7 @@ def test_jsonl_read_in_blocks_keeps_every_line_as_written(tmp_path, monkeypatch)
     path.write_text("".join(lines), encoding="utf-8", newline="")
     for block in (1, 2, 5, 1 << 20):
         monkeypatch.setattr(limits, "BLOCK_BYTES", block)
-        got = [(r.data, r.where, r.text, r.blank) for r in iter_jsonl(path)]
+        got = [(r.data, str(r.where), r.text, r.blank) for r in iter_jsonl(path)]
         assert "".join(text for _, _, text, _ in got) == "".join(lines).removeprefix("\ufeff")
         assert [record for record in got if record[0] is not None] == [
             ({"a": 1}, "line 1", '{"a": 1}\r\n', False),
@@ -127,13 +128,14 @@ def test_jsonl_read_in_blocks_names_the_bad_line(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("call", [
-    CallReport(index=0, id="c1", name="q", arguments='{"a": "长"}', where="line 2",
+    CallReport(index=0, id="c1", name="q", arguments='{"a": "长"}', where=Place(2),
                actual="ok", is_error=False, duration_ms=0.12345, shown_arguments='{"a": 1}',
                expected="ok", expected_is_error=False, status="matched"),
-    CallReport(index=1, id=None, name='we"ird\n', arguments="{}", where="messages[3]",
+    CallReport(index=1, id=None, name='we"ird\n', arguments="{}",
+               where=WHOLE_FILE.at("messages", 3),
                actual="\ud800 \x00 ✓", is_error=True, duration_ms=12, expected=None,
                status="unrecorded"),
-    CallReport(index=2, id="x", name="q", arguments='{"api_key": "s"}', where="w",
+    CallReport(index=2, id="x", name="q", arguments='{"api_key": "s"}', where=WHOLE_FILE.at("w"),
                actual="", is_error=False, duration_ms=1e-7, expected="other",
                expected_is_error=True, status="mismatched"),
 ])

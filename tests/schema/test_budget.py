@@ -162,7 +162,7 @@ def test_recorded_results_are_grouped_by_tool_across_files_and_folders(tmp_path:
 
 
 def test_recorded_results_refuse_an_empty_folder_and_a_malformed_file(tmp_path: Path):
-    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
 
     (tmp_path / "empty").mkdir()
     with pytest.raises(TranscriptError, match="no transcript in this folder"):

@@ -92,7 +92,7 @@ class TracePrinter:
         if not isinstance(entry, self._call_type):
             if isinstance(entry, self._start_type):  # a thin line between conversations
                 self._flush(final=not entry.alongside)
-                where = f" ({safe_text(entry.where)})" if entry.where else ""
+                where = f" ({safe_text(str(entry.where))})" if entry.where else ""
                 self._row("", "", [(f"── conversation {entry.conversation}{where}", "dim")])
                 self._previous = None
                 return

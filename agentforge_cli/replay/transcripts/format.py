@@ -18,9 +18,10 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from agentforge_cli.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange
 
@@ -75,7 +76,7 @@ class ApiReading:
     paths: tuple[str, ...]
     """Endings of its API's request paths (``/chat/completions``): a request to one of
     them is read by this format only, and must read."""
-    exchange: Callable[[Any, Any, str, str], Exchange | None]
+    exchange: Callable[[Any, Any, str, Place], Exchange | None]
     """``exchange(request, response, uri, where)``: the call a request body and its
     response body hold (each decoded: a JSON value,
     :class:`~agentforge_cli.replay.transcripts.reading.exchanges.ServerEvents` or
@@ -95,9 +96,9 @@ class TranscriptFormat(Generic[S]):
     read and ``record_events`` and ``rewrite`` take that class, so nothing is downcast.
 
     ``record_events`` and ``rewrite`` raise
-    :class:`~agentforge_cli.errors.TranscriptError` (with the record's ``where``) for a
-    record they cannot read — never an empty event for a record whose content is not
-    where the format reads it.
+    :class:`~agentforge_cli.replay.transcripts.errors.TranscriptError` (with the record's
+    ``where``) for a record they cannot read — never an empty event for a record whose
+    content is not where the format reads it.
     """
 
     name: str
@@ -151,7 +152,7 @@ class TranscriptFormat(Generic[S]):
         if self.rewrite is None:
             said = self.not_updated or (f"does not write into {self.title}; replay it "
                                         "without --update")
-            raise TranscriptError(path, "", f"--update {said}")
+            raise TranscriptError(path, WHOLE_FILE, f"--update {said}")
         return self.rewrite
 
 
@@ -180,7 +181,7 @@ def looks_like(data: Any) -> str:
             "request's messages, or record the HTTP calls as a VCR cassette")
 
 
-def no_format_reads(path: Path, where: str, found: str,
+def no_format_reads(path: Path, where: Place, found: str,
                     formats: Iterable[TranscriptFormat[Any]]) -> TranscriptFormatError:
     """The error for records no format reads: where, what was found there, and every
     format tried."""
@@ -224,4 +225,4 @@ def pick_format(path: Path, records: Iterable[Record], formats: FormatList,
         shared = shared or first_sharing
     if shared is not None:
         return shared
-    raise TranscriptError(path, "", "the transcript holds no messages")
+    raise TranscriptError(path, WHOLE_FILE, "the transcript holds no messages")

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentforge_cli.errors import TranscriptError
+from agentforge_cli.replay.transcripts.errors import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = [
     "AssistantMessage",
@@ -41,7 +42,7 @@ class UserMessage:
 
     content: str
     """The text."""
-    where: str = ""
+    where: Place = WHOLE_FILE
     """Where it is in the file (``line 1``, ``messages[0]``)."""
 
 
@@ -51,7 +52,7 @@ class AssistantMessage:
 
     content: str
     """The text."""
-    where: str = ""
+    where: Place = WHOLE_FILE
     """Where it is in the file."""
     thinking: bool = False
     """The text is the model's private reasoning (Anthropic ``thinking`` blocks)."""
@@ -77,7 +78,7 @@ class ToolCall:
     raw: Any = field(default=None, compare=False, repr=False)
     """The record the call was read from (a JSONL line, a ``tool_calls`` entry, a
     ``tool_use`` block)."""
-    where: str = ""
+    where: Place = WHOLE_FILE
     """Where it is in the file."""
     conversation: int = 0
     """The conversation it belongs to (:class:`ConversationStart`), 0 in a file of one."""
@@ -95,7 +96,7 @@ class ToolResult:
     """The text the model received."""
     is_error: bool | None
     """Whether it reported an error; ``None`` when the format does not record it."""
-    where: str = ""
+    where: Place = WHOLE_FILE
     """Where it is in the file."""
     part: int | None = None
     """Its position in its record's list of parts, where a record holds several (an
@@ -113,7 +114,7 @@ class ConversationStart:
 
     conversation: int
     """Its number, from 1 in order of appearance (0 is a file's only conversation)."""
-    where: str = ""
+    where: Place = WHOLE_FILE
     """Where it starts in the file."""
     alongside: bool = False
     """Earlier conversations may go on after it starts (a cassette's conversations

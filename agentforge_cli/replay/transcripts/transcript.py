@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.core.observe.fileio import FileStamp, file_stamp
-from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.detection import (
     container_of,
     detect_format,
@@ -39,6 +39,7 @@ from agentforge_cli.replay.transcripts.files.sources import (
 )
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 
 __all__ = ["ReadProgress", "Transcript", "open_transcript"]
@@ -114,7 +115,7 @@ class Transcript:
         fmt = self._format
         book = fmt.start(self.path, registry.transcript_formats())
         record_events = fmt.record_events
-        where = ""
+        where = WHOLE_FILE
         try:
             for record in records:
                 where = record.where
@@ -123,7 +124,7 @@ class Transcript:
                 else:  # a run of blank lines: as many as count_records counts
                     progress.records += max(record.text.count("\n"), 1)
                 yield from record_events(record, book)
-                where = ""  # reading the next one
+                where = WHOLE_FILE  # reading the next one
         except RecursionError:  # a reader without a nesting limit of its own
             raise TranscriptError(self.path, where, "nested too deeply to read") from None
         yield from book.finish()
@@ -197,16 +198,17 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
             raise
         head = ""
     if head is None:
-        raise TranscriptError(path, "", "the transcript is empty")
+        raise TranscriptError(path, WHOLE_FILE, "the transcript is empty")
     reader = _file_reader(path, head)
     if reader is not None:  # a format that reads the whole file itself
         if format not in ("auto", reader.name):
-            raise TranscriptFormatError(path, "", f"this file holds {reader.title}; read it "
+            raise TranscriptFormatError(path, WHOLE_FILE,
+                                        f"this file holds {reader.title}; read it "
                                         f"with --format {reader.name} (or without --format)")
         return Transcript(path=path, format=reader.name, container="file", opened=opened)
     named = registry.find_format(format) if format != "auto" else None
     if named is not None and named.files is not None:
-        raise TranscriptFormatError(path, "", f"not one of the {format} format's files")
+        raise TranscriptFormatError(path, WHOLE_FILE, f"not one of the {format} format's files")
     if first is not None and not isinstance(first[1], list) and not envelope_keys(first[1]):
         # a record on the first line: JSONL, as container_of tells from the same value
         if format == "auto":
@@ -239,7 +241,7 @@ def _read_start(path: Path) -> bytes | None:
         except (OSError, ValueError):
             pass  # told below, as it would have been
     if _is_dir(path):
-        raise TranscriptError(path, "", "is a directory, not a transcript file")
+        raise TranscriptError(path, WHOLE_FILE, "is a directory, not a transcript file")
     return read_small(path)
 
 
@@ -293,10 +295,10 @@ def _is_dir(path: Path) -> bool:
         mode = path.stat().st_mode
     except OSError as exc:
         if exc.errno in _MISSING or getattr(exc, "winerror", None) in _MISSING_WINDOWS:
-            raise TranscriptError(path, "", "no such file") from None
+            raise TranscriptError(path, WHOLE_FILE, "no such file") from None
         raise
     except ValueError:  # what exists() reads as missing: a path it cannot represent
-        raise TranscriptError(path, "", "no such file") from None
+        raise TranscriptError(path, WHOLE_FILE, "no such file") from None
     return stat.S_ISDIR(mode)
 
 

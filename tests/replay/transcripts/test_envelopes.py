@@ -9,6 +9,7 @@ from agentforge_cli.replay.transcripts.files.envelopes import (
     envelope_values,
 )
 from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 ENVELOPE = {"model": "m", "input": [{"role": "user", "content": "hi"},
                                     {"type": "function_call", "call_id": "a"}],
@@ -17,10 +18,11 @@ ENVELOPE = {"model": "m", "input": [{"role": "user", "content": "hi"},
 
 def test_each_record_goes_back_under_its_key_whatever_its_place_says():
     keys = envelope_keys(ENVELOPE)
-    records = envelope_records(ENVELOPE, keys, "line 3")
+    records = envelope_records(ENVELOPE, keys, Place(3))
     assert [record.where for record in records] == [
-        "line 3, input[0]", "line 3, input[1]", "line 3, output[0]"]
-    shown_elsewhere = [Record(record.data, f"shown as {i}", record.position)
+        Place(3, (("input", 0),)), Place(3, (("input", 1),)), Place(3, (("output", 0),))]
+    assert str(records[2].where) == "line 3, output[0]"
+    shown_elsewhere = [Record(record.data, WHOLE_FILE.at(f"shown as {i}"), record.position)
                        for i, record in enumerate(records)]
     assert envelope_values(ENVELOPE, keys, shown_elsewhere) == ENVELOPE
 

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from cli_support import CRM, TRANSCRIPTS
 
-from agentforge_cli.errors import TranscriptError
 from agentforge_cli.replay.transcripts import open_transcript, transcript
+from agentforge_cli.replay.transcripts.errors import TranscriptError
 from agentforge_cli.replay.transcripts.files import collect, limits
 
 AGENTFORGE = (TRANSCRIPTS / "crm.jsonl").read_bytes()

@@ -88,7 +88,7 @@ def test_no_format_downcasts_its_reading_state():
 
 
 def test_a_read_only_format_is_refused_in_one_place(tmp_path):
-    from agentforge_cli.errors import TranscriptError
+    from agentforge_cli.replay.transcripts.errors import TranscriptError
 
     refusals = [path.name for path in sorted(FOLDER.rglob("*.py"))
                 if '"--update ' in path.read_text(encoding="utf-8")]

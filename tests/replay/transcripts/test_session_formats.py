@@ -132,7 +132,7 @@ def test_a_logged_message_that_is_not_json_is_named(tmp_path):
 
 def test_calls_and_results_pair_in_a_desktop_log(tmp_path):
     events = list(open_transcript(write(tmp_path, "mcp-server-crm.log", DESKTOP_LOG)).events())
-    assert [(type(e).__name__, getattr(e, "where", "")) for e in events
+    assert [(type(e).__name__, str(getattr(e, "where", ""))) for e in events
             if isinstance(e, ToolCall | ToolResult)] == [("ToolCall", "line 3"),
                                                           ("ToolResult", "line 4")]
 

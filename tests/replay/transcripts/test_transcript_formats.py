@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts import (
     UserMessage,
     open_transcript,
 )
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -62,10 +63,11 @@ def test_responses_dump_reads_input_then_output(tmp_path):
     transcript = open_transcript(path)
     assert transcript.format == "openai-responses"
     events = list(transcript.events())
-    assert events[0] == UserMessage(content="查一下", where="input")
-    assert events[1] == AssistantMessage(content="hm", where="output[0]", thinking=True)
-    assert (events[2].id, events[2].name, events[2].where) == ("c1", "queryCustomer",
-                                                              "output[1]")
+    assert events[0] == UserMessage(content="查一下", where=WHOLE_FILE.at("input"))
+    assert events[1] == AssistantMessage(content="hm", where=WHOLE_FILE.at("output", 0),
+                                         thinking=True)
+    assert (events[2].id, events[2].name, events[2].where) == (
+        "c1", "queryCustomer", WHOLE_FILE.at("output", 1))
 
 
 @pytest.mark.parametrize("container", ["json", "jsonl"])

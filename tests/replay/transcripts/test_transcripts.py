@@ -11,7 +11,7 @@ import pytest
 from cli_support import TRANSCRIPTS
 
 from agentforge_cli.core.declare.extension_points import ExtensionPoint
-from agentforge_cli.errors import AgentForgeError, TranscriptFormatError
+from agentforge_cli.errors import AgentForgeError
 from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     Claim,
@@ -23,6 +23,8 @@ from agentforge_cli.replay.transcripts import (
     open_transcript,
     registry,
 )
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.place import Place
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -126,10 +128,10 @@ def test_anthropic_blocks(tmp_path):
 def test_jsonl_is_streamed(tmp_path):
     path = write(tmp_path, "t.jsonl", jsonl({"type": "user", "content": "a"}) + "{not json\n")
     events = open_transcript(path).events()
-    assert next(events) == UserMessage(content="a", where="line 1")
+    assert next(events) == UserMessage(content="a", where=Place(1))
     with pytest.raises(TranscriptError) as info:
         next(events)
-    assert info.value.where == "line 2"
+    assert str(info.value.where) == "line 2"
 
 
 @pytest.mark.parametrize(("text", "where", "reason"), [
@@ -149,7 +151,7 @@ def test_malformed_agentforge_lines(tmp_path, text, where, reason):
     path = write(tmp_path, "bad.jsonl", text)
     with pytest.raises(TranscriptError) as info:
         list(open_transcript(path, "agentforge").events())
-    assert info.value.where == where
+    assert str(info.value.where) == where
     assert reason in info.value.reason
     assert str(path) in str(info.value)
 
@@ -166,7 +168,7 @@ def test_malformed_messages_name_the_message(tmp_path, document, fmt, where):
     path = write(tmp_path, "bad.json", json.dumps(document))
     with pytest.raises(TranscriptError) as info:
         list(open_transcript(path, fmt).events())
-    assert info.value.where == where
+    assert str(info.value.where) == where
 
 
 @pytest.mark.parametrize(("text", "reason"), [
@@ -188,7 +190,7 @@ def test_not_utf8_names_the_line(tmp_path):
     path.write_bytes(b'{"type":"user","content":"a"}\n{"type":"user","content":"\xff"}\n')
     with pytest.raises(TranscriptError) as info:
         list(open_transcript(path).events())
-    assert info.value.where == "line 2"
+    assert str(info.value.where) == "line 2"
 
 
 def test_missing_file_and_bad_format_name(tmp_path):
@@ -350,7 +352,7 @@ def test_an_unknown_record_names_every_registered_format(tmp_path):
     path = write(tmp_path, "t.jsonl", jsonl({"foo": 1}))
     with pytest.raises(TranscriptError) as info:
         open_transcript(path)
-    assert info.value.where == "line 1"
+    assert str(info.value.where) == "line 1"
     assert all(fmt.title in info.value.reason for fmt in registry.transcript_formats())
 
 
@@ -386,7 +388,7 @@ def test_a_file_no_format_reads_is_not_a_known_format(tmp_path, name, text, wher
     path = write(tmp_path, name, text)
     with pytest.raises(TranscriptFormatError) as info:
         open_transcript(path)
-    assert info.value.where == where
+    assert str(info.value.where) == where
     assert "not a known transcript format" in info.value.reason
     assert all(fmt.title in info.value.reason for fmt in registry.transcript_formats())
     assert "unknown role" not in str(info.value)
@@ -415,7 +417,7 @@ def test_a_reader_never_takes_misplaced_content_for_an_empty_turn(tmp_path, fmt,
     path = write(tmp_path, "t.json" if text.startswith("[") else "t.jsonl", text)
     with pytest.raises(TranscriptError) as info:
         list(open_transcript(path, fmt).events())
-    assert info.value.where == where
+    assert str(info.value.where) == where
     assert reason in info.value.reason
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -32,6 +32,7 @@ from agentforge_cli.replay.transcripts.files.limits import (
 )
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 from agentforge_cli.replay.transcripts.reading.exchanges import Unreadable, parse_events
 
 __all__ = ["MAX_YAML_NESTING", "body_value", "is_cassette", "iter_interactions"]
@@ -82,7 +83,7 @@ def iter_interactions(path: Path) -> Iterator[Record]:
     try:
         stream = open_bytes(path)
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
     with stream:
         try:
             if as_json:
@@ -90,27 +91,29 @@ def iter_interactions(path: Path) -> Iterator[Record]:
             else:
                 yield from _yaml_interactions(path, stream)
         except (OSError, EOFError) as exc:  # a damaged .gz stream
-            raise TranscriptError(path, "", f"cannot be read: {exc}") from None
+            raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc}") from None
 
 
 def _json_interactions(path: Path, stream: Any) -> Iterator[Record]:
     raw = stream.read(MAX_DOCUMENT_BYTES + 1)
     if len(raw) > MAX_DOCUMENT_BYTES:
-        raise TranscriptError(path, "", f"the cassette is more than the {MAX_DOCUMENT_BYTES} "
+        raise TranscriptError(path, WHOLE_FILE,
+                              f"the cassette is more than the {MAX_DOCUMENT_BYTES} "
                               "bytes a cassette may have (decompressed)")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise TranscriptError(path, "", f"not UTF-8 text ({exc.reason})") from None
+        raise TranscriptError(path, WHOLE_FILE, f"not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
-        raise TranscriptError(path, f"line {exc.lineno}",
+        raise TranscriptError(path, Place(exc.lineno),
                               f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     except (ValueError, RecursionError) as exc:
-        raise TranscriptError(path, "", f"invalid JSON: {exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"invalid JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise TranscriptFormatError(path, "", f"{_NOT_A_CASSETTE}; found {record_shape(data)}")
+        raise TranscriptFormatError(path, WHOLE_FILE,
+                                    f"{_NOT_A_CASSETTE}; found {record_shape(data)}")
     for i, item in enumerate(data["interactions"]):
-        yield Record(item, f"interactions[{i}]", i)
+        yield Record(item, WHOLE_FILE.at("interactions", i), i)
 
 
 def _loader(stream: Any) -> Any:
@@ -164,7 +167,7 @@ class _CountedStream:
         self.total = 0
         self.value_start = 0
         """How much had been read when the value being composed started."""
-        self.where = ""
+        self.where = WHOLE_FILE
         """The value being composed (``interactions[3]``, with its line once known)."""
 
     def read(self, size: int = -1) -> bytes:
@@ -178,7 +181,7 @@ class _CountedStream:
                            "interaction); nothing more of it was read")
         return data
 
-    def start_value(self, where: str) -> None:
+    def start_value(self, where: Place) -> None:
         self.value_start, self.where = self.total, where
 
 
@@ -193,15 +196,15 @@ def _yaml_interactions(path: Path, stream: Any) -> Iterator[Record]:
     except _TooLong as exc:
         raise TranscriptError(path, counted.where, str(exc)) from None
     except _TooDeep as exc:
-        raise TranscriptError(path, f"line {exc.args[0]}", f"YAML nested more than "
+        raise TranscriptError(path, Place(exc.args[0]), f"YAML nested more than "
                               f"{MAX_YAML_NESTING} levels deep (the limit)") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}" if mark is not None else ""
+        where = Place(mark.line + 1) if mark is not None else WHOLE_FILE
         raise TranscriptError(path, where, f"invalid YAML: {exc.problem or exc.context}"
                               ) from None
     except yaml.YAMLError as exc:
-        raise TranscriptError(path, "", f"invalid YAML: {exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
 
@@ -211,39 +214,38 @@ def _walk(path: Path, loader: Any, events: Any, counted: _CountedStream) -> Iter
     other top-level value is composed and dropped (each counted from its start)."""
     loader.get_event()  # stream start
     if loader.check_event(events.StreamEndEvent):
-        raise TranscriptError(path, "", "the cassette is empty")
+        raise TranscriptError(path, WHOLE_FILE, "the cassette is empty")
     loader.get_event()  # document start
     if not loader.check_event(events.MappingStartEvent):
         node = loader.compose_node(None, None)
-        raise TranscriptFormatError(path, f"line {node.start_mark.line + 1}",
+        raise TranscriptFormatError(path, Place(node.start_mark.line + 1),
                                     f"{_NOT_A_CASSETTE}; found a YAML {node.id}")
     loader.get_event()
     found = False
-    counted.start_value("")
+    counted.start_value(WHOLE_FILE)
     while not loader.check_event(events.MappingEndEvent):
         key = loader.compose_node(None, None)
-        where = f"line {key.start_mark.line + 1}"
-        counted.start_value(where)
+        counted.start_value(Place(key.start_mark.line + 1))
         if key.id == "scalar" and key.value == "interactions" and loader.check_event(
                 events.SequenceStartEvent):
             found = True
             loader.get_event()
             index = 0
             while True:
-                counted.start_value(f"interactions[{index}]")
+                counted.start_value(WHOLE_FILE.at("interactions", index))
                 if loader.check_event(events.SequenceEndEvent):
                     break
                 line = loader.peek_event().start_mark.line + 1
-                counted.where = f"line {line}, interactions[{index}]"
+                counted.where = Place(line, (("interactions", index),))
                 node = loader.compose_node(None, None)
                 yield Record(loader.construct_document(node), counted.where, index)
                 index += 1
             loader.get_event()
         else:
             loader.compose_node(None, None)
-        counted.start_value("")
+        counted.start_value(WHOLE_FILE)
     if not found:
-        raise TranscriptFormatError(path, "", _NOT_A_CASSETTE)
+        raise TranscriptFormatError(path, WHOLE_FILE, _NOT_A_CASSETTE)
 
 
 def _header(headers: Any, name: str) -> str:

@@ -105,7 +105,7 @@ def _conversation(record: Record, book: ConversationsBook
     """A conversation's records and their format (``None`` when it has none)."""
     data = record.data
     if isinstance(data, list):
-        records = [Record(item, f"{record.where}, messages[{i}]", i)
+        records = [Record(item, record.where.at("messages", i), i)
                    for i, item in enumerate(data)]
     elif keys := envelope_keys(data):
         records = envelope_records(data, keys, record.where)

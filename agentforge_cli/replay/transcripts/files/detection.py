@@ -18,8 +18,8 @@ from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts import registry
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.documents import iter_document
 from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
 from agentforge_cli.replay.transcripts.files.limits import open_bytes
@@ -29,6 +29,7 @@ from agentforge_cli.replay.transcripts.format import (
     no_format_reads,
     pick_format,
 )
+from agentforge_cli.replay.transcripts.place import Place
 
 __all__ = ["container_of", "detect_format", "document_records", "unknown_format"]
 
@@ -87,7 +88,7 @@ def _has_second_line(path: Path) -> bool:
     return found + current >= 2
 
 
-def unknown_format(path: Path, where: str, found: str) -> TranscriptFormatError:
+def unknown_format(path: Path, where: Place, found: str) -> TranscriptFormatError:
     """The error for a file no registered format reads: where, what was found there, and
     every format tried."""
     return no_format_reads(path, where, found, registry.transcript_formats())

@@ -18,13 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files import limits
 from agentforge_cli.replay.transcripts.files.envelopes import ENVELOPE_KEYS, envelope_keys
 from agentforge_cli.replay.transcripts.files.json_text import decode_error, scan_json
 from agentforge_cli.replay.transcripts.files.limits import open_bytes
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["iter_document"]
 
@@ -43,7 +44,8 @@ class _Reader:
         try:
             self._stream = open_bytes(path)
         except OSError as exc:
-            raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+            raise TranscriptError(path, WHOLE_FILE,
+                                  f"cannot be read: {exc.strerror or exc}") from None
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
         self.buf = ""
         self.pos = 0
@@ -61,7 +63,7 @@ class _Reader:
         try:
             raw = self._stream.read(_BLOCK_CHARS)
         except (OSError, EOFError) as exc:  # a damaged .gz stream
-            raise TranscriptError(self.path, "", "cannot be read: "
+            raise TranscriptError(self.path, WHOLE_FILE, "cannot be read: "
                                   f"{getattr(exc, 'strerror', None) or exc}") from None
         pending = len(self._decoder.getstate()[0])
         try:
@@ -69,7 +71,7 @@ class _Reader:
         except UnicodeDecodeError as exc:
             line = (self._lines_before + self.buf.count("\n")
                     + raw[: max(exc.start - pending, 0)].count(b"\n") + 1)
-            raise TranscriptError(self.path, f"line {line}",
+            raise TranscriptError(self.path, Place(line),
                                   f"not UTF-8 text ({exc.reason})") from None
         if self.pos:
             dropped = self.buf[: self.pos]
@@ -92,7 +94,7 @@ class _Reader:
             if not self.more():
                 return ""
 
-    def value(self, where: str) -> Any:
+    def value(self, where: Place) -> Any:
         """Decode the JSON value at the position (after :meth:`peek`)."""
         while True:
             try:
@@ -105,7 +107,7 @@ class _Reader:
                                     or exc.pos >= len(self.buf) - _NEAR_END):
                     raise self.syntax_error(exc.msg, exc.pos) from None
             except (ValueError, RecursionError) as exc:
-                raise decode_error(self.path, "", exc) from None
+                raise decode_error(self.path, WHOLE_FILE, exc) from None
             else:
                 if end - self.pos > limits.MAX_LINE_BYTES:
                     break
@@ -126,12 +128,12 @@ class _Reader:
     def syntax_error(self, message: str, pos: int) -> TranscriptError:
         line = self.buf.count("\n", 0, pos)
         column = pos - self.buf.rfind("\n", 0, pos) if line else pos + self._column_before + 1
-        return TranscriptError(self.path, f"line {self._lines_before + line + 1}",
+        return TranscriptError(self.path, Place(self._lines_before + line + 1),
                                f"invalid JSON: {message} (column {column})")
 
-    def items(self, where: str) -> Iterator[tuple[int, Any]]:
+    def items(self, key: str) -> Iterator[tuple[int, Any]]:
         """The values of the array whose ``[`` is at the position, as ``(index, value)``;
-        ``where`` names them (``messages`` -> ``messages[3]``)."""
+        ``key`` names them (``messages`` -> ``messages[3]``)."""
         self.pos += 1
         if self.peek() == "]":
             self.pos += 1
@@ -140,7 +142,7 @@ class _Reader:
         while True:
             if not self.peek():
                 raise self.syntax_error("Expecting value", self.pos)
-            yield index, self.value(f"{where}[{index}]")
+            yield index, self.value(WHOLE_FILE.at(key, index))
             char = self.peek()
             self.pos += 1
             if char == "]":
@@ -160,7 +162,7 @@ class _Reader:
             if self.peek() != '"':
                 raise self.syntax_error("Expecting property name enclosed in double quotes",
                                         self.pos)
-            key = self.value("")
+            key = self.value(WHOLE_FILE)
             self.expect(":", "Expecting ':' delimiter")
             self.peek()
             yield key
@@ -171,14 +173,14 @@ class _Reader:
             if char != ",":
                 raise self.syntax_error("Expecting ',' delimiter", self.pos - 1)
 
-    def skip(self, where: str) -> Any:
-        """Read past the value at the position: an array a value at a time (``[]`` is
-        returned for it), anything else whole."""
+    def skip(self, key: str) -> Any:
+        """Read past the value of ``key`` at the position: an array a value at a time
+        (``[]`` is returned for it), anything else whole."""
         if self.peek() == "[":
-            for _ in self.items(where):
+            for _ in self.items(key):
                 pass
             return []
-        return self.value(where)
+        return self.value(WHOLE_FILE.at(key))
 
     def end(self) -> None:
         """Only whitespace may follow the document."""
@@ -202,16 +204,16 @@ def iter_document(path: Path) -> Iterator[Record]:
     try:
         first = reader.peek()
         if not first:
-            raise TranscriptError(path, "", "the transcript is empty")
+            raise TranscriptError(path, WHOLE_FILE, "the transcript is empty")
         if first == "[":
             for index, data in reader.items("messages"):
-                yield Record(data, f"messages[{index}]", index)
+                yield Record(data, WHOLE_FILE.at("messages", index), index)
             reader.end()
             return
         if first != "{":
-            data = reader.value("")
+            data = reader.value(WHOLE_FILE)
             reader.end()
-            raise TranscriptFormatError(path, "", "expected a JSON array of messages or an "
+            raise TranscriptFormatError(path, WHOLE_FILE, "expected a JSON array of messages or an "
                                         'object with "messages", got '
                                         f"{record_shape(data)}")
         shape, member = _object_shape(reader)
@@ -220,17 +222,18 @@ def iter_document(path: Path) -> Iterator[Record]:
         reader.close()
     keys = envelope_keys(shape)
     if not keys:
-        raise TranscriptFormatError(path, "", 'a JSON object transcript needs a "messages" '
+        raise TranscriptFormatError(path, WHOLE_FILE, 'a JSON object transcript needs a "messages" '
                                     'array (or "contents", "input", "output"); found '
                                     f"{record_shape(shape)}")
     position = 0
     for key in keys:
         if isinstance(shape[key], str):  # a Responses request's "input": one user message
-            yield Record({"role": "user", "content": shape[key]}, key, position)
+            yield Record({"role": "user", "content": shape[key]}, WHOLE_FILE.at(key),
+                         position)
             position += 1
             continue
         for index, data in _member_items(path, member[key], key):
-            yield Record(data, f"{key}[{index}]", position)
+            yield Record(data, WHOLE_FILE.at(key, index), position)
             position += 1
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["ENVELOPE_KEYS", "envelope_keys", "envelope_records", "envelope_values"]
 
@@ -34,19 +35,18 @@ def envelope_keys(data: Any) -> tuple[str, ...]:
 
 
 def envelope_records(data: dict[str, Any], keys: tuple[str, ...],
-                     where: str = "") -> list[Record]:
+                     where: Place = WHOLE_FILE) -> list[Record]:
     """The records under ``keys`` (from :func:`envelope_keys`), in order, each at
     ``contents[2]`` (after ``where``, when given: ``line 3, contents[2]``)."""
-    prefix = f"{where}, " if where else ""
     records: list[Record] = []
     for key in keys:
         items = data[key]
         if isinstance(items, str):  # a Responses request's "input": one user message
-            records.append(Record({"role": "user", "content": items}, prefix + key,
+            records.append(Record({"role": "user", "content": items}, where.at(key),
                                   len(records)))
             continue
         start = len(records)
-        records.extend(Record(item, f"{prefix}{key}[{i}]", start + i)
+        records.extend(Record(item, where.at(key, i), start + i)
                        for i, item in enumerate(items))
     return records
 

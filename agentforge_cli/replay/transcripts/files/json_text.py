@@ -10,6 +10,7 @@ from typing import Any
 
 from agentforge_cli.core.observe.surrogates import COMPACT, json_text
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import Place
 
 __all__ = ["decode_error", "dumps", "loads", "scan_json"]
 
@@ -34,19 +35,19 @@ whitespace before it; the non-standard constants refused), as a JSONL line is re
 fast path. Raises ``StopIteration`` when no value starts there."""
 
 
-def decode_error(path: Path, where: str, exc: Exception,
+def decode_error(path: Path, where: Place, exc: Exception,
                  line_offset: int = 0) -> TranscriptError:
     """The error for JSON that does not decode, at its place (a JSONL line's column, a
     document's line)."""
     if isinstance(exc, json.JSONDecodeError):
         if exc.msg == "Extra data" and not line_offset:
-            return TranscriptError(path, f"line {exc.lineno}",
+            return TranscriptError(path, Place(exc.lineno),
                                    "more than one JSON document: a transcript file holds one "
                                    "conversation (a JSON array, an object with \"messages\", "
                                    "or one JSON object per line)")
         if line_offset:  # a JSONL line: the column is what helps
             return TranscriptError(path, where, f"invalid JSON: {exc.msg} (column {exc.colno})")
-        return TranscriptError(path, f"line {exc.lineno}",
+        return TranscriptError(path, Place(exc.lineno),
                                f"invalid JSON: {exc.msg} (column {exc.colno})")
     if isinstance(exc, RecursionError):
         return TranscriptError(path, where, "invalid JSON: nested too deeply")

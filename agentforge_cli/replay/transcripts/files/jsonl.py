@@ -14,6 +14,7 @@ from agentforge_cli.replay.transcripts.files import limits
 from agentforge_cli.replay.transcripts.files.json_text import decode_error, loads, scan_json
 from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["iter_jsonl", "jsonl_blocks", "jsonl_record"]
 
@@ -28,7 +29,7 @@ def _line_blocks(path: Path, stream: Any) -> Iterator[bytes]:
         try:
             block = stream.read(limits.BLOCK_BYTES)
         except (OSError, EOFError) as exc:  # a damaged .gz stream
-            raise TranscriptError(path, f"line {lines_before + 1}",
+            raise TranscriptError(path, Place(lines_before + 1),
                                   f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
                                   ) from None
         if not block:
@@ -44,7 +45,7 @@ def _line_blocks(path: Path, stream: Any) -> Iterator[bytes]:
             yield whole
             rest, rest_size = [block[cut:]], len(block) - cut
         if rest_size > limits.MAX_LINE_BYTES:
-            raise TranscriptError(path, f"line {lines_before + 1}", f"the line is longer "
+            raise TranscriptError(path, Place(lines_before + 1), f"the line is longer "
                                   f"than {limits.MAX_LINE_BYTES} bytes (the limit)")
     if rest_size:
         yield b"".join(rest)
@@ -55,7 +56,7 @@ def _check_lengths(path: Path, block: bytes, lines_before: int) -> None:
         return
     for number, line in enumerate(block.split(b"\n"), lines_before + 1):
         if len(line) + 1 > limits.MAX_LINE_BYTES:
-            raise TranscriptError(path, f"line {number}", f"the line is longer than "
+            raise TranscriptError(path, Place(number), f"the line is longer than "
                                   f"{limits.MAX_LINE_BYTES} bytes (the limit)")
 
 
@@ -108,7 +109,7 @@ def _decode_text(path: Path, block: bytes, lines_before: int) -> str:
             try:
                 raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise TranscriptError(path, f"line {number}",
+                raise TranscriptError(path, Place(number),
                                       f"not UTF-8 text ({exc.reason})") from None
         raise  # not reached: some line failed
 
@@ -123,7 +124,7 @@ def jsonl_blocks(path: Path, content: bytes | None = None,
     try:
         stream = limits.open_content(path, content)
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
     number = 0
     with stream:
         for block in _line_blocks(path, stream):
@@ -145,12 +146,12 @@ def jsonl_record(path: Path, line: str, number: int) -> Record:
         end = -1
     if end != len(body):
         if not body.strip():
-            return Record(None, f"line {number}", number, line)
+            return Record(None, Place(number), number, line)
         try:
             data = loads(body)
         except (ValueError, RecursionError) as exc:
-            raise decode_error(path, f"line {number}", exc, line_offset=number) from None
-    return Record(data, f"line {number}", number, line)
+            raise decode_error(path, Place(number), exc, line_offset=number) from None
+    return Record(data, Place(number), number, line)
 
 
 def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, None, None]:
@@ -159,7 +160,7 @@ def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, No
     try:
         stream = limits.open_content(path, content)
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
     number = 0
     scan = scan_json
     with stream:
@@ -167,7 +168,7 @@ def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, No
             for line in _decode_block(path, block, number):
                 number += 1
                 if line.__class__ is _BlankRun:
-                    yield Record(None, f"line {number}", number, str(line))
+                    yield Record(None, Place(number), number, str(line))
                     number += line.count("\n") - 1
                     continue
                 body = line.rstrip("\r\n")
@@ -177,11 +178,11 @@ def iter_jsonl(path: Path, content: bytes | None = None) -> Generator[Record, No
                     end = -1
                 if end != len(body):
                     if not body.strip():
-                        yield Record(None, f"line {number}", number, line)
+                        yield Record(None, Place(number), number, line)
                         continue
                     try:
                         data = loads(body)
                     except (ValueError, RecursionError) as exc:
-                        raise decode_error(path, f"line {number}", exc,
+                        raise decode_error(path, Place(number), exc,
                                             line_offset=number) from None
-                yield Record(data, f"line {number}", number, line)
+                yield Record(data, Place(number), number, line)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 if TYPE_CHECKING:
     from io import BufferedIOBase
@@ -58,25 +59,25 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         stream = open_bytes(path)
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
     with stream:
         number = 0
         while True:
             try:
                 raw = stream.readline(MAX_LINE_BYTES + 1)
             except (OSError, EOFError) as exc:  # a damaged .gz stream
-                raise TranscriptError(path, f"line {number + 1}", "cannot be read: "
+                raise TranscriptError(path, Place(number + 1), "cannot be read: "
                                       f"{getattr(exc, 'strerror', None) or exc}") from None
             if not raw:
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
-                raise TranscriptError(path, f"line {number}", "the line is longer than "
+                raise TranscriptError(path, Place(number), "the line is longer than "
                                       f"{MAX_LINE_BYTES} bytes (the limit)")
             try:
                 yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise TranscriptError(path, f"line {number}",
+                raise TranscriptError(path, Place(number),
                                       f"not UTF-8 text ({exc.reason})") from None
 
 
@@ -102,7 +103,7 @@ def read_small(path: Path) -> bytes | None:
     try:
         return read_small_plain(path)
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows opens files as text without it
@@ -140,14 +141,14 @@ def read_whole_text(path: Path, what: str) -> str:
         with open_bytes(path) as stream:
             raw = stream.read(MAX_DOCUMENT_BYTES + 1)
     except (OSError, EOFError) as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc}") from None
     if len(raw) > MAX_DOCUMENT_BYTES:
-        raise TranscriptError(path, "", f"the {what} is more than the {MAX_DOCUMENT_BYTES} "
+        raise TranscriptError(path, WHOLE_FILE, f"the {what} is more than the {MAX_DOCUMENT_BYTES} "
                               f"bytes a {what} may have")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise TranscriptError(path, "", f"not UTF-8 text ({exc.reason})") from None
+        raise TranscriptError(path, WHOLE_FILE, f"not UTF-8 text ({exc.reason})") from None
 
 
 BLOCK_BYTES = 1 << 20
@@ -178,7 +179,7 @@ def read_head(path: Path, content: bytes | None = None) -> str | None:
                     if not raw.endswith(b"\n") and len(raw) < HEAD_BYTES:
                         raw += stream.readline(HEAD_BYTES - len(raw))  # the rest of it
                 except (OSError, EOFError) as exc:  # a damaged .gz stream
-                    raise TranscriptError(path, f"line {number + 1}", "cannot be read: "
+                    raise TranscriptError(path, Place(number + 1), "cannot be read: "
                                           f"{getattr(exc, 'strerror', None) or exc}") from None
                 if not raw:
                     return None
@@ -189,12 +190,12 @@ def read_head(path: Path, content: bytes | None = None) -> str | None:
                 try:  # a cut line may end inside a character
                     line = codecs.getincrementaldecoder(encoding)().decode(raw, final=whole)
                 except UnicodeDecodeError as exc:
-                    raise TranscriptError(path, f"line {number}",
+                    raise TranscriptError(path, Place(number),
                                           f"not UTF-8 text ({exc.reason})") from None
                 if line.strip():
                     return line
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
 
 
 def _skip_blank_lines(path: Path, stream: Any) -> tuple[int, io.BytesIO]:
@@ -206,7 +207,7 @@ def _skip_blank_lines(path: Path, stream: Any) -> tuple[int, io.BytesIO]:
         try:
             block = stream.read(BLOCK_BYTES)
         except (OSError, EOFError) as exc:  # a damaged .gz stream
-            raise TranscriptError(path, f"line {lines + 1}", "cannot be read: "
+            raise TranscriptError(path, Place(lines + 1), "cannot be read: "
                                   f"{getattr(exc, 'strerror', None) or exc}") from None
         spaces = len(block) - len(block.lstrip())  # ASCII white space, as _SPACES
         cut = block.rfind(b"\n", 0, spaces) + 1

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.layout import Layout
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["Document", "Record", "record_shape"]
 
@@ -24,8 +25,8 @@ class Record:
 
     data: Any
     """The parsed JSON value (``None`` for a blank line, or a run of them: one record)."""
-    where: str = ""
-    """``line 3`` or ``messages[2]``; empty for a record a rewrite creates."""
+    where: Place = WHOLE_FILE
+    """``line 3`` or ``messages[2]``; the empty place for a record a rewrite creates."""
     position: int = 0
     """Line number (from 1) or message index (from 0)."""
     text: str | None = None

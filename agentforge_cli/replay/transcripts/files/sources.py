@@ -38,6 +38,7 @@ from agentforge_cli.replay.transcripts.files.records import Document, Record
 from agentforge_cli.replay.transcripts.files.whole_documents import load_document
 from agentforge_cli.replay.transcripts.format import FileReading
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 
 __all__ = ["DocumentSource", "FileSource", "JsonlSource", "RecordSource", "Rewrite"]
 
@@ -78,7 +79,7 @@ class RecordSource(Protocol):
 
 def _refuse_compressed(path: Path) -> None:
     if is_compressed(path):
-        raise TranscriptError(path, "", "a compressed transcript cannot be updated "
+        raise TranscriptError(path, WHOLE_FILE, "a compressed transcript cannot be updated "
                               "(decompress it first)")
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentforge_cli.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys, envelope_records
 from agentforge_cli.replay.transcripts.files.json_text import decode_error, loads
 from agentforge_cli.replay.transcripts.files.layout import detect_layout
 from agentforge_cli.replay.transcripts.files.limits import open_bytes
 from agentforge_cli.replay.transcripts.files.records import Document, Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["load_document"]
 
@@ -30,30 +31,33 @@ def load_document(path: Path) -> Document:
                 raise OSError(str(exc)) from None
         text = raw.decode("utf-8-sig")
     except OSError as exc:
-        raise TranscriptError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise TranscriptError(path, f"line {line}", f"not UTF-8 text ({exc.reason})") from None
+        raise TranscriptError(path, Place(line), f"not UTF-8 text ({exc.reason})") from None
     if not text.strip():
-        raise TranscriptError(path, "", "the transcript is empty")
+        raise TranscriptError(path, WHOLE_FILE, "the transcript is empty")
     try:
         data = loads(text)
     except (ValueError, RecursionError) as exc:
-        raise decode_error(path, "", exc) from None
+        raise decode_error(path, WHOLE_FILE, exc) from None
     envelope: dict[str, Any] | None = None
     keys: tuple[str, ...] = ()
     if isinstance(data, dict):
         keys = envelope_keys(data)
         if not keys:
-            raise TranscriptFormatError(path, "", 'a JSON object transcript needs a "messages" '
+            raise TranscriptFormatError(path, WHOLE_FILE,
+                                        'a JSON object transcript needs a "messages" '
                                         'array (or "contents", "input", "output"); found '
                                         f"{record_shape(data)}")
         envelope = data
         records = envelope_records(data, keys)
     elif isinstance(data, list):
-        records = [Record(item, f"messages[{i}]", i) for i, item in enumerate(data)]
+        records = [Record(item, WHOLE_FILE.at("messages", i), i)
+                   for i, item in enumerate(data)]
     else:
-        raise TranscriptFormatError(path, "", "expected a JSON array of messages or an object "
+        raise TranscriptFormatError(path, WHOLE_FILE,
+                                    "expected a JSON array of messages or an object "
                                     f'with "messages", got {record_shape(data)}')
     layout = detect_layout(text, len(records), len(envelope) if envelope else 0)
     return Document(records=records, envelope=envelope, keys=keys, layout=layout,

@@ -36,6 +36,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -68,7 +69,7 @@ def claims(data: Any) -> Claim:
     return Claim.OWN if fits else Claim.NO
 
 
-def _text(data: dict[str, Any], path: Path, where: str) -> str:
+def _text(data: dict[str, Any], path: Path, where: Place) -> str:
     content = data.get("content")
     if content is None:
         # never an empty turn: the text is somewhere this format does not read it

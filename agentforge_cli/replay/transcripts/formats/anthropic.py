@@ -29,6 +29,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -97,7 +98,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             texts.clear()
 
     for i, block in enumerate(content):
-        at = f"{where}, content[{i}]"
+        at = where.at("content", i)
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
             texts.append(block.get("text") or "")
@@ -117,7 +118,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return events
 
 
-def _call(block: dict[str, Any], book: CallBook, where: str) -> ToolCall:
+def _call(block: dict[str, Any], book: CallBook, where: Place) -> ToolCall:
     name = block.get("name")
     if not isinstance(name, str) or not name:
         raise TranscriptError(book.path, where, 'a tool_use block needs a "name" string')
@@ -133,7 +134,7 @@ def _call(block: dict[str, Any], book: CallBook, where: str) -> ToolCall:
                     where=where)
 
 
-def _result(block: dict[str, Any], book: CallBook, where: str) -> ToolResult:
+def _result(block: dict[str, Any], book: CallBook, where: Place) -> ToolResult:
     call_id = optional_id(block.get("tool_use_id"), book.path, where, "tool_use_id")
     is_error = optional_bool(block.get("is_error"), book.path, where, "is_error")
     index = book.result(call_id, where)
@@ -200,7 +201,7 @@ def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
 API_PATHS = ("/v1/messages",)
 
 
-def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A Messages API call: the request's ``messages`` and the response's ``content``
     blocks (a streamed response's ``content_block_*`` events joined into them)."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
@@ -208,8 +209,8 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     if not uri_path(uri).endswith(API_PATHS) and not _messages_shaped(request["messages"],
                                                                       response):
         return None
-    asked = envelope_records(request, ("messages",), f"{where}, request body")
-    at = f"{where}, response body"
+    asked = envelope_records(request, ("messages",), where.at("request body"))
+    at = where.at("response body")
     if isinstance(response, dict) and isinstance(response.get("content"), list):
         return Exchange(asked=asked, answer=[
             Record({"role": "assistant", "content": response["content"]}, at)])
@@ -217,7 +218,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     if chunks is not None and any(isinstance(c, dict) and str(c.get("type", "")).startswith(
             "content_block") for c in chunks):
         return Exchange(asked=asked, answer=[
-            Record({"role": "assistant", "content": _joined_blocks(chunks)}, f"{at}, stream")])
+            Record({"role": "assistant", "content": _joined_blocks(chunks)}, at.at("stream"))])
     return Exchange(asked=asked, unread=unread(response, "Anthropic content blocks"))
 
 

@@ -32,6 +32,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -74,7 +75,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     said = UserMessage if data["role"] == "user" else AssistantMessage
     events: list[Event] = []
     for i, block in enumerate(content):
-        at = f"{where}, content[{i}]"
+        at = where.at("content", i)
         if not isinstance(block, dict):
             raise TranscriptError(path, at, f"expected a content block, got {dumps(block)[:80]}")
         if "toolUse" in block:
@@ -92,7 +93,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return events
 
 
-def _call(value: Any, book: CallBook, where: str) -> ToolCall:
+def _call(value: Any, book: CallBook, where: Place) -> ToolCall:
     if not isinstance(value, dict) or not isinstance(value.get("name"), str) or not value[
             "name"]:
         raise TranscriptError(book.path, where, 'a toolUse block needs a "name" string')
@@ -108,7 +109,7 @@ def _call(value: Any, book: CallBook, where: str) -> ToolCall:
                     raw=value, where=where)
 
 
-def _result(value: Any, book: CallBook, where: str) -> ToolResult:
+def _result(value: Any, book: CallBook, where: Place) -> ToolResult:
     if not isinstance(value, dict):
         raise TranscriptError(book.path, where, '"toolResult" must be an object')
     call_id = optional_id(value.get("toolUseId"), book.path, where, "toolUseId")
@@ -175,7 +176,7 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
         new_turn=lambda blocks: Record({"role": "user", "content": blocks}))
 
 
-def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A ``converse`` call: the request's ``messages`` and the response's
     ``output.message``."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
@@ -185,9 +186,9 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     own = isinstance(message, dict) or any(claims(m) == Claim.OWN for m in request["messages"])
     if not own and not uri.split("?", 1)[0].endswith(API_PATHS):
         return None
-    asked = envelope_records(request, ("messages",), f"{where}, request body")
+    asked = envelope_records(request, ("messages",), where.at("request body"))
     if isinstance(message, dict):
-        at = f"{where}, response body, output.message"
+        at = where.at("response body").at("output", "message")
         return Exchange(asked=asked, answer=[Record({"role": "assistant", **message}, at)])
     return Exchange(asked=asked, unread=unread(response, "a Converse output message"))
 

@@ -36,6 +36,7 @@ from agentforge_cli.replay.transcripts.model import (
     ToolResult,
     TranscriptError,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
 __all__ = ["FORMAT", "CallLogBook", "claims", "file_records", "opens", "record_events"]
@@ -90,7 +91,7 @@ def file_records(path: Path) -> Iterator[Record]:
         if pending is not None:
             pending[3].append(line)
             if len(pending[3]) > _MAX_RECORD_LINES:
-                raise TranscriptError(path, f"line {pending[0]}", "a logged result runs "
+                raise TranscriptError(path, Place(pending[0]), "a logged result runs "
                                       f"over more than {_MAX_RECORD_LINES} lines")
             record = _finished(*pending)
             if record is not None:
@@ -106,7 +107,7 @@ def file_records(path: Path) -> Iterator[Record]:
             yield record
             pending = None
     if pending is not None:
-        raise TranscriptError(path, f"line {pending[0]}", f"the logged tool {pending[1]} of "
+        raise TranscriptError(path, Place(pending[0]), f"the logged tool {pending[1]} of "
                               f"{pending[2]!r} never ends (no duration_ms=... after it)")
 
 
@@ -116,7 +117,7 @@ def _finished(number: int, event: str, name: str, lines: list[str]) -> Record | 
     found = _ENDS[event].match(text)
     if found is None:
         if event == "request":  # one line always: arguments are compact JSON
-            return Record({"event": "unreadable", "name": name}, f"line {number}", number)
+            return Record({"event": "unreadable", "name": name}, Place(number), number)
         return None
     data: dict[str, Any] = {"event": event, "name": name,
                             "id": json.loads(found["id"]) if found["id"] else None}
@@ -125,7 +126,7 @@ def _finished(number: int, event: str, name: str, lines: list[str]) -> Record | 
     else:
         data["text"] = found["text"]
         data["is_error"] = event == "failed" or found["error"] == "True"
-    return Record(data, f"line {number}", number)
+    return Record(data, Place(number), number)
 
 
 class CallLogBook(CallBook):

@@ -51,7 +51,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     if not isinstance(message, dict):
         raise TranscriptError(book.path, record.where, f'a "{data["type"]}" line needs a '
                               '"message" object')
-    return anthropic.record_events(Record(message, f"{record.where}, message",
+    return anthropic.record_events(Record(message, record.where.at("message"),
                                           record.position), book)
 
 

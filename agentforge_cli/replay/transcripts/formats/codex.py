@@ -43,7 +43,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                               f"({record_shape(record.data)})")
     if record.data["type"] != "response_item":
         return []
-    payload, at = record.data["payload"], f"{record.where}, payload"
+    payload, at = record.data["payload"], record.where.at("payload")
     if payload.get("type") == "local_shell_call":  # Codex's own sandbox: said, not run
         action = payload.get("action")
         command = action.get("command") if isinstance(action, dict) else None

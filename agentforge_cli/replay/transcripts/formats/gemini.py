@@ -37,6 +37,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -125,7 +126,7 @@ def _response_object(old: Any, text: str, is_error: bool) -> dict[str, Any]:
     return {"result": text}
 
 
-def content_events(data: Any, where: str, book: GeminiBook) -> list[Event]:
+def content_events(data: Any, where: Place, book: GeminiBook) -> list[Event]:
     """The events of one ``Content`` object (any decoded JSON value), in part order."""
     path = book.path
     if not isinstance(data, dict):
@@ -140,7 +141,7 @@ def content_events(data: Any, where: str, book: GeminiBook) -> list[Event]:
                               "or model)")
     events: list[Event] = []
     for i, part in enumerate(parts):
-        at = f"{where}, parts[{i}]"
+        at = where.at("parts", i)
         if not isinstance(part, dict):
             raise TranscriptError(path, at, f"expected a part object, got {dumps(part)[:80]}")
         call = next((part[key] for key in _CALL_KEYS if key in part), None)
@@ -160,7 +161,7 @@ def content_events(data: Any, where: str, book: GeminiBook) -> list[Event]:
     return events
 
 
-def _named(value: Any, kind: str, book: GeminiBook, where: str) -> tuple[dict[str, Any], str]:
+def _named(value: Any, kind: str, book: GeminiBook, where: Place) -> tuple[dict[str, Any], str]:
     if not isinstance(value, dict):
         raise TranscriptError(book.path, where, f'"{kind}" must be an object')
     name = value.get("name")
@@ -169,7 +170,7 @@ def _named(value: Any, kind: str, book: GeminiBook, where: str) -> tuple[dict[st
     return value, name
 
 
-def _call(value: Any, book: GeminiBook, where: str) -> ToolCall:
+def _call(value: Any, book: GeminiBook, where: Place) -> ToolCall:
     call, name = _named(value, "functionCall", book, where)
     call_id = optional_id(call.get("id"), book.path, where, "id")
     args = call.get("args", {})
@@ -183,7 +184,7 @@ def _call(value: Any, book: GeminiBook, where: str) -> ToolCall:
                     where=where)
 
 
-def _result(value: Any, book: GeminiBook, where: str) -> ToolResult:
+def _result(value: Any, book: GeminiBook, where: Place) -> ToolResult:
     answer, name = _named(value, "functionResponse", book, where)
     call_id = optional_id(answer.get("id"), book.path, where, "id")
     if "response" not in answer:
@@ -250,14 +251,14 @@ def _merge_user(record: Record, waiting: list[dict[str, Any]]) -> Record | None:
 API_PATHS = (":generateContent", ":streamGenerateContent")
 
 
-def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A ``generateContent`` call: the request's ``contents`` and the response's
     ``candidates[0].content`` (a streamed response's chunks, a JSON array or server-sent
     events, joined into one content)."""
     if not isinstance(request, dict) or not isinstance(request.get("contents"), list):
         return None
-    asked = envelope_records(request, ("contents",), f"{where}, request body")
-    at = f"{where}, response body"
+    asked = envelope_records(request, ("contents",), where.at("request body"))
+    at = where.at("response body")
     chunks = stream_chunks(response)
     parts: list[Any] = []
     read = False
@@ -268,7 +269,7 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
             parts.extend(content)
     if not read:
         return Exchange(asked=asked, unread=unread(response, "Gemini candidates"))
-    place = f"{at}, candidates[0].content" if chunks is None else f"{at}, stream"
+    place = at.at("candidates", 0, "content") if chunks is None else at.at("stream")
     return Exchange(asked=asked, answer=[Record({"role": "model", "parts": _joined(parts)},
                                                 place)])
 

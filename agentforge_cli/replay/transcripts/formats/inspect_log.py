@@ -38,6 +38,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, named_call
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
 
@@ -90,14 +91,14 @@ def file_records(path: Path) -> Iterator[Record]:
     try:
         data = json.loads(read_whole_text(path, "log"))
     except (ValueError, RecursionError) as exc:
-        raise TranscriptError(path, "", f"invalid JSON: {exc}") from None
+        raise TranscriptError(path, WHOLE_FILE, f"invalid JSON: {exc}") from None
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
-        raise TranscriptError(path, "", 'an Inspect log needs a "samples" list (a log '
+        raise TranscriptError(path, WHOLE_FILE, 'an Inspect log needs a "samples" list (a log '
                               "written with samples); found "
                               f"{record_shape(data)}")
     for i, sample in enumerate(samples):
-        yield Record(sample, f"samples[{i}]", i)
+        yield Record(sample, WHOLE_FILE.at("samples", i), i)
 
 
 _ZSTD = 93
@@ -116,17 +117,17 @@ def _archive_samples(path: Path) -> Iterator[Record]:
                              key=lambda info: _natural(info.filename))
             for i, info in enumerate(members):
                 if info.file_size > MAX_DOCUMENT_BYTES:
-                    raise TranscriptError(path, info.filename, "the sample is more than "
-                                          f"the {MAX_DOCUMENT_BYTES} bytes a sample may have")
+                    raise TranscriptError(path, WHOLE_FILE.at(info.filename), "the sample is more "
+                                          f"than the {MAX_DOCUMENT_BYTES} bytes a sample may have")
                 raw = _member(path, archive, info)
                 try:
                     data = json.loads(raw.decode("utf-8-sig"))
                 except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-                    raise TranscriptError(path, info.filename, f"invalid JSON: {exc}"
+                    raise TranscriptError(path, WHOLE_FILE.at(info.filename), f"invalid JSON: {exc}"
                                           ) from None
-                yield Record(data, info.filename, i)
+                yield Record(data, WHOLE_FILE.at(info.filename), i)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise TranscriptError(path, "", f"not a readable .eval archive ({exc})") from None
+        raise TranscriptError(path, WHOLE_FILE, f"not a readable .eval archive ({exc})") from None
 
 
 def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
@@ -136,7 +137,7 @@ def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> byte
     try:
         import zstandard
     except ImportError:
-        raise TranscriptError(path, "", "reading an Inspect .eval archive needs the "
+        raise TranscriptError(path, WHOLE_FILE, "reading an Inspect .eval archive needs the "
                               "zstandard package (pip install zstandard); or convert it: "
                               "inspect log convert --to json --output-dir DIR "
                               f"{path.name}") from None
@@ -151,7 +152,8 @@ def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> byte
     try:
         return zstandard.ZstdDecompressor().decompress(packed, max_output_size=info.file_size)
     except zstandard.ZstdError as exc:
-        raise TranscriptError(path, info.filename, f"does not decompress ({exc})") from None
+        raise TranscriptError(path, WHOLE_FILE.at(info.filename),
+                              f"does not decompress ({exc})") from None
 
 
 def _natural(name: str) -> list[Any]:
@@ -175,12 +177,12 @@ def record_events(record: Record, book: SampleBook) -> list[Event]:
     if book.samples:
         events.append(ConversationStart(conversation=book.samples, where=where))
     for i, message in enumerate(messages):
-        events.extend(_message_events(message, book, f"{where}.messages[{i}]"))
+        events.extend(_message_events(message, book, where.then("messages", i)))
     book.samples += 1
     return events
 
 
-def _message_events(message: Any, book: SampleBook, where: str) -> list[Event]:
+def _message_events(message: Any, book: SampleBook, where: Place) -> list[Event]:
     path = book.path
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         raise TranscriptError(path, where, f"expected a chat message; found "
@@ -195,7 +197,7 @@ def _message_events(message: Any, book: SampleBook, where: str) -> list[Event]:
     if role == "assistant":
         events: list[Event] = [AssistantMessage(content=text, where=where)] if text else []
         for j, call in enumerate(message.get("tool_calls") or []):
-            at = f"{where}, tool_calls[{j}]"
+            at = where.at("tool_calls", j)
             if not isinstance(call, dict):
                 raise TranscriptError(path, at, "expected a tool call object")
             found = named_call({"name": call.get("function"), "arguments": call.get(

@@ -27,6 +27,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -58,7 +59,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         raise TranscriptError(path, where, 'expected a LangChain message ({"type", "data"}); '
                               f"found {record_shape(record.data)}")
     kind, data = record.data["type"].removesuffix("MessageChunk").lower(), record.data["data"]
-    at = f"{where}, data"
+    at = where.at("data")
     if "content" not in data:  # never an empty turn: the text is elsewhere
         raise TranscriptError(path, at, f'a "{kind}" message needs "content"; found '
                               f"{record_shape(data)}")
@@ -76,7 +77,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return []  # system
 
 
-def _calls(data: dict[str, Any], book: CallBook, where: str) -> list[Event]:
+def _calls(data: dict[str, Any], book: CallBook, where: Place) -> list[Event]:
     calls = data.get("tool_calls")
     if calls:
         shape = [({"name": c.get("name"), "arguments": c.get("args")}, c.get("id"), c)
@@ -86,7 +87,7 @@ def _calls(data: dict[str, Any], book: CallBook, where: str) -> list[Event]:
         shape = [(c.get("function") or {}, c.get("id"), c) for c in raw if isinstance(c, dict)]
     events: list[Event] = []
     for i, (function, call_id, raw_call) in enumerate(shape):
-        at = f"{where}, tool_calls[{i}]"
+        at = where.at("tool_calls", i)
         events.append(named_call(function, optional_id(call_id, book.path, at, "id"),
                                  raw_call, book, at))
     return events

@@ -29,6 +29,7 @@ from agentforge_cli.replay.transcripts.files.json_text import dumps
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import Event, ToolResult, TranscriptError
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -72,14 +73,14 @@ class McpBook(CallBook):
         self.pending: set[str] = set()
 
 
-def _id_text(value: Any, book: McpBook, where: str) -> str:
+def _id_text(value: Any, book: McpBook, where: Place) -> str:
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return str(value)
     raise TranscriptError(book.path, where, 'a JSON-RPC "id" must be a string or a number, '
                           f"got {dumps(value)[:40]}")
 
 
-def message_events(data: Any, where: str, book: McpBook) -> list[Event]:
+def message_events(data: Any, where: Place, book: McpBook) -> list[Event]:
     """The events of one JSON-RPC message (any decoded JSON value, bare or wrapped)."""
     message, _ = unwrap(data)
     if not _is_jsonrpc(message):

@@ -23,6 +23,7 @@ from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import mcp
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.place import Place
 
 __all__ = ["FORMAT", "claims", "file_records", "opens", "record_events"]
 
@@ -42,7 +43,7 @@ def file_records(path: Path) -> Iterator[Record]:
             logged message is not JSON.
     """
     for number, line in text_lines(path):
-        where = f"line {number}"
+        where = Place(number)
         found = _MESSAGE.match(line.strip())
         if found is None:
             continue

@@ -30,6 +30,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -85,7 +86,7 @@ def _message(record: Record, path: Path) -> dict[str, Any]:
     return data
 
 
-def _blocks_check(content: Any, path: Path, where: str) -> None:
+def _blocks_check(content: Any, path: Path, where: Place) -> None:
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result"):
@@ -115,7 +116,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         if not isinstance(calls, list):
             raise TranscriptError(path, where, '"tool_calls" must be an array')
         for i, entry in enumerate(calls):
-            at = f"{where}, tool_calls[{i}]"
+            at = where.at("tool_calls", i)
             function = entry.get("function") if isinstance(entry, dict) else None
             if not isinstance(function, dict):
                 raise TranscriptError(path, at, 'a tool call needs a "function" object')
@@ -170,7 +171,7 @@ API_PATHS = ("/chat/completions",)
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking"})
 
 
-def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A chat completions call: the request's ``messages`` and the response's
     ``choices[0].message`` (a streamed response's ``delta`` pieces joined into it)."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
@@ -178,16 +179,16 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
     ours = uri_path(uri).endswith(API_PATHS)
     if not ours and not _chat_shaped(request["messages"], response):
         return None
-    asked = envelope_records(request, ("messages",), f"{where}, request body")
-    at = f"{where}, response body"
+    asked = envelope_records(request, ("messages",), where.at("request body"))
+    at = where.at("response body")
     if isinstance(response, dict) and isinstance(response.get("choices"), list):
         choices = response["choices"]
         message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        answer = [Record(message, f"{at}, choices[0].message")] if message else []
+        answer = [Record(message, at.at("choices", 0, "message"))] if message else []
         return Exchange(asked=asked, answer=answer)
     chunks = stream_chunks(response)
     if chunks is not None and any(isinstance(c, dict) and "choices" in c for c in chunks):
-        return Exchange(asked=asked, answer=[Record(_joined_deltas(chunks), f"{at}, stream")])
+        return Exchange(asked=asked, answer=[Record(_joined_deltas(chunks), at.at("stream"))])
     return Exchange(asked=asked, unread=unread(response, "chat completion choices"))
 
 

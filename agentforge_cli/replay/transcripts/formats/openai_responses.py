@@ -33,6 +33,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -78,7 +79,7 @@ def claims(data: Any) -> Claim:
     return Claim.OWN
 
 
-def parts_text(value: Any, path: Path, where: str) -> str:
+def parts_text(value: Any, path: Path, where: Place) -> str:
     """The text of ``content`` or ``output``: a string, or text parts joined with newlines
     (any other part is written as compact JSON text)."""
     if isinstance(value, str):
@@ -96,7 +97,7 @@ def parts_text(value: Any, path: Path, where: str) -> str:
     return "\n".join(texts)
 
 
-def _refuse_chat(data: dict[str, Any], path: Path, where: str) -> None:
+def _refuse_chat(data: dict[str, Any], path: Path, where: Place) -> None:
     """A chat message is refused by name rather than read without its calls."""
     if "tool_calls" in data or "function_call" in data or data.get("role") in ("tool",
                                                                                "function"):
@@ -110,7 +111,7 @@ def _refuse_chat(data: dict[str, Any], path: Path, where: str) -> None:
                               "use --format anthropic")
 
 
-def item_events(data: Any, where: str, book: CallBook) -> list[Event]:
+def item_events(data: Any, where: Place, book: CallBook) -> list[Event]:
     """The events of one Responses item (any decoded JSON value)."""
     path = book.path
     if not isinstance(data, dict):
@@ -189,7 +190,7 @@ def _with_output(record: Record, text: str) -> Record:
 API_PATHS = ("/responses",)
 
 
-def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange | None:
+def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A Responses call: the request's ``input`` items (a string is one user message) and
     the response's ``output`` items (a streamed response's ``response.completed`` event,
     else its ``response.output_item.done`` items)."""
@@ -201,10 +202,10 @@ def http_exchange(request: Any, response: Any, uri: str, where: str) -> Exchange
         isinstance(item, dict) for item in items)
     if not (typed or (ours and isinstance(items, str | list))):
         return None  # an embeddings request's "input" is strings or numbers
-    asked = envelope_records(request, ("input",), f"{where}, request body")
+    asked = envelope_records(request, ("input",), where.at("request body"))
     previous = request.get("previous_response_id")
     previous = previous if isinstance(previous, str) else None
-    at = f"{where}, response body"
+    at = where.at("response body")
     body = response
     chunks = stream_chunks(response)
     if chunks is not None:

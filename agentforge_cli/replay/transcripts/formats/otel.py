@@ -36,6 +36,7 @@ from agentforge_cli.replay.transcripts.model import (
     ToolResult,
     TranscriptError,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
 __all__ = ["FORMAT", "TraceBook", "claims", "file_records", "opens", "record_events"]
@@ -89,7 +90,7 @@ def file_records(path: Path) -> Iterator[Record]:
             yield record
 
 
-def _exports(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+def _exports(path: Path, text: str) -> Iterator[tuple[Place, Any]]:
     """The JSON values of the file: one document, or one a line."""
     decoder = json.JSONDecoder()
     position, line = 0, 1
@@ -102,22 +103,23 @@ def _exports(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         try:
             value, end = decoder.raw_decode(text, position)
         except (ValueError, RecursionError) as exc:
-            raise TranscriptError(path, f"line {line}", f"invalid JSON: {exc}") from None
+            raise TranscriptError(path, Place(line), f"invalid JSON: {exc}") from None
         if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
-            raise TranscriptError(path, f"line {line}", 'expected an OTLP export with '
+            raise TranscriptError(path, Place(line), 'expected an OTLP export with '
                                   '"resourceSpans"')
-        yield f"line {line}", value
+        yield Place(line), value
         line += text.count("\n", position, end)
         position = end
 
 
-def _spans(path: Path, where: str, export: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _spans(path: Path, where: Place, export: dict[str, Any]
+           ) -> Iterator[tuple[Place, dict[str, Any]]]:
     for r, resource in enumerate(export["resourceSpans"]):
         scopes = resource.get("scopeSpans", resource.get("instrumentationLibrarySpans"))
         for s, scope in enumerate(scopes if isinstance(scopes, list) else ()):
             spans = scope.get("spans") if isinstance(scope, dict) else None
             for i, span in enumerate(spans if isinstance(spans, list) else ()):
-                at = f"{where}, resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
+                at = where.at("resourceSpans", r, "scopeSpans", s, "spans", i)
                 if not isinstance(span, dict):
                     raise TranscriptError(path, at, "expected a span object")
                 yield at, span

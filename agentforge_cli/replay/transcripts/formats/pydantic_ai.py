@@ -35,6 +35,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
     Updates,
@@ -67,7 +68,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                               f'"parts"}}); found {record_shape(data)}')
     events: list[Event] = []
     for i, part in enumerate(data["parts"]):
-        at = f"{where}, parts[{i}]"
+        at = where.at("parts", i)
         if not isinstance(part, dict):
             raise TranscriptError(path, at, f"expected a part object, got {dumps(part)[:80]}")
         event = _part_event(part, data["kind"], book, at)
@@ -78,7 +79,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return events
 
 
-def _part_event(part: dict[str, Any], kind: str, book: CallBook, where: str) -> Event | None:
+def _part_event(part: dict[str, Any], kind: str, book: CallBook, where: Place) -> Event | None:
     part_kind = part.get("part_kind")
     if kind == "response" and part_kind == "tool-call":
         call_id = optional_id(part.get("tool_call_id"), book.path, where, "tool_call_id")

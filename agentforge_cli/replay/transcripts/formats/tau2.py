@@ -79,7 +79,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     said = UserMessage if role == "user" else AssistantMessage
     events: list[Event] = [said(content=text, where=where)] if text else []
     for i, call in enumerate(data.get("tool_calls") or []):
-        at = f"{where}, tool_calls[{i}]"
+        at = where.at("tool_calls", i)
         if not isinstance(call, dict):
             raise TranscriptError(path, at, "expected a tool call object")
         events.append(named_call(call, optional_id(call.get("id"), path, at, "id"), call,

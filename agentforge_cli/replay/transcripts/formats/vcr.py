@@ -57,6 +57,7 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
     UserMessage,
 )
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, Unreadable, uri_path
 
@@ -110,7 +111,7 @@ class CassetteBook(CallBook):
         """The formats that read model API calls, in registry order, with how they do."""
         self.conversations = 0
         """How many conversations have started."""
-        self.unread: dict[int, tuple[str, str]] = {}
+        self.unread: dict[int, tuple[Place, str]] = {}
         """Conversation number -> (where, what) of its last response, when it could not be
         read."""
         self.by_sent: dict[int, _Thread | int] = {}
@@ -200,7 +201,7 @@ def _exchange(record: Record,
     if owner is not None:
         found = request.found if isinstance(request, Unreadable) else (
             "no body" if request is None else record_shape(request))
-        raise TranscriptError(path, f"{where}, request body", f"a request to {endpoint} that "
+        raise TranscriptError(path, where.at("request body"), f"a request to {endpoint} that "
                               f"does not hold {owner[0].title}: found {found}")
     return None
 
@@ -287,7 +288,7 @@ def _ids(data: Any) -> Iterator[str]:
             pending.extend(reversed(value))
 
 
-def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: str,
+def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
                    book: CassetteBook) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
     thread, sent = _thread(book, exchange, _prefix_hashes(keys))
@@ -337,7 +338,7 @@ def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: str,
     _remember(book, thread, keys, chained=exchange.previous_response_id is not None,
               response_id=exchange.response_id)
     if exchange.unread:
-        book.unread[thread.number] = (f"{where}, response body", exchange.unread)
+        book.unread[thread.number] = (where.at("response body"), exchange.unread)
     else:
         book.unread.pop(thread.number, None)
     return events

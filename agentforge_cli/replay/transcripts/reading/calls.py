@@ -8,6 +8,7 @@ from typing import Any, Self, TypeVar
 
 from agentforge_cli.replay.transcripts.files.records import Record
 from agentforge_cli.replay.transcripts.model import Event, ToolCall, ToolResult, TranscriptError
+from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.fields import arguments_text
 
 __all__ = [
@@ -63,7 +64,7 @@ class CallBook:
         file here."""
         return []
 
-    def call(self, call_id: str | None, where: str) -> int:
+    def call(self, call_id: str | None, where: Place) -> int:
         """Register a call; returns its index."""
         index = self.count
         if call_id is None:
@@ -87,7 +88,7 @@ class CallBook:
             self.answered.add(index)
         return index
 
-    def result(self, call_id: str | None, where: str) -> int:
+    def result(self, call_id: str | None, where: Place) -> int:
         """Register a result; returns the index of the call it answers."""
         if call_id is not None:
             index = self._by_id.pop(call_id, None)
@@ -136,7 +137,7 @@ UpdatePart = Callable[[Part, str, bool], Part]
 
 
 def named_call(function: dict[str, Any], call_id: str | None, raw: Any, book: CallBook,
-               where: str) -> ToolCall:
+               where: Place) -> ToolCall:
     """The call of a ``{"name", "arguments"}`` object (``arguments`` a JSON string or
     object), registered with ``book``; ``raw`` is what the event keeps as recorded."""
     name = function.get("name")

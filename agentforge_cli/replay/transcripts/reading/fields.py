@@ -1,7 +1,8 @@
 """Reading and writing the fields of a message: what every format checks the same way.
 
 Each reader takes the transcript ``path`` and the record's ``where`` so that a bad value
-is reported as :class:`~agentforge_cli.errors.TranscriptError` naming file and place.
+is reported as :class:`~agentforge_cli.replay.transcripts.errors.TranscriptError`
+naming file and place.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from agentforge_cli.replay.transcripts.files.json_text import dumps
 from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.place import Place
 
 __all__ = ["arguments_text", "content_text", "optional_bool", "optional_id",
            "replace_content"]
@@ -47,7 +49,7 @@ def replace_content(old: Any, text: str) -> Any:
     return text
 
 
-def optional_id(value: Any, path: Path, where: str, field: str) -> str | None:
+def optional_id(value: Any, path: Path, where: Place, field: str) -> str | None:
     """A call id: a string (a number is accepted and written as text) or absent."""
     if value is None:
         return None
@@ -58,7 +60,7 @@ def optional_id(value: Any, path: Path, where: str, field: str) -> str | None:
     raise TranscriptError(path, where, f'"{field}" must be a string, got {dumps(value)}')
 
 
-def arguments_text(value: Any, path: Path, where: str) -> str:
+def arguments_text(value: Any, path: Path, where: Place) -> str:
     """The raw argument string of a call: a string as is, an object as compact JSON."""
     if value is None:
         return "{}"
@@ -70,7 +72,7 @@ def arguments_text(value: Any, path: Path, where: str) -> str:
                           f"object, got {dumps(value)[:80]}")
 
 
-def optional_bool(value: Any, path: Path, where: str, field: str) -> bool | None:
+def optional_bool(value: Any, path: Path, where: Place, field: str) -> bool | None:
     """``is_error``: true, false, or absent/null."""
     if value is None or isinstance(value, bool):
         return value
