@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from agentforge_cli.core.declare.extension_points import ExtensionPoint
-from agentforge_cli.replay.transcripts.files import conversations
 from agentforge_cli.replay.transcripts.format import TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import (
     agentforge,
@@ -25,6 +24,7 @@ from agentforge_cli.replay.transcripts.formats import (
     call_log,
     claude_code,
     codex,
+    conversations,
     gemini,
     inspect_log,
     langchain,
