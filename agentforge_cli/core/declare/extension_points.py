@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from agentforge_cli.errors import AgentForgeError
 
 if TYPE_CHECKING:
-    from importlib.metadata import EntryPoints
+    from importlib.metadata import EntryPoint
 
 __all__ = ["Entry", "ExtensionError", "ExtensionPoint"]
 
@@ -125,20 +125,63 @@ class ExtensionPoint(Generic[E]):
         return found
 
 
-def entry_points_of(group: str) -> EntryPoints:
+def entry_points_of(group: str) -> tuple[EntryPoint, ...]:
     """The installed packages' entry points in ``group``, from the one scan per process."""
-    selected: EntryPoints = _installed_entry_points().select(group=group)
-    return selected
+    installed = _installed_entry_points()
+    return () if installed is None else tuple(installed.select(group=group))
 
 
 @functools.cache
 def _installed_entry_points() -> Any:
     """Every installed package's entry points, scanned once per process (the scan reads
-    each installed distribution's metadata: tens of milliseconds). ``Any``: Python 3.11
-    gives a ``SelectableGroups``, later versions an ``EntryPoints``; both ``select``."""
+    each installed distribution's metadata: tens of milliseconds), or ``None`` when no
+    installed package can have one in an agentforge group (:func:`_may_extend`: then
+    ``importlib.metadata`` is not even imported). ``Any``: Python 3.11 gives a
+    ``SelectableGroups``, later versions an ``EntryPoints``; both ``select``."""
+    if not _may_extend():
+        return None
     import importlib.metadata
 
     return importlib.metadata.entry_points()
+
+
+_GROUP_HEADER = "[agentforge."
+"""How an ``entry_points.txt`` opens a section of one of agentforge's groups."""
+
+
+def _may_extend() -> bool:
+    """Whether an installed package may declare an entry point in an agentforge group:
+    a look into each ``entry_points.txt`` of the distributions on ``sys.path``, a few
+    milliseconds where the full scan takes tens. ``True`` whenever it cannot be sure: a
+    zip or an egg on the path, or a finder of distributions other than the path's."""
+    import importlib.machinery
+    import os
+
+    if any(hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
+           for finder in sys.meta_path):
+        return True
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except NotADirectoryError:  # a zip archive on the path
+            return True
+        except OSError:  # a folder that does not exist (yet)
+            continue
+        for name in names:
+            if name.endswith(".egg"):
+                return True
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"),
+                          encoding="utf-8", errors="replace") as stream:
+                    if _GROUP_HEADER in stream.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError):  # no entry points at all
+                continue
+            except OSError:
+                return True
+    return False
 
 
 def _in_declared_order(kind: str, entries: Sequence[E]) -> tuple[E, ...]:

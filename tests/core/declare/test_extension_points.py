@@ -4,12 +4,17 @@ read at first use, and what it refuses: a repeated name, a cycle, a broken plugi
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from agentforge_cli.core.declare import extension_points
 from agentforge_cli.core.declare.extension_points import ExtensionError, ExtensionPoint
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,7 @@ def test_the_installed_entry_points_are_scanned_once_for_every_group(monkeypatch
     real = importlib.metadata.entry_points
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda **kw: scans.append(kw) or real(**kw))
+    monkeypatch.setattr(extension_points, "_may_extend", lambda: True)
     extension_points._installed_entry_points.cache_clear()
     try:
         assert any(ep.value.startswith("agentforge_cli.")
@@ -125,3 +131,66 @@ def test_the_installed_entry_points_are_scanned_once_for_every_group(monkeypatch
         assert scans == [{}]
     finally:
         extension_points._installed_entry_points.cache_clear()
+
+
+def _on_path(monkeypatch, folder) -> None:
+    monkeypatch.setattr(sys, "path", [str(folder)])
+
+
+def _distribution(folder, name: str, entry_points: str | None) -> None:
+    info = folder / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Name: {name}\nVersion: 1.0\n")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+
+
+def test_a_distribution_with_an_agentforge_group_is_seen(tmp_path, monkeypatch):
+    _distribution(tmp_path, "plain", None)
+    _distribution(tmp_path, "scripts", "[console_scripts]\nx = x:main\n")
+    _on_path(monkeypatch, tmp_path)
+    assert extension_points._may_extend() is False
+    _distribution(tmp_path, "acme", "[console_scripts]\ny = y:main\n\n"
+                  "[agentforge.providers]\nacme = acme:PROVIDER\n")
+    assert extension_points._may_extend() is True
+
+
+@pytest.mark.parametrize("odd", ["archive.zip", "old.egg"])
+def test_a_path_it_cannot_look_into_counts_as_extending(tmp_path, monkeypatch, odd):
+    if odd.endswith(".zip"):
+        (tmp_path / odd).write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
+        monkeypatch.setattr(sys, "path", [str(tmp_path / odd)])
+    else:
+        (tmp_path / odd).mkdir()
+        _on_path(monkeypatch, tmp_path)
+    assert extension_points._may_extend() is True
+
+
+def test_another_finder_of_distributions_counts_as_extending(tmp_path, monkeypatch):
+    class Finder:
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    _on_path(monkeypatch, tmp_path)
+    assert extension_points._may_extend() is False
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
+    assert extension_points._may_extend() is True
+
+
+def test_without_a_plugin_the_metadata_is_never_read():
+    """Here no installed package extends agentforge: loading and exporting tools (every
+    registry asked) never imports ``importlib.metadata``."""
+    code = ("import sys\n"
+            "from agentforge_cli import build_local_tools\n"
+            "from agentforge_cli.schema.providers import export_tools\n"
+            "from agentforge_cli.integrations.frameworks import ADAPTERS\n"
+            "import sample_tools.crm as crm\n"
+            "table = build_local_tools([crm.CrmTools()])\n"
+            "export_tools(list(table), 'openai')\n"
+            "list(ADAPTERS)\n"
+            "print('importlib.metadata' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
