@@ -212,20 +212,25 @@ def _import_module(spec: str, name: str) -> Any:
         raise _import_failure(spec, name, exc) from exc
 
 
-def _module_name_for(path: Path) -> str | None:
-    """The dotted name of a file inside packages reachable from ``sys.path``, if any."""
+def _package_module(path: Path) -> tuple[str, Path] | None:
+    """The dotted name of a file inside packages (``src/helpdesk/tools.py`` ->
+    ``helpdesk.tools``) and the folder its top package is in (``src``), so that it imports
+    as its package and its relative and absolute imports of that package work; ``None``
+    for a file outside packages, or when a package of the same name is already imported
+    from elsewhere (the file is then imported on its own)."""
     parts = [path.stem]
     directory = path.parent
     while (directory / "__init__.py").is_file():
         parts.insert(0, directory.name)
         directory = directory.parent
-    if len(parts) == 1:
+    name = ".".join(parts)
+    if len(parts) == 1 or not _DOTTED.fullmatch(name):
         return None
-    root = str(directory)
-    if any(os.path.abspath(entry or ".") == root for entry in sys.path):
-        name = ".".join(parts)
-        return name if _DOTTED.fullmatch(name) else None
-    return None
+    loaded = sys.modules.get(parts[0])
+    if loaded is not None and str(directory / parts[0]) not in [
+            os.path.abspath(entry) for entry in getattr(loaded, "__path__", ())]:
+        return None
+    return name, directory
 
 
 def _in_directory(location: str, path: Path) -> str:
@@ -252,9 +257,11 @@ def _import_file(spec: str, location: str, base: Path) -> Any:
                           "Python file", hint=_in_directory(location, path))
     if not path.is_file():
         raise TargetError(f"cannot load target {spec!r}: no such file {str(path)!r}")
-    dotted = _module_name_for(path)
-    if dotted is not None:
-        return _import_module(spec, dotted)
+    package = _package_module(path)
+    if package is not None:
+        dotted, root = package
+        with on_path([root]):
+            return _import_module(spec, dotted)
     name = path.stem if path.stem.isidentifier() else "agentforge_target"
     existing = sys.modules.get(name)
     if existing is not None:

@@ -72,3 +72,30 @@ def test_in_a_project_environment_the_hint_stays_the_plain_one(monkeypatch, tmp_
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "prefix", str(Path(tmp_path) / ".venv"))
     assert "run agentforge from your project's root" in failure("helpdesk_not_here").hint
+
+
+def test_a_file_inside_a_src_package_imports_as_its_package(monkeypatch, tmp_path):
+    """``tools list src/helpdesk_files/tools.py``: the file is the module
+    ``helpdesk_files.tools``, so its imports of its own package, absolute and relative,
+    work (the folder above the package goes on the path)."""
+    package = tmp_path / "src" / "helpdesk_files"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "models.py").write_text("PRIORITIES = ('low', 'high')\n", encoding="utf-8")
+    (package / "tools.py").write_text(
+        "from agentforge_cli import tool\n"
+        "from helpdesk_files.models import PRIORITIES\n"
+        "from .models import PRIORITIES as SAME\n\n\n"
+        "@tool\n"
+        "def open_ticket(title: str) -> str:\n"
+        "    '''Open a ticket.'''\n"
+        "    return f'{title}: {PRIORITIES[0]} {SAME is PRIORITIES}'\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    try:
+        service = load_service(["src/helpdesk_files/tools.py"])
+        assert [spec.name for spec in service.specifications] == ["open_ticket"]
+        assert sys.modules["helpdesk_files.tools"].__file__ == str(package / "tools.py")
+    finally:
+        for name in [name for name in sys.modules if name.startswith("helpdesk_files")]:
+            del sys.modules[name]
