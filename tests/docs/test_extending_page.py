@@ -1,7 +1,9 @@
 """docs/extending.md is what the registries are: the entry-point groups it names are the
 registries' groups, its field tables list every field of each declared value (and which
 are required), and its examples, registered as the page shows, work: the type rule gives a
-schema and a coercion, the provider lists and checks, the adapter makes a target."""
+schema and a coercion, the provider lists and checks, the adapter makes a target, the
+transcript format is detected, read, refuses a bad record and writes ``--update``'s
+results, and the page's test of it passes."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from agentforge_cli.errors import ToolDefinitionError
 from agentforge_cli.integrations import frameworks
 from agentforge_cli.integrations.frameworks.adapter import FrameworkAdapter, a_framework_adapter
 from agentforge_cli.replay.transcripts import registry as transcripts
+from agentforge_cli.replay.transcripts.format import ApiReading, FileReading, TranscriptFormat
 from agentforge_cli.schema import providers
 from agentforge_cli.schema.providers.base import Provider
 
@@ -108,7 +111,8 @@ def test_the_page_names_exactly_the_registries_groups():
 
 
 def test_each_field_table_lists_every_field_and_which_are_required():
-    for value in (TypeRule, Provider, FrameworkAdapter):
+    for value in (TypeRule, Provider, FrameworkAdapter, TranscriptFormat, FileReading,
+                  ApiReading):
         assert table_problems(value, page()) == []
 
 
@@ -227,7 +231,58 @@ def test_the_transcript_format_is_detected_and_named(registered, cli, tmp_path):
         assert result.exit_code == 0, result.stderr
         data = json.loads(result.stdout)
         assert (data["format"], data["summary"]["matched"]) == ("tinylog", 1)
-    talk.write_text(TINYLOG.replace("limit:5", "stale"), encoding="utf-8")
-    refused = cli("replay", str(talk), "-t", CRM, "--update")
+
+
+def test_update_writes_today_s_results_into_a_tinylog(registered, cli, tmp_path):
+    talk = tmp_path / "talk.jsonl"
+    unanswered = '{"call": "queryCustomer", "args": {"name": "小明", "limit": 3}}\n'
+    talk.write_text(TINYLOG.replace("limit:5", "stale") + unanswered, encoding="utf-8")
+    stale = cli("replay", str(talk), "-t", CRM, "--json")
+    assert json.loads(stale.stdout)["summary"] == {
+        "matched": 0, "mismatched": 1, "unrecorded": 1}
+    updated = cli("replay", str(talk), "-t", CRM, "--update")
+    assert updated.exit_code == 0, updated.stderr
+    assert talk.read_text(encoding="utf-8").splitlines() == [
+        *TINYLOG.splitlines(), unanswered.strip(),
+        '{"result": "customer:小明,limit:3"}']  # the stale line replaced, one added
+    again = cli("replay", str(talk), "-t", CRM, "--json")
+    assert json.loads(again.stdout)["summary"]["matched"] == 2
+
+
+def test_update_refuses_a_format_without_rewrite(registered, cli, tmp_path):
+    tinylog = sys.modules["agentforge_tinylog"].TINYLOG
+    transcripts.TRANSCRIPT_FORMATS.register(dataclasses.replace(
+        tinylog, name="tinylog-read-only", title="read-only tinylog lines", rewrite=None))
+    talk = tmp_path / "talk.jsonl"
+    stale = TINYLOG.replace("limit:5", "stale")
+    talk.write_text(stale, encoding="utf-8")
+    refused = cli("replay", str(talk), "-t", CRM, "--update", "--format", "tinylog-read-only")
     assert refused.exit_code == 3
-    assert "--update does not write into tinylog lines" in " ".join(refused.stderr.split())
+    said = " ".join(refused.stderr.split())
+    message = ("--update does not write into read-only tinylog lines; replay it without "
+               "--update")
+    assert said.count(message) == 1, said
+    assert talk.read_text(encoding="utf-8") == stale
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ('{"result": 5}', "line 3, result: expected a string"),
+    ('{"say": ["hi"]}', "line 3, say: expected a string"),
+    ('{"reply": "hi"}', "line 3: expected a say, call or result object"),
+])
+def test_a_bad_tinylog_record_is_refused_with_its_place(registered, cli, tmp_path, line,
+                                                        shown):
+    talk = tmp_path / "talk.jsonl"
+    talk.write_text('{"say": "hi"}\n{"call": "queryCustomer", "args": {}}\n' + line + "\n",
+                    encoding="utf-8")
+    refused = cli("replay", str(talk), "-t", CRM, "--format", "tinylog")
+    assert refused.exit_code == 3
+    assert f"talk.jsonl, {shown}" in " ".join(refused.stderr.split())
+
+
+def test_the_page_s_test_of_the_format_passes(registered, tmp_path):
+    (block,) = [block for block in re.findall(r"```python\n(.*?)```", page(), re.S)
+                if "def test_tinylog" in block]
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "extending.md", "exec"), namespace)
+    namespace["test_tinylog_is_detected_read_and_rewritten"](tmp_path)
