@@ -10,6 +10,8 @@ CRM = "sample_tools.crm:CrmTools"
 TABLE_LIST = (
     "[queryCustomer] 按客户名查询客户信息\n"
     "  parameters: { name: string (required), limit: integer (required) }\n"
+    "    name: 客户名称\n"
+    "    limit: 返回条数\n"
 )
 
 

@@ -425,3 +425,27 @@ def test_the_readable_list_shows_the_bounds_a_schema_sets(schema, label):
     from agentforge_cli.core.define.schema_labels import schema_label
 
     assert schema_label(schema) == label
+
+
+def test_each_parameter_s_description_is_shown_under_the_parameters(cli, write_module):
+    path = write_module("described", '''
+        from typing import Annotated
+
+        from agentforge_cli import P, tool
+
+        @tool
+        def survey(city: Annotated[str, P("The city whose stations are surveyed, by its "
+                                          "official name, in any letter case, with or "
+                                          "without accents")],
+                   days: int = 7) -> str:
+            """Survey the weather."""
+            return city
+    ''')
+    result = cli("tools", "list", str(path))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1] == "  parameters: { city: string (required), days: integer = 7 }"
+    assert lines[2].startswith("    city: The city whose stations are surveyed")
+    assert len(lines) > 3 and all(line.startswith("      ") for line in lines[3:])
+    assert not any("days:" in line for line in lines[2:])  # no description, no line
+    assert all(cell_len(line) <= 80 for line in lines)

@@ -120,8 +120,10 @@ def test_tools_list_table_is_the_table(noisy):
     assert code == 0
     assert stdout == ("[echo] Return the text as given.\n"
                       "  parameters: { text: string (required) }\n"
+                      "    text: The text.\n"
                       "[shout] Return the text in capitals.\n"
-                      "  parameters: { text: string (required) }\n")
+                      "  parameters: { text: string (required) }\n"
+                      "    text: The text.\n")
     assert_noise_on_stderr(stdout, stderr)
 
 

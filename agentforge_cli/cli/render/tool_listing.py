@@ -1,4 +1,5 @@
-"""``tools list``: one block a tool, its parameters with short type labels."""
+"""``tools list``: one block a tool, its parameters with short type labels, then what each
+parameter with a description is."""
 
 from __future__ import annotations
 
@@ -75,3 +76,21 @@ def tool_list(specs: Sequence[ToolSpecification]) -> None:
         prefix = Text("  parameters: {" + (" " if items else ""))
         for line in _flow(prefix, items, " }", width):
             console.print(line, overflow="fold")
+        for name, schema in properties.items():
+            _describe(console, name, schema, width)
+
+
+def _describe(console: Any, name: str, schema: Any, width: int) -> None:
+    """``    name: what it is``, under the parameters, for a parameter with a description
+    (continuation lines indented under the text)."""
+    text = schema.get("description") if isinstance(schema, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return
+    line = Text("    ")
+    line.append(safe_text(name, one_line=True), style="green")
+    line.append(": " + safe_text(" ".join(text.split())), style="dim")
+    for index, part in enumerate(line.wrap(console, width - 6, justify="default",
+                                           overflow="fold")):
+        part.rstrip()
+        console.print(Text("      ") + part if index else part, no_wrap=True,
+                      overflow="ignore", crop=False)
