@@ -133,3 +133,11 @@ def test_a_recorded_session_with_pictures_replays_block_by_block(tmp_path: Path)
     assert calls["mixed"]["status"] == "mismatched"
     assert calls["document"]["status"] == calls["link"]["status"] == "matched"
     assert "4 035 bytes, sha256" in calls["picture"]["actual"]
+
+
+def test_a_tool_the_server_does_not_list_is_a_usage_error() -> None:
+    """docs/mcp.md and docs/cli.md agree: exit 2, naming the tools it has, nothing called."""
+    done = agentforge("tools", "call", "pictur", "-t", TARGET)
+    assert done.returncode == 2, done.stderr
+    assert 'Unknown tool "pictur"' in done.stderr and "picture" in done.stderr
+    assert done.stdout == ""
