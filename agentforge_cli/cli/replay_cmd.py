@@ -90,6 +90,12 @@ def replay(
         help="How results are compared: exact (JSON results as JSON values), json (also "
              "JSON encoded in a JSON string), status (only success against error).",
         case_sensitive=False)] = MatchMode.EXACT,
+    scrub: Annotated[list[str] | None, typer.Option(
+        "--scrub", metavar="SCRUBBER", click_type=TEXT, show_default=False,
+        help="A volatile part of every tool's results, scrubbed from the recorded and "
+             "today's result before they are compared: a JSON path ($.created_at, $..id, "
+             "$.items[*].updated), re:PATTERN, or timestamps, uuids, hex-ids, durations; "
+             "repeatable. Adds to [tool.agentforge.replay] and @tool(volatile=...).")] = None,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
@@ -134,7 +140,8 @@ def replay(
                                 "*.jsonl, *.yaml and *.yml files (also .gz)")
         options = SessionOptions(format=transcript_format, match=match,
                                  allow_drift=allow_drift, allow_empty=allow_empty,
-                                 update=update, describe=not json_output)
+                                 update=update, describe=not json_output,
+                                 scrub=_scrubbers(scrub, match))
 
         def load() -> ToolSupply:
             from agentforge_cli.cli.render import skipped_tool
@@ -146,6 +153,27 @@ def replay(
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
             single=single, json=json_output, junit=junit, log=log)))
+
+
+def _scrubbers(given: list[str] | None, match: MatchMode) -> Any:
+    """``--scrub``'s scrubbers added to the project's (``[tool.agentforge.replay]``).
+
+    Raises:
+        UsageError: ``--scrub`` with ``--match status``, which compares no text.
+        CommandInputError: A ``--scrub`` that is not a scrubber.
+    """
+    from agentforge_cli.integrations.targets.loading import find_settings
+
+    project = find_settings().scrub
+    if not given:
+        return project
+    if match == MatchMode.STATUS:
+        raise UsageError("--scrub has no effect with --match status, which compares no "
+                         "result text", hint="drop one of them: --match status compares "
+                         "only success against error")
+    from agentforge_cli.replay.scrubbing import with_given
+
+    return with_given(project, given)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -169,7 +169,9 @@ class JUnitReport:
         if call.status == CallStatus.MISMATCHED:
             failure = ElementTree.SubElement(case, "failure", {
                 "message": "result differs from the recording", "type": "mismatch"})
-            failure.text = xml_text("\n".join([f"call at {call.where}", *call.diff]))
+            scrubbed = [f"scrubbed: {', '.join(call.scrubbed)}"] if call.scrubbed else []
+            failure.text = xml_text("\n".join([f"call at {call.where}", *scrubbed,
+                                               *call.diff]))
             self._failures += 1
         elif call.status == CallStatus.UNRECORDED:
             ElementTree.SubElement(case, "skipped", {"message": "no recorded result"})

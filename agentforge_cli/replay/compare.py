@@ -21,7 +21,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["MATCH_MODES", "MatchMode", "result_diff", "same_result", "same_status"]
+__all__ = ["MATCH_MODES", "MatchMode", "parse_result", "result_diff", "same_result",
+           "same_status", "same_value"]
 
 
 class MatchMode(StrEnum):
@@ -65,6 +66,23 @@ def _unwrap(ok: bool, value: Any) -> tuple[bool, Any]:
         if inner_ok and isinstance(inner, dict | list):
             return True, inner
     return ok, value
+
+
+def parse_result(text: str, match: MatchMode = MatchMode.EXACT) -> tuple[bool, Any]:
+    """``(True, value)`` for a result text that is JSON (numbers as ``int`` or
+    ``Decimal``; in ``json`` mode a JSON string holding an object or array is that
+    value), else ``(False, None)``: the value :func:`same_result` compares."""
+    parsed = _parse_json(text)
+    return _unwrap(*parsed) if match == MatchMode.JSON else parsed
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Two values of :func:`parse_result` are the same JSON value (the rule of
+    :func:`same_result`); a value too deep to compare is not."""
+    try:
+        return _same_json(a, b)
+    except RecursionError:
+        return False
 
 
 def same_status(expected_is_error: bool | None, is_error: bool) -> bool:

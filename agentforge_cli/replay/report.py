@@ -88,7 +88,11 @@ class CallReport:
     status: CallStatus = UNRECORDED
     """``matched``, ``mismatched``, ``unrecorded`` or ``drifted``."""
     diff: Sequence[str] = ()
-    """For a mismatch: readable lines saying what differs."""
+    """For a mismatch: readable lines saying what differs (with :attr:`scrubbed`, between
+    the scrubbed results)."""
+    scrubbed: tuple[str, ...] = ()
+    """What was scrubbed before the results were compared (``$.created_at``,
+    ``$.logs[0].line (timestamps)``); empty when they were compared as they are."""
 
     @property
     def needs_update(self) -> bool:
@@ -107,14 +111,17 @@ class CallReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``replay --json`` entry of this call (arguments masked; ``drift`` only for
-        a drifted call)."""
-        entry = {"id": self.id, "name": self.name, "status": self.status,
-                 "expected": self.expected, "actual": self.actual,
-                 "expected_is_error": self.expected_is_error, "is_error": self.is_error,
-                 "arguments": self.masked_arguments(), "where": str(self.where),
-                 "duration_ms": round(self.duration_ms, 3)}
+        a drifted call, ``scrubbed`` only for a call whose results were scrubbed)."""
+        entry: dict[str, Any] = {
+            "id": self.id, "name": self.name, "status": self.status,
+            "expected": self.expected, "actual": self.actual,
+            "expected_is_error": self.expected_is_error, "is_error": self.is_error,
+            "arguments": self.masked_arguments(), "where": str(self.where),
+            "duration_ms": round(self.duration_ms, 3)}
         if self.drift is not None:
             entry["drift"] = self.drift
+        if self.scrubbed:
+            entry["scrubbed"] = list(self.scrubbed)
         return entry
 
 
@@ -178,7 +185,7 @@ def call_json(call: CallReport) -> str:
             and shown is not None and call.is_error is not None):
         return json_entry(call.id, call.name, call.status, call.expected, actual,
                           call.expected_is_error, call.is_error, call.masked_arguments(),
-                          call.where, call.duration_ms, call.drift)
+                          call.where, call.duration_ms, call.drift, call.scrubbed)
     name, call_id, flag, duration_ms = call.name, call.id, call.expected_is_error, call.duration_ms
     head = _MATCHED_HEADS.get(name)
     if head is None:
@@ -215,7 +222,7 @@ _MATCHED_HEADS: dict[str, str] = {}
 def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str | None,
                actual: str | None, expected_is_error: bool | None, is_error: bool | None,
                arguments: str, where: Place, duration_ms: float,
-               drift: str | None = None) -> str:
+               drift: str | None = None, scrubbed: Sequence[str] = ()) -> str:
     """:func:`call_json` of a call given field by field (``arguments`` as shown, masked),
     formatted directly: encoding the dict costs more than the call it reports."""
     actual_text = "null" if actual is None else _string(actual)
@@ -224,6 +231,8 @@ def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str
     else:
         expected_text = "null" if expected is None else _string(expected)
     end = "}" if drift is None else f', "drift": {_string(drift)}}}'
+    if scrubbed:  # after drift, as to_dict orders them; the list written by the encoder
+        end = f'{end[:-1]}, "scrubbed": {_encode(list(scrubbed))}}}'
     return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
             f'"name": {_string(name)}, "status": {_string(status)}, '
             f'"expected": {expected_text}, "actual": {actual_text}, "expected_is_error": '

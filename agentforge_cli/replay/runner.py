@@ -6,6 +6,12 @@ one (:func:`~agentforge_cli.replay.compare.same_result`, in the chosen ``match``
 where the transcript records ``is_error`` it must match too, so an error result that
 matches a recorded error is ``matched`` (in ``status`` mode only that is compared).
 
+With ``scrub`` (a :class:`~agentforge_cli.replay.scrubbing.Scrubbing`), a result whose text
+differs from the recorded one is compared again with its tool's volatile parts scrubbed
+from both (:meth:`~agentforge_cli.replay.scrubbing.Scrubber.compare`), and the call's
+report says what was scrubbed; a result equal to the recording is never scrubbed, so
+scrubbing costs nothing where results are the same, and nothing at all without ``scrub``.
+
 Each call ends ``matched``, ``mismatched``, ``unrecorded`` (the transcript holds no
 result for it) or ``drifted``: its recorded arguments no longer fit today's tool
 (:mod:`~agentforge_cli.replay.argument_drift`), so it is not run. :class:`Replayer` works as the
@@ -23,7 +29,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.bind.diagnostics import try_bind
 from agentforge_cli.core.define.capabilities import DefinedToolExecutor, declares
@@ -57,6 +63,9 @@ from agentforge_cli.replay.transcripts.model import (
     ToolCall,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from agentforge_cli.replay.scrubbing import Scrubbing
 
 __all__ = ["Replayer", "describe_invocation", "replay"]
 
@@ -166,12 +175,14 @@ class Replayer:
             :class:`~agentforge_cli.replay.compare.MatchMode` or its value.
         allow_drift: A ``drifted`` call does not fail the replay (it is still reported,
             and still not run).
+        scrub: The volatile parts of each tool's results, scrubbed before a differing
+            result is compared again (not in ``status`` mode, which compares no text).
     """
 
     def __init__(self, service: ToolService, *,
                  fresh: Callable[[], ToolService] | None = None, memory_id: object = None,
                  describe: bool = True, match: MatchMode | str = MatchMode.EXACT,
-                 allow_drift: bool = False) -> None:
+                 allow_drift: bool = False, scrub: Scrubbing | None = None) -> None:
         if match not in MATCH_MODES:
             raise ValueError(f"unknown match mode {match!r}; expected "
                              + ", ".join(MATCH_MODES))
@@ -180,6 +191,7 @@ class Replayer:
         self.memory_id = memory_id
         self.describe = describe
         self.allow_drift = allow_drift
+        self.scrub = scrub if self.match != MatchMode.STATUS else None
         self.summary: dict[CallStatus, int] = dict.fromkeys(STATUSES, 0)
         """Count of settled calls per status (``drifted`` once a call drifted); complete
         once :meth:`run` has ended (a match settled at once is counted then)."""
@@ -340,7 +352,7 @@ class Replayer:
                           elapsed, invocation, shown, drift)
 
     def _settle(self, call: CallReport) -> None:
-        _judge(call, self.match)
+        _judge(call, self.match, self.scrub)
         status = call.status
         self.summary[status] = self.summary.get(status, 0) + 1
 
@@ -353,6 +365,7 @@ def replay(
     on_event: Callable[[Event], None] | None = None,
     match: MatchMode | str = MatchMode.EXACT,
     allow_drift: bool = False,
+    scrub: Scrubbing | None = None,
 ) -> ReplayReport:
     """Re-run every recorded call through ``service`` and collect the whole report.
 
@@ -362,7 +375,8 @@ def replay(
         TranscriptError: From ``events`` at a malformed line; calls before it have run.
         ToolExecutionError: Only from executors set to propagate execution errors.
     """
-    replayer = Replayer(service, memory_id=memory_id, match=match, allow_drift=allow_drift)
+    replayer = Replayer(service, memory_id=memory_id, match=match, allow_drift=allow_drift,
+                        scrub=scrub)
     report = ReplayReport(match=replayer.match, allow_drift=allow_drift)
     for entry in replayer.run(events, on_event):
         report.entries.append(entry)
@@ -371,7 +385,7 @@ def replay(
     return report
 
 
-def _judge(call: CallReport, match: MatchMode) -> None:
+def _judge(call: CallReport, match: MatchMode, scrub: Scrubbing | None = None) -> None:
     if call.drift is not None:
         if call.actual is None or not _recorded_error(call, match):
             call.status = DRIFTED
@@ -384,15 +398,27 @@ def _judge(call: CallReport, match: MatchMode) -> None:
     actual, is_error = call.actual, call.is_error
     assert actual is not None and is_error is not None  # only a drifted call did not run
     if match == MatchMode.STATUS:
-        same = same_status(call.expected_is_error, is_error)
-    else:
-        same = same_result(call.expected, actual, match) and (
-            call.expected_is_error is None or call.expected_is_error == is_error)
-    if same:
+        if same_status(call.expected_is_error, is_error):
+            call.status = MATCHED
+        else:
+            call.status = MISMATCHED
+            call.diff = result_diff(call.expected, actual, call.expected_is_error,
+                                    is_error, match)
+        return
+    expected, same = call.expected, same_result(call.expected, actual, match)
+    scrubber = scrub.for_tool(call.name) if scrub is not None and not same else None
+    if scrubber is not None:
+        scrubbed = scrubber.compare(expected, actual, match)
+        if scrubbed.scrubbed:  # compared through the scrubber: its texts are the diff's
+            call.scrubbed, same = scrubbed.scrubbed, scrubbed.same
+            expected, actual = scrubbed.expected, scrubbed.actual
+    if same and (call.expected_is_error is None or call.expected_is_error == is_error):
         call.status = MATCHED
-    else:
-        call.status = MISMATCHED
-        call.diff = result_diff(call.expected, actual, call.expected_is_error,
+        return
+    call.status = MISMATCHED
+    call.diff = result_diff(expected, actual, call.expected_is_error, is_error, match)
+    if not call.diff:  # the scrubbed texts read alike (a number beyond a float's digits)
+        call.diff = result_diff(call.expected, call.actual or "", call.expected_is_error,
                                 is_error, match)
 
 

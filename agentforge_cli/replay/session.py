@@ -29,6 +29,7 @@ from agentforge_cli.replay.transcripts.errors import TranscriptError
 
 if TYPE_CHECKING:
     from agentforge_cli.core.run.service import ToolService
+    from agentforge_cli.replay.scrubbing import Scrubbing, ScrubSettings
     from agentforge_cli.replay.transcripts import Transcript
     from agentforge_cli.replay.transcripts.model import Event
 
@@ -71,6 +72,8 @@ class SessionOptions:
     """Today's results are written into each transcript where they are missing or differ."""
     describe: bool = True
     """Fill each call's :attr:`~agentforge_cli.replay.report.CallReport.invocation`."""
+    scrub: ScrubSettings | None = None
+    """The scrubbers asked for besides the tools' own ``@tool(volatile=...)``."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -161,6 +164,7 @@ class ReplaySession(Generic[ToolsT]):
         self.total = SessionTotal()
         self._load, self._spool = tools, spool
         self._tools: ToolsT | None = None
+        self._scrubbing: tuple[Scrubbing | None] | None = None
 
     def tools(self) -> ToolsT:
         """The session's tools, loaded now if not yet."""
@@ -168,11 +172,24 @@ class ReplaySession(Generic[ToolsT]):
             self._tools = self._load()
         return self._tools
 
+    def scrubbing(self) -> Scrubbing | None:
+        """What each tool's results are scrubbed of (the options' scrubbers and the
+        tools' own), worked out once, when the tools are first needed; ``None``: nothing.
+
+        Raises:
+            TargetConfigError: A tool declares a scrubber that is not one.
+        """
+        if self._scrubbing is None:
+            from agentforge_cli.replay.scrub_plan import scrubbing_for
+
+            self._scrubbing = (scrubbing_for(self.tools().service, self.options.scrub),)
+        return self._scrubbing[0]
+
     def outcomes(self, watch: Watch | None = None) -> Iterator[TranscriptOutcome]:
         """Replay each transcript and yield its outcome (counted in :attr:`total` first).
 
         Raises:
-            TargetError: The tools cannot be loaded.
+            TargetError: The tools cannot be loaded, or declare a scrubber that is not one.
         """
         for given in self.paths:
             outcome = self._outcome(given, watch)
@@ -204,7 +221,8 @@ class ReplaySession(Generic[ToolsT]):
         options, tools = self.options, self.tools()
         # each conversation of each transcript on tools of its own, when they can be made afresh
         replayer = Replayer(tools.service, fresh=tools.fresh, describe=options.describe,
-                            match=options.match, allow_drift=options.allow_drift)
+                            match=options.match, allow_drift=options.allow_drift,
+                            scrub=self.scrubbing())
         updates: dict[int, tuple[str, bool]] = {}
         with watch(given, opened) if watch is not None else _UNWATCHED as (sink, on_event):
             entries = replayer.run(opened.events(), on_event)

@@ -56,6 +56,9 @@ def _call_rows(call: CallReport) -> list[_Row]:
         ("reflect", "blue", [(safe_text(call.invocation or call.name), ""), (" → ", None),
                              (_one_line(call.actual), "red" if call.is_error else "")], badge),
     ]
+    if call.scrubbed:  # compared without these: say so, matched or not
+        rows.append(("", "", [(_one_line("scrubbed: " + ", ".join(call.scrubbed), 400),
+                               "dim")], None))
     for line in call.diff:
         line_style = ("red" if line.startswith("-") else "green" if line.startswith("+")
                       else "dim")

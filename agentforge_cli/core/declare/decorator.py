@@ -21,7 +21,7 @@ TOOL_ATTRIBUTE = "__agentforge_tool__"
 class ToolMeta(Immutable):
     """What ``@tool`` recorded about a function."""
 
-    __slots__ = ("annotations", "description", "lint_ignore", "name", "title")
+    __slots__ = ("annotations", "description", "lint_ignore", "name", "title", "volatile")
 
     name: str | None
     """The tool name the model calls, or ``None`` for the function's ``__name__``."""
@@ -35,13 +35,17 @@ class ToolMeta(Immutable):
     lint_ignore: tuple[str, ...]
     """The lint rules ``tools check`` silences for this tool (never part of its
     schema)."""
+    volatile: tuple[str, ...]
+    """The volatile parts of its results, as scrubbers (``$.created_at``,
+    ``timestamps``, ``re:...``): ``replay`` compares its results without them. Read
+    (and checked) by replay, never part of its schema."""
 
     def __init__(self, name: str | None, description: str | None, title: str | None = None,
                  annotations: dict[str, object] | None = None,
-                 lint_ignore: tuple[str, ...] = ()) -> None:
+                 lint_ignore: tuple[str, ...] = (), volatile: tuple[str, ...] = ()) -> None:
         self._fill(name=name, description=description, title=title,
                    annotations=dict(annotations) if annotations else None,
-                   lint_ignore=tuple(lint_ignore))
+                   lint_ignore=tuple(lint_ignore), volatile=tuple(volatile))
 
     def __repr__(self) -> str:
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"
@@ -49,7 +53,8 @@ class ToolMeta(Immutable):
 
 def tool(func: Any = None, /, *, name: str | None = None, description: str | None = None,
          title: str | None = None, annotations: dict[str, object] | None = None,
-         lint_ignore: list[str] | tuple[str, ...] | None = None) -> Any:
+         lint_ignore: list[str] | tuple[str, ...] | None = None,
+         volatile: list[str] | tuple[str, ...] | None = None) -> Any:
     """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
 
     Works on module-level functions, methods (the tool is bound to its instance when the
@@ -65,13 +70,20 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
         lint_ignore: Lint rule ids ``tools check`` silences for this tool, e.g.
             ``["no-description", "gemini:free-form-object"]``; what they silence is
             still reported, apart. The schema does not change.
+        volatile: The parts of its results that change from run to run, which
+            ``agentforge replay`` scrubs from both the recorded and today's result
+            before comparing them: JSON paths (``"$.created_at"``, ``"$..id"``),
+            regular expressions (``"re:op-[0-9a-f]+"``) or detectors (``"timestamps"``,
+            ``"uuids"``, ``"hex-ids"``, ``"durations"``). Checked when a replay loads
+            the tool. The schema does not change.
 
     Returns:
         The function itself (or a decorator, when called with options).
 
     Raises:
         TypeError: When ``name``/``description`` are not strings, ``lint_ignore`` is not
-            a list of rule ids, or the target is not callable.
+            a list of rule ids, ``volatile`` not a list of strings, or the target is
+            not callable.
     """
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@tool(name=...) must be a non-empty string, got {name!r}")
@@ -87,8 +99,13 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
             isinstance(rule, str) and rule.strip() for rule in lint_ignore)):
         raise TypeError(f"@tool(lint_ignore=...) must be a list of rule ids such as "
                         f'["no-description"], got {lint_ignore!r}')
+    if volatile is not None and (not isinstance(volatile, list | tuple) or not all(
+            isinstance(rule, str) and rule.strip() for rule in volatile)):
+        raise TypeError(f"@tool(volatile=...) must be a list of scrubbers such as "
+                        f'["$.created_at", "timestamps"], got {volatile!r}')
     meta = ToolMeta(name, description, title, annotations,
-                    tuple(dict.fromkeys(rule.strip() for rule in lint_ignore or ())))
+                    tuple(dict.fromkeys(rule.strip() for rule in lint_ignore or ())),
+                    tuple(dict.fromkeys(volatile or ())))
 
     def mark(target: Any) -> Any:  # the function (or static/class method) itself
         inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target

@@ -18,7 +18,9 @@ the command shows and is skipped when no result was recorded. A call whose recor
 arguments no longer fit today's tools (``drifted``: not run) fails with what drifted, or
 is skipped with it under ``--agentforge-allow-drift`` (ini ``agentforge_allow_drift``).
 ``--agentforge-match``
-(ini ``agentforge_match``) chooses how results are compared, as ``replay --match``. A
+(ini ``agentforge_match``) chooses how results are compared, as ``replay --match``; the
+volatile parts of results are scrubbed as the command scrubs them without ``--scrub``
+(``[tool.agentforge.replay]`` and ``@tool(volatile=...)``). A
 transcript that cannot be read, or has no tool call, or a folder with no transcript, is
 one failing item: never a silent pass. Collection only reads the transcripts (no call
 runs), the same in every process, so the items spread over ``pytest-xdist`` workers
@@ -113,8 +115,9 @@ class ReplayItem(RouteItem):
         if call.status == CallStatus.UNRECORDED:
             pytest.skip("no recorded result")
         if call.status == CallStatus.MISMATCHED:
+            scrubbed = [f"scrubbed: {', '.join(call.scrubbed)}"] if call.scrubbed else []
             raise ReplayFailure("\n".join([f"{call.name} at {call.where}: result differs "
-                                           "from the recording", *call.diff]))
+                                           "from the recording", *scrubbed, *call.diff]))
         if call.status == CallStatus.DRIFTED:
             message = (f"{call.name} at {call.where} drifted, not run: {call.drift}")
             if _allow_drift(self.config):
@@ -155,15 +158,18 @@ def _supply(config: pytest.Config) -> Any:
 
 def _replay(config: pytest.Config, transcript: str) -> _Replayed:
     from agentforge_cli.errors import AgentForgeError, TargetError
+    from agentforge_cli.integrations.targets.loading import find_settings
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
+    from agentforge_cli.replay.scrub_plan import scrubbing_for
     from agentforge_cli.replay.transcripts import open_transcript
 
     calls: dict[int, CallReport] = {}
     try:
         supply = _supply(config)
+        scrub = scrubbing_for(supply.service, find_settings(cwd=Path(config.rootpath)).scrub)
         replayer = Replayer(supply.service, fresh=supply.fresh, describe=False,
-                            match=_match(config))
+                            match=_match(config), scrub=scrub)
         for entry in replayer.run(open_transcript(transcript).events()):
             if isinstance(entry, CallReport):
                 calls[entry.index] = entry

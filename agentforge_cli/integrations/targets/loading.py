@@ -25,7 +25,8 @@ Where targets come from, first match wins:
 when no ``--provider`` is given, and the lint rules silenced per tool, ``ignore = {tool =
 ["rule", ...]}`` under ``[tool.agentforge.lint]`` (:func:`find_lint_ignores`); ``strict``
 and ``timeout`` there are the project's settings (:func:`find_settings`), which a
-command-line flag overrides. The whole table is checked whenever it is read: an unknown
+command-line flag overrides, as are the scrubbers of ``[tool.agentforge.replay]``, which
+``replay --scrub`` adds to. The whole table is checked whenever it is read: an unknown
 key, a value of the wrong type or an unknown lint rule is an error.
 
 Failures raise :class:`~agentforge_cli.errors.TargetConfigError` (nothing usable given)
@@ -65,7 +66,8 @@ __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("budget", "clients", "lint", "providers", "strict", "timeout", "tools")
+CONFIG_KEYS = ("budget", "clients", "lint", "providers", "replay", "strict", "timeout",
+               "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -139,12 +141,16 @@ def find_providers(*, cwd: Path | None = None, key: str = "providers"
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ProjectSettings:
-    """``strict`` and ``timeout`` under ``[tool.agentforge]`` (``None``: not set)."""
+    """``strict`` and ``timeout`` under ``[tool.agentforge]``, and the scrubbers of
+    ``[tool.agentforge.replay]`` (``None``: not set)."""
 
     strict: bool | None = None
     """Bind strictly (``True``) or leniently (``False``)."""
     timeout: float | None = None
     """Seconds a call may run."""
+    scrub: Any = None
+    """What ``replay`` scrubs from results: a
+    :class:`~agentforge_cli.replay.scrubbing.ScrubSettings`."""
 
 
 def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
@@ -157,7 +163,10 @@ def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
     if pyproject is None:
         return ProjectSettings()
     table = _agentforge_table(pyproject)
-    return ProjectSettings(strict=table.get("strict"), timeout=table.get("timeout"))
+    from agentforge_cli.integrations.config.replay import replay_scrubbing
+
+    return ProjectSettings(strict=table.get("strict"), timeout=table.get("timeout"),
+                           scrub=replay_scrubbing(pyproject, table))
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
@@ -194,6 +203,10 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
     from agentforge_cli.integrations.config.budget import budget_limits
 
     budget_limits(path, table)  # [tool.agentforge.budget]
+    if "replay" in table:
+        from agentforge_cli.integrations.config.replay import replay_scrubbing
+
+        replay_scrubbing(path, table)  # [tool.agentforge.replay]
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "

@@ -86,3 +86,22 @@ def test_nothing_to_replay_is_a_failing_item_never_a_pass(session):
 
 def test_without_the_option_nothing_is_added(session):
     _run(session).assert_outcomes(passed=1)
+
+
+def test_the_projects_scrubbers_apply_to_the_items(session):
+    for name in ("ops_tools.py", "ops.jsonl"):
+        shutil.copy(ROOT / "docs" / "examples" / name, session.path / name)
+    session.makeini("[pytest]\nagentforge_tools = ops_tools.py:OpsTools\n")
+    _run(session, "--agentforge-replay", "ops.jsonl").assert_outcomes(passed=1, failed=2)
+    (session.path / "pyproject.toml").write_text(
+        '[tool.agentforge.replay]\nscrub = ["timestamps", "uuids"]\n', encoding="utf-8")
+    result = _run(session, "--agentforge-replay", "ops.jsonl", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines_random([
+        "*ops.jsonl::agentforge_replay?call_1 get_logs? PASSED*",
+        "*ops.jsonl::agentforge_replay?call_2 rollback? FAILED*",
+        "*rollback at line 4: result differs from the recording",
+        "*scrubbed: $.operation_id, $.took_ms (durations)",
+        '*-  "status": "done",',
+        '*+  "status": "rolled_back",',
+    ])
