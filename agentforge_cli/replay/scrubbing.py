@@ -57,14 +57,26 @@ class Scrubbed:
 
     same: bool
     """The scrubbed results are the same result."""
-    expected: str
-    """The recorded result, scrubbed, as text (what a diff shows)."""
-    actual: str
-    """Today's result, scrubbed, as text."""
     scrubbed: tuple[str, ...]
     """What was scrubbed, in either: ``$.created_at`` (a JSON path's place),
     ``$.logs[0].message (timestamps)`` (a detector's, in a JSON result), ``uuids`` (in a
     text result); empty when no rule found anything."""
+    old: Any
+    """The recorded result, scrubbed: a parsed JSON value, or text (see :attr:`parsed`)."""
+    new: Any
+    """Today's result, scrubbed, the same way."""
+    parsed: bool
+    """Both were compared as JSON values."""
+
+    @property
+    def expected(self) -> str:
+        """The recorded result, scrubbed, as text (what a diff shows; made when asked)."""
+        return _as_text(self.old) if self.parsed else self.old
+
+    @property
+    def actual(self) -> str:
+        """Today's result, scrubbed, as text."""
+        return _as_text(self.new) if self.parsed else self.new
 
 
 class _Notes:
@@ -111,12 +123,11 @@ class Scrubber:
         ok_actual, new = parse_result(actual, match)
         if ok_expected and ok_actual:
             old, new = self._scrub_value(old, notes), self._scrub_value(new, notes)
-            return Scrubbed(same_value(old, new), _as_text(old), _as_text(new),
-                            notes.listed())
+            return Scrubbed(same_value(old, new), notes.listed(), old, new, True)
         old_text = self._scrub_text(expected, notes)
         new_text = self._scrub_text(actual, notes)
-        return Scrubbed(same_result(old_text, new_text, match), old_text, new_text,
-                        notes.listed())
+        return Scrubbed(same_result(old_text, new_text, match), notes.listed(), old_text,
+                        new_text, False)
 
     def _scrub_text(self, text: str, notes: _Notes) -> str:
         for rule in self.texts:

@@ -62,6 +62,7 @@ class _Replayed(TypedDict):
 
 _REPLAYS = pytest.StashKey[dict[str, _Replayed]]()
 _SUPPLY = pytest.StashKey[Any]()  # the targets' ToolSupply, loaded once per process
+_SCRUB = pytest.StashKey[Any]()  # what their results are scrubbed of, read once per process
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -156,20 +157,33 @@ def _supply(config: pytest.Config) -> Any:
     return supply
 
 
+def _scrubbing(config: pytest.Config, supply: Any) -> Any:
+    """What the tools' results are scrubbed of: ``[tool.agentforge.replay]`` and each
+    tool's ``@tool(volatile=...)``, worked out the first time it is needed.
+
+    Raises:
+        TargetConfigError: The table, or a tool's declaration, names no scrubber.
+    """
+    if _SCRUB not in config.stash:
+        from agentforge_cli.integrations.targets.loading import find_settings
+        from agentforge_cli.replay.scrub_plan import scrubbing_for
+
+        settings = find_settings(cwd=Path(config.rootpath))
+        config.stash[_SCRUB] = scrubbing_for(supply.service, settings.scrub)
+    return config.stash[_SCRUB]
+
+
 def _replay(config: pytest.Config, transcript: str) -> _Replayed:
     from agentforge_cli.errors import AgentForgeError, TargetError
-    from agentforge_cli.integrations.targets.loading import find_settings
     from agentforge_cli.replay.report import CallReport
     from agentforge_cli.replay.runner import Replayer
-    from agentforge_cli.replay.scrub_plan import scrubbing_for
     from agentforge_cli.replay.transcripts import open_transcript
 
     calls: dict[int, CallReport] = {}
     try:
         supply = _supply(config)
-        scrub = scrubbing_for(supply.service, find_settings(cwd=Path(config.rootpath)).scrub)
         replayer = Replayer(supply.service, fresh=supply.fresh, describe=False,
-                            match=_match(config), scrub=scrub)
+                            match=_match(config), scrub=_scrubbing(config, supply))
         for entry in replayer.run(open_transcript(transcript).events()):
             if isinstance(entry, CallReport):
                 calls[entry.index] = entry
