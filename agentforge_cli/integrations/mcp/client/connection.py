@@ -69,6 +69,8 @@ __all__ = ["McpConnection"]
 
 _STDERR_LINES = 10
 _EXIT_WAIT = 2.0  # seconds a server that closed the connection gets to exit
+_UNANSWERED_PROBE = ("if it is a server of the initialize handshake that leaves "
+                     "server/discover unanswered, --protocol-era legacy skips that request")
 
 
 class McpConnection:
@@ -399,8 +401,9 @@ class McpConnection:
                                hint=self._stderr_tail())
 
     def _error(self, what: str, exc: BaseException, bound: float | None) -> TargetError:
+        timed_out = isinstance(innermost(exc), TimeoutError)
         reason = describe(exc)
-        if isinstance(innermost(exc), TimeoutError) and bound is not None:
+        if timed_out and bound is not None:
             reason = f"no answer within {bound:g} s"
         elif self._refused is not None:
             reason = f"{self._refused} ({reason})"
@@ -412,14 +415,25 @@ class McpConnection:
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{not_mcp(self._problems[0])}")
-        hint = self._stderr_tail()
-        if (self._opening_error is not None and not isinstance(innermost(exc), TimeoutError)
-                and (self._refused is None or self._refused_answered)):
+        advice = None
+        if timed_out and bound is not None and self._probed_in_vain():
+            advice = _UNANSWERED_PROBE
+        elif not timed_out and self._opening_refused():
             what, advice = refusal(self.era, getattr(self._opening_error, "code", None))
             if versions := supported_versions(self._opening_error):
                 reason += f"; it speaks {', '.join(versions)}"
-            hint = "\n".join(part for part in (advice, hint) if part) or None
+        hint = "\n".join(part for part in (advice, self._stderr_tail()) if part) or None
         return TargetError(f"MCP server {self.shown} {what}: {reason}", hint=hint)
+
+    def _probed_in_vain(self) -> bool:
+        """Whether ``auto``'s probe may be what an ``mcp:`` server left unanswered."""
+        return self.era == "auto" and self.agreement is None and not is_url(self.spec)
+
+    def _opening_refused(self) -> bool:
+        """Whether the server answered the request that opens the era with an error of
+        its own (not an HTTP status the SDK turned into one)."""
+        return self._opening_error is not None and (self._refused is None
+                                                    or self._refused_answered)
 
     def _stderr_tail(self) -> str | None:
         if self._stderr is None:

@@ -58,7 +58,9 @@ the last is offered."""
 _MODERN_ERRORS = frozenset({-32020, -32021, -32022})
 """The errors only a modern server gives (a header mismatch, a missing client capability,
 an unsupported version): a probe refused with one is not a legacy server's refusal."""
-_LEGACY = "legacy"  # what a refused probe says of the server
+_LEGACY = "legacy"
+"""What :func:`_discover` says of a server that refused the probe as only a server of the
+handshake does."""
 _TOOL_FIELDS = frozenset({"name", "title", "description", "inputSchema", "outputSchema",
                           "annotations", "execution", "_meta"})
 _HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
@@ -165,11 +167,11 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
 
 
 def _agree(session: PlainSession, era: ProtocolEra, client: dict[str, str]
-            ) -> Agreement | None:
+           ) -> Agreement | None:
     """The protocol agreed in ``era`` (``None``: not plainly)."""
     if era != "legacy":
         found = _discover(session, client)
-        if found != _LEGACY:
+        if found is not _LEGACY:
             return found if isinstance(found, Agreement) else None
         if era == "modern":
             return None  # the SDK's path says why

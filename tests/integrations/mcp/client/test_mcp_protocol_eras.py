@@ -50,11 +50,13 @@ META = ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clie
         "io.modelcontextprotocol/clientCapabilities")
 
 
-def agentforge(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", TIMEOUT_VAR, HEADERS_VAR)}
+def agentforge(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The installed command, in the repository, without the ambient MCP settings."""
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", TIMEOUT_VAR,
+                                  HEADERS_VAR)}
     return subprocess.run([str(AGENTFORGE), *args], capture_output=True, text=True, cwd=ROOT,
-                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+                          env={**environment, **env}, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def _free_port() -> int:
@@ -336,6 +338,20 @@ def test_auto_falls_back_to_initialize_over_http(everything_http: str) -> None:
     listing = list_tools_plainly(everything_http, {}, 10.0, "0", 100)
     assert listing is not None and listing.agreement.era == "legacy"
     assert listing.agreement.version == LEGACY_VERSION
+
+
+def test_an_older_server_that_leaves_the_probe_unanswered_is_pointed_at_legacy() -> None:
+    """The probe waits as long as start-up may; the error says how to skip it."""
+    mute = f"mcp:{PYTHON} {HERE / 'faulty_server.py'} mute"
+    waited = agentforge("tools", "list", mute, **{TIMEOUT_VAR: "2"})
+    assert waited.returncode == 3
+    assert waited.stderr.splitlines()[:2] == [
+        f"error: MCP server `{mute[4:]}` did not start: no answer within 2 s",
+        "  if it is a server of the initialize handshake that leaves server/discover "
+        "unanswered, --protocol-era legacy skips that request"]
+    legacy = agentforge("tools", "list", mute, "--protocol-era", "legacy", **{TIMEOUT_VAR: "2"})
+    assert (legacy.returncode, legacy.stdout) == (0, "[fine] The fine tool.\n"
+                                                     "  parameters: {}\n"), legacy.stderr
 
 
 def test_modern_refuses_an_older_server_saying_why(thinking: str,
