@@ -29,6 +29,7 @@ from agentforge_cli.cli.options import (
     EnvOption,
     FailOn,
     HeaderOption,
+    ProtocolEraOption,
     SeedOption,
     StrictOption,
     TargetsArgument,
@@ -66,6 +67,7 @@ def audit(
         "--json", help='Print {"ok", "summary", "findings", "tools"} as JSON instead of '
                        "the table.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+    protocol_era: ProtocolEraOption = "auto",
 ) -> None:
     """Check the tools' annotations (readOnlyHint, destructiveHint, idempotentHint,
     openWorldHint) against what the tools do.
@@ -84,7 +86,7 @@ def audit(
         strict, limit = project_choices(strict, timeout, timeout_default=CALL_SECONDS)
         timeout = CALL_SECONDS if limit is None else limit
         check_audit_options(examples, timeout)
-        reach = mcp_options(header, env, cwd)
+        reach = mcp_options(header, env, cwd, era=protocol_era)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()

@@ -5,8 +5,10 @@ A command declares them by type: ``tools: ToolsOption = None``; the target optio
 line::
 
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+    protocol_era: ProtocolEraOption = "auto",
 
-and passes ``mcp_options=mcp_options(header, env, cwd)`` to ``load_service``. Header and
+and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era)`` to
+``load_service``. Header and
 environment values may be secrets: no message, help screen or default ever shows one.
 
 ``--strict`` and ``--timeout`` fall back on the project's settings: a flag given on the
@@ -25,8 +27,10 @@ import typer
 
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.usage import TEXT
+from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
 
-__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "SchemaForm",
+__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "ProtocolEraOption",
+           "SchemaForm",
            "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
            "fail_on_option", "mcp_options", "only_tool_option", "project_choices"]
 
@@ -158,6 +162,15 @@ CwdOption = Annotated[
                       "or that of the pyproject.toml naming them)."),
 ]
 
+ProtocolEraOption = Annotated[
+    ProtocolEra,
+    typer.Option("--protocol-era", metavar="auto|legacy|modern", show_default=False,
+                 help="How MCP targets' sessions open: auto (the default) asks "
+                      "server/discover first and falls back to initialize; legacy sends "
+                      "initialize only (revisions up to 2025-11-25); modern speaks the "
+                      "stateless 2026-07-28 revision only."),
+]
+
 _BREAKS = ("\r", "\n", "\0")
 
 
@@ -185,15 +198,16 @@ def _pairs(values: list[str] | None, separator: str, option: str, form: str
 
 
 def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None, *,
-                on_skipped: Any = None) -> Any:
-    """The ``McpOptions`` of the options given (and ``on_skipped``, which receives each
-    unusable tool of a server), or ``None`` when none is.
+                era: ProtocolEra = "auto", on_skipped: Any = None) -> Any:
+    """The ``McpOptions`` of the options given (``era``: ``--protocol-era``; and
+    ``on_skipped``, which receives each unusable tool of a server), or ``None`` when none
+    is.
 
     Raises:
         UsageError: A malformed ``--header``/``--env`` or a ``--cwd`` that is not a
             directory (exit 2).
     """
-    if not (header or env or cwd or on_skipped):
+    if not (header or env or cwd or on_skipped or era != "auto"):
         return None
     headers = _pairs(header, ":", "--header", "KEY:VALUE")
     variables = _pairs(env, "=", "--env", "KEY=VALUE")
@@ -205,4 +219,5 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
                              hint="give the directory mcp: servers should run in")
     from agentforge_cli.integrations.mcp.client.options import McpOptions
 
-    return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped)
+    return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped,
+                      protocol_era=era)

@@ -27,6 +27,7 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    ProtocolEraOption,
     SchemaFormOption,
     StrictOption,
     TargetsArgument,
@@ -146,6 +147,7 @@ def list_tools(
         "--strict", help=_strict_help())] = False,
     schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+    protocol_era: ProtocolEraOption = "auto",
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -164,7 +166,7 @@ def list_tools(
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
                              hint="e.g. agentforge tools list --format mcp --schema-form "
                                   f"{schema_form}")
-        reach = mcp_options(header, env, cwd)
+        reach = mcp_options(header, env, cwd, era=protocol_era)
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets.loading import load_service
 
@@ -255,6 +257,7 @@ def call_tool(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
+    protocol_era: ProtocolEraOption = "auto",
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -267,7 +270,7 @@ def call_tool(
 
         check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd)
+        reach = mcp_options(header, env, cwd, era=protocol_era)
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text

@@ -26,7 +26,9 @@
   (one name once a client turns ``.`` into ``_``), ``pick`` (an object input schema
   with a top-level ``anyOf``) and ``report`` (a draft-07 ``outputSchema``);
 * ``defaults`` — ``brew``'s schema gives ``size`` a default outside its enum and
-  ``shots`` one below its minimum.
+  ``shots`` one below its minimum;
+* ``mute`` — a server of the initialize handshake that leaves any other request before
+  it unanswered (``server/discover``, say); one tool, ``fine``.
 
 Each request line gets at most one answer line; ``initialize`` records the client's
 ``clientInfo`` on stderr (``client: NAME VERSION``).
@@ -93,7 +95,9 @@ TOOLS = {
                  "description": "The cup."},
         "shots": {"type": "integer", "minimum": 1, "default": 0,
                   "description": "Espresso shots."}}}, readOnlyHint=True)],
+    "mute": [_tool("fine", readOnlyHint=True)],
 }
+_INITIALIZED = []  # ``mute``: whether initialize came
 
 
 def _text(text, is_error=False):
@@ -137,7 +141,10 @@ def _call(params):
 
 def _answer(request):
     method, params = request.get("method"), request.get("params") or {}
+    if MODE == "mute" and method != "initialize" and not _INITIALIZED:
+        return None
     if method == "initialize":
+        _INITIALIZED.append(True)
         client = params.get("clientInfo") or {}
         sys.stderr.write(f"client: {client.get('name')} {client.get('version')}\n")
         sys.stderr.flush()

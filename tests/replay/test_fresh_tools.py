@@ -297,7 +297,7 @@ def test_an_mcp_server_is_shared(store, monkeypatch):
         supply = supply_tools(source)
         assert supply.description == (
             f"Store, made afresh for each conversation; shared across conversations "
-            f"(MCP server mcp:{agentforge} ...)")  # its arguments are never shown
+            f"(MCP server mcp:{agentforge} ... (protocol 2026-07-28))")  # never its arguments
         fresh = supply.fresh()
         assert fresh.names == ["add", "getWeather"]
         assert fresh.executor("getWeather") is supply.service.executor("getWeather")

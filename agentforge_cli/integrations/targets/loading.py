@@ -525,9 +525,10 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
 
 
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
-                      options: dict[str, Any], mcp_options: Any) -> None:
-    """Start the MCP server ``spec`` names and add its tools (names must stay unique)."""
-    from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools
+                      options: dict[str, Any], mcp_options: Any) -> str | None:
+    """Start the MCP server ``spec`` names and add its tools (names must stay unique);
+    the protocol version agreed with it (``None`` when it serves no tool)."""
+    from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools, protocol_of
 
     tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
                            logging=bool(options.get("logging")),
@@ -535,6 +536,7 @@ def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
                                options.get("propagate_execution_errors")),
                            options=mcp_options, skip_problems=options.get("skip_problems"))
     _add_served(table, tools, spec)
+    return protocol_of(tools)
 
 
 def _add_served(table: dict[Any, Any], tools: dict[Any, Any], spec: str) -> None:
@@ -607,14 +609,14 @@ def supply_tools(source: TargetSource, *, mcp_options: Any = None,
         table = _python_table(_each_once(obj for part in parts for obj in part.objects),
                               local.specs, options)
     python = dict(table)
-    for spec in servers:
-        _add_server_tools(table, spec, source.base, options, mcp_options)
+    protocols = {spec: _add_server_tools(table, spec, source.base, options, mcp_options)
+                 for spec in servers}
     served = {spec: executor for spec, executor in table.items() if spec not in python}
     renewable = any(part.remake is not None for part in parts)
     return ToolSupply(service=ToolService().tools(table),
                       fresh=_Renewal(parts, python, served, local.specs, options)
                       if renewable else None,
-                      description=_description(parts, servers))
+                      description=_description(parts, protocols))
 
 
 def load_supply(given: Sequence[str] | None, *, cwd: Path | None = None,
@@ -739,12 +741,15 @@ def _logged(executor: Any, logging: bool) -> Any:
     return LoggingToolExecutor(executor)
 
 
-def _description(parts: list[_Contribution], servers: list[str]) -> str:
+def _description(parts: list[_Contribution], servers: Mapping[str, str | None]) -> str:
     """``CrmTools, made afresh for each conversation; shared across conversations
-    (module-level instance pkg.mod:tools)``: the parts that apply."""
+    (module-level instance pkg.mod:tools)``: the parts that apply (each MCP server with
+    the protocol version agreed)."""
     fresh = list(dict.fromkeys(part.fresh for part in parts if part.fresh))
     shared = [*dict.fromkeys(part.shared for part in parts if part.shared),
-              *(f"MCP server {_server_shown(spec)}" for spec in servers)]
+              *(f"MCP server {_server_shown(spec)}"
+                + (f" (protocol {version})" if version else "")
+                for spec, version in servers.items())]
     said = []
     if fresh:
         said.append(f"{', '.join(fresh)}, made afresh for each conversation")

@@ -9,9 +9,14 @@ escalating to a kill) or until
 :func:`~agentforge_cli.integrations.mcp.client.lifecycle.close_all`. The server's
 standard error goes to a temporary file; its last lines are quoted when the server fails.
 
+The session opens in the protocol era asked for (``--protocol-era``:
+:mod:`~agentforge_cli.integrations.mcp.client.eras`); :attr:`McpConnection.agreement` says
+what was agreed, and :attr:`McpConnection.shown` names the server with its version.
+
 Failures raise :class:`~agentforge_cli.errors.TargetError`: a command that does not start,
-a server that exits, writes something other than MCP or does not answer in time, an HTTP
-endpoint that answers with an error status (quoted with the URL, never the headers).
+a server that exits, writes something other than MCP, refuses the request that opens the
+era or does not answer in time, an HTTP endpoint that answers with an error status
+(quoted with the URL, never the headers).
 """
 
 from __future__ import annotations
@@ -32,13 +37,21 @@ from agentforge_cli.core.observe.masking import (
 from agentforge_cli.errors import (
     MCPUnavailableError,
     ServerCallError,
+    TargetConfigError,
     TargetError,
 )
+from agentforge_cli.integrations.mcp.client.eras import (
+    DEFAULT_ERA,
+    Agreement,
+    ProtocolEra,
+    refusal,
+    supported_versions,
+)
 from agentforge_cli.integrations.mcp.client.failures import (
-    CONNECTION_CLOSED,
     HTTP_HINTS,
     INSTALL_HINT,
     answered_too_much,
+    closed,
     describe,
     http_status,
     innermost,
@@ -56,6 +69,8 @@ __all__ = ["McpConnection"]
 
 _STDERR_LINES = 10
 _EXIT_WAIT = 2.0  # seconds a server that closed the connection gets to exit
+_UNANSWERED_PROBE = ("if it is a server of the initialize handshake that leaves "
+                     "server/discover unanswered, --protocol-era legacy skips that request")
 
 
 class McpConnection:
@@ -64,7 +79,8 @@ class McpConnection:
     def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout: float,
                  call_timeout: float | None = None,
                  headers: dict[str, str] | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None,
+                 era: ProtocolEra = DEFAULT_ERA) -> None:
         self.spec = spec
         self.argv = argv
         self.headers = headers or {}
@@ -72,9 +88,15 @@ class McpConnection:
         self.cwd = cwd
         self.timeout = timeout
         self.call_timeout = call_timeout
+        self.era: ProtocolEra = era
+        """The protocol era asked for (``auto``: the server's)."""
+        self.agreement: Agreement | None = None
+        """The protocol agreed with the server, once it answered (kept across sessions)."""
+        self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
         self._refused_code: int | None = None  # ... and its code
+        self._refused_answered = False  # ... with a JSON-RPC error of the server's
         self.transport = infer_transport(spec)
         """The transport the server is spoken to over."""
         self._stack: Any = None
@@ -98,6 +120,14 @@ class McpConnection:
         return f"`{' '.join(mask_command(self.spec[len(PREFIX):].split()))}`"
 
     @property
+    def shown(self) -> str:
+        """:attr:`label`, with the protocol version once agreed: ``http://host/mcp
+        (protocol 2026-07-28)``."""
+        if self.agreement is None:
+            return self.label
+        return f"{self.label} (protocol {self.agreement.version})"
+
+    @property
     def errlog(self) -> TextIO:
         """Where the server's standard error goes: a temporary file, made by :meth:`_open`
         before the transport opens and kept until :meth:`close`."""
@@ -118,7 +148,13 @@ class McpConnection:
         Raises:
             TargetError: The server does not start, exits, does not speak MCP or does not
                 answer within the timeout (the connection is closed again).
+            TargetConfigError: ``modern`` asked of an HTTP+SSE endpoint.
         """
+        if self.era == "modern" and self.transport is SSE:
+            raise TargetConfigError(f"MCP server {self.label} is an HTTP+SSE endpoint: that "
+                                    "transport has no 2026-07-28 revision (--protocol-era "
+                                    "modern)", hint="drop --protocol-era modern, or give the "
+                                                    "server's streamable HTTP endpoint")
         if self.transport is STREAMABLE_HTTP:
             tools = self._list_plainly()
             if tools is not None:
@@ -131,10 +167,11 @@ class McpConnection:
             return self._open()
         except TargetError as error:
             instead = infer_transport(self.spec, self._refused_code)
-            if self._refused_code is None or instead is self.transport:
-                raise
+            if self._refused_code is None or instead is self.transport or self.era == "modern":
+                raise  # (HTTP+SSE has no modern era)
             self.transport, self._refused, self._refused_code = instead, None, None
             self._problems.clear()
+            self._opening_error, self._refused_answered = None, False
             try:
                 return self._open()
             except TargetError:
@@ -150,14 +187,16 @@ class McpConnection:
         )
 
         try:
-            tools = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
-                                       MAX_PAGES)
+            listing = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
+                                         MAX_PAGES, era=self.era)
         except Unanswered:
             raise self._error("did not answer", TimeoutError(), self.timeout) from None
-        if tools is not None:
-            self._listed_plainly = True
-            register(self)
-        return tools
+        if listing is None:
+            return None
+        self.agreement = listing.agreement  # the SDK's session adopts it: no second probe
+        self._listed_plainly = True
+        register(self)
+        return listing.tools
 
     def _open(self) -> list[dict[str, Any]]:
         import tempfile
@@ -177,7 +216,7 @@ class McpConnection:
                 self._portal.wrap_async_context_manager(self._connect()))
             tools: list[dict[str, Any]] = self._portal.call(self._bounded, self._list_tools,
                                                             self.timeout)
-            self.skipped = [SkippedTool(self.label, name, reason)
+            self.skipped = [SkippedTool(self.shown, name, reason)
                             for name, reason in self._sorter.skipped]
         except TargetError:
             self.close()
@@ -229,10 +268,25 @@ class McpConnection:
                                          client_info=me) as session:
                     self._sorter.version = lambda: session.protocol_version
                     with anyio.fail_after(self.timeout):
-                        await session.initialize()
+                        await self._agree(session)
                     yield session
 
         return connect()
+
+    async def _agree(self, session: Any) -> None:
+        """Open the session's protocol era (:func:`~.eras.agree`); a refusal is kept for
+        the error's message."""
+        from mcp.shared.exceptions import MCPError
+
+        from agentforge_cli.integrations.mcp.client.eras import agree
+
+        try:
+            self.agreement = await agree(session, self.era, self.agreement,
+                                        legacy_transport=self.transport is SSE)
+        except MCPError as exc:
+            if not closed(exc):
+                self._opening_error = exc
+            raise
 
     def keep_process(self, process: Any) -> None:
         """Keep the process of the ``mcp:`` server (the stdio transport gives it)."""
@@ -251,9 +305,18 @@ class McpConnection:
         optional event stream's GET may be refused, over SSE it is the connection): the
         SDK's own error does not name it."""
         if (response.status_code >= 400 and self._refused is None
-                and (response.request.method == "POST" or self.transport is SSE)):
+                and (response.request.method == "POST" or self.transport is SSE)
+                and not self._probing(response.request)):
             self._refused = http_status(response)
             self._refused_code = response.status_code
+            # a JSON body is the server's JSON-RPC error, which the SDK raises as it is
+            self._refused_answered = "json" in response.headers.get("content-type", "")
+
+    def _probing(self, request: Any) -> bool:
+        """Whether ``request`` is ``auto``'s ``server/discover`` probe, whose refusal only
+        says that the server is of the legacy era."""
+        return (self.era == "auto" and self.agreement is None
+                and request.headers.get("mcp-method") == "server/discover")
 
     # -- requests -------------------------------------------------------------------------
 
@@ -299,13 +362,13 @@ class McpConnection:
         if self._portal is None:
             raise TargetError(f"MCP server {self.label} is closed")
         if self._died is not None:
-            raise ServerCallError(f"MCP server {self.label} is gone: it {self._died}",
+            raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
         try:
             return self._portal.call(self._bounded, self._session.call_tool,
                                      self.call_timeout, name, arguments)
         except MCPError as exc:
-            if exc.code != CONNECTION_CLOSED:
+            if not closed(exc):
                 raise
             raise self._death(name) from None
         except BaseException as exc:
@@ -334,25 +397,43 @@ class McpConnection:
         else:
             self._died = (f"closed the connection during tools/call {name}" if is_url(
                 self.spec) else f"closed its standard output during tools/call {name}")
-        return ServerCallError(f"MCP server {self.label} {self._died}", outcome="died",
+        return ServerCallError(f"MCP server {self.shown} {self._died}", outcome="died",
                                hint=self._stderr_tail())
 
     def _error(self, what: str, exc: BaseException, bound: float | None) -> TargetError:
+        timed_out = isinstance(innermost(exc), TimeoutError)
         reason = describe(exc)
-        if isinstance(innermost(exc), TimeoutError) and bound is not None:
+        if timed_out and bound is not None:
             reason = f"no answer within {bound:g} s"
         elif self._refused is not None:
             reason = f"{self._refused} ({reason})"
             if self._refused.startswith(("HTTP 401", "HTTP 404")):
                 what = ("needs authorization" if self._refused.startswith("HTTP 401")
                         else what)
-                return TargetError(f"MCP server {self.label} {what}: {reason}",
+                return TargetError(f"MCP server {self.shown} {what}: {reason}",
                                    hint=HTTP_HINTS[self._refused[:8]])
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{not_mcp(self._problems[0])}")
-        return TargetError(f"MCP server {self.label} {what}: {reason}",
-                           hint=self._stderr_tail())
+        advice = None
+        if timed_out and bound is not None and self._probed_in_vain():
+            advice = _UNANSWERED_PROBE
+        elif not timed_out and self._opening_refused():
+            what, advice = refusal(self.era, getattr(self._opening_error, "code", None))
+            if versions := supported_versions(self._opening_error):
+                reason += f"; it speaks {', '.join(versions)}"
+        hint = "\n".join(part for part in (advice, self._stderr_tail()) if part) or None
+        return TargetError(f"MCP server {self.shown} {what}: {reason}", hint=hint)
+
+    def _probed_in_vain(self) -> bool:
+        """Whether ``auto``'s probe may be what an ``mcp:`` server left unanswered."""
+        return self.era == "auto" and self.agreement is None and not is_url(self.spec)
+
+    def _opening_refused(self) -> bool:
+        """Whether the server answered the request that opens the era with an error of
+        its own (not an HTTP status the SDK turned into one)."""
+        return self._opening_error is not None and (self._refused is None
+                                                    or self._refused_answered)
 
     def _stderr_tail(self) -> str | None:
         if self._stderr is None:

@@ -123,6 +123,6 @@ class McpToolExecutor:
         return sent_explanation(
             self.specification.parameters, arguments, bound_by="bound by the MCP server",
             schema_label="inputSchema",
-            lead=f"{self.name} is served by MCP server {self.connection.label}: agentforge "
+            lead=f"{self.name} is served by MCP server {self.connection.shown}: agentforge "
                  "parses the arguments and sends the object as it is; the server binds it "
                  "(no coercion here).")

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CONNECTION_CLOSED", "HTTP_HINTS", "INSTALL_HINT", "answered_too_much", "describe",
-           "http_status", "innermost", "not_mcp"]
+__all__ = ["CONNECTION_CLOSED", "HTTP_HINTS", "INSTALL_HINT", "answered_too_much", "closed",
+           "describe", "http_status", "innermost", "not_mcp"]
 
 INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
                 "`pip install '.[mcp]'` (or `pip install mcp`)")
 CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC error code for a closed connection
+_CLOSED_MESSAGE = "Connection closed"  # ... and its message
 HTTP_HINTS = {
     "HTTP 401": "send the credentials it expects with --header, e.g. --header "
                 "'Authorization: Bearer ...' (or AGENTFORGE_MCP_HEADERS)",
@@ -27,6 +28,13 @@ def innermost(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def closed(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's word for a connection that ended (its code alone is a
+    server error code, which a server may answer with too)."""
+    return (getattr(exc, "code", None) == CONNECTION_CLOSED
+            and getattr(getattr(exc, "error", None), "message", None) == _CLOSED_MESSAGE)
 
 
 def answered_too_much(exc: BaseException) -> bool:
@@ -54,7 +62,7 @@ def describe(exc: BaseException) -> str:
     exc = innermost(exc)
     if isinstance(exc, TimeoutError):
         return "no answer in time"
-    if getattr(exc, "code", None) == CONNECTION_CLOSED:
+    if closed(exc):
         return "it exited or closed its standard output"
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror

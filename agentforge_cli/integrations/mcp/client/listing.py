@@ -57,15 +57,18 @@ def _reason(error: Any) -> str:
     return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
-def _problem(tool: Any, version: str | None) -> str | None:
-    """Why the session would refuse ``tool`` (``None``: it would not)."""
+def _problem(tool: Any, version: str | None, page: Mapping[str, Any] | None = None
+             ) -> str | None:
+    """Why the session would refuse ``tool``, listed on ``page`` (the rest of its
+    ``tools/list`` result: 2026-07-28 requires fields of its own there); ``None``: it
+    would not."""
     from mcp import types
     from mcp_types import methods
     from pydantic_core import ValidationError
 
     try:
         methods.validate_server_result("tools/list", version or _FALLBACK_VERSION,
-                                       {"tools": [tool]})
+                                       {**(page or {}), "tools": [tool]})
     except ValidationError as exc:  # (a ValueError: caught first)
         return _reason(exc)
     except (KeyError, ValueError):  # a version the SDK has no table for: Tool decides
@@ -102,7 +105,7 @@ def _sorter_class() -> type[Any]:
                 return answer
             kept = []
             for index, tool in enumerate(tools, 1):
-                problem = _problem(tool, self.version())
+                problem = _problem(tool, self.version(), answer)
                 if problem is None:
                     kept.append(tool)
                     continue

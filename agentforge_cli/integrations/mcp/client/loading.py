@@ -4,7 +4,9 @@ makes each of its tools a specification with its executor; the tools join the ot
 ``mcp:COMMAND [ARGS...]`` starts a server over stdio, ``http://...``/``https://...``
 reaches one over streamable HTTP or the older HTTP+SSE transport (the transports and
 when each is used: :mod:`~agentforge_cli.integrations.mcp.client.transports`), with the
-headers of ``AGENTFORGE_MCP_HEADERS`` and :class:`McpOptions`, never printed. A
+headers of ``AGENTFORGE_MCP_HEADERS`` and :class:`McpOptions`, never printed, in the
+protocol era :attr:`McpOptions.protocol_era` asks for
+(:mod:`~agentforge_cli.integrations.mcp.client.eras`). A
 streamable-HTTP server that answers plainly is listed without the SDK
 (:mod:`~agentforge_cli.integrations.mcp.client.plain_listing`). Its tools come from
 ``tools/list`` (every page) and keep the server's names, descriptions, ``inputSchema``,
@@ -38,7 +40,7 @@ from agentforge_cli.integrations.mcp.client.options import McpOptions, startup_t
 from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
 from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
 
-__all__ = ["load_mcp_tools", "tool_specification"]
+__all__ = ["load_mcp_tools", "protocol_of", "tool_specification"]
 
 
 def tool_specification(tool: Mapping[str, Any] | Any) -> ToolSpecification:
@@ -60,7 +62,7 @@ def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
         name = tool["name"]
         if name in first:
             connection.close()
-            raise TargetError(f"MCP server {connection.label} lists two tools named "
+            raise TargetError(f"MCP server {connection.shown} lists two tools named "
                               f"{name!r}: #{first[name]} and #{index} of its "
                               "tools/list", hint="a call names a tool only by its name: "
                                                  "the server must give each tool its own")
@@ -78,7 +80,7 @@ def _report_skipped(connection: McpConnection, options: McpOptions,
             skip_problems(str(skipped))
     if connection.skipped and options.on_skipped is None and skip_problems is None:
         connection.close()
-        raise TargetError(f"MCP server {connection.label} lists tools that cannot be used: "
+        raise TargetError(f"MCP server {connection.shown} lists tools that cannot be used: "
                           + "; ".join(f"{s.name!r} ({s.reason})" for s in connection.skipped),
                           hint="the command line leaves such tools out and warns")
 
@@ -118,7 +120,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                                timeout=startup_timeout(timeout),
                                call_timeout=options.call_timeout if timeout is None else timeout,
                                headers=merged_headers(options.headers) if url else None,
-                               env=None if url else options.env)
+                               env=None if url else options.env, era=options.protocol_era)
     table: dict[ToolSpecification, Any] = {}
     tools = connection.open()
     _refuse_duplicates(connection, tools)
@@ -133,3 +135,15 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
             executor = LoggingToolExecutor(executor)
         table[specification] = executor
     return table
+
+
+def protocol_of(tools: Mapping[ToolSpecification, Any]) -> str | None:
+    """The protocol version agreed with the server of :func:`load_mcp_tools`' ``tools``
+    (``None`` when it serves none)."""
+    from agentforge_cli.core.run.wrapping import innermost
+
+    for executor in tools.values():
+        base = innermost(executor)
+        if isinstance(base, McpToolExecutor) and base.connection.agreement is not None:
+            return base.connection.agreement.version
+    return None

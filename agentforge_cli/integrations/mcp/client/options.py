@@ -1,5 +1,6 @@
 """How to reach the MCP servers of a command: :class:`McpOptions` (``--header``, ``--env``,
-``--cwd``, the call timeout), the timeouts' defaults and the environment variables read."""
+``--cwd``, ``--protocol-era``, the call timeout), the timeouts' defaults and the
+environment variables read."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentforge_cli.errors import TargetConfigError
+from agentforge_cli.integrations.mcp.client.eras import DEFAULT_ERA, ProtocolEra, check_era
 from agentforge_cli.integrations.mcp.client.listing import SkippedTool
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "TIMEOUT_VAR",
@@ -42,6 +44,16 @@ class McpOptions:
     on_skipped: Callable[[SkippedTool], None] | None = None
     """Receives each tool a server lists that cannot be used (see
     :func:`~agentforge_cli.integrations.mcp.client.loading.load_mcp_tools`)."""
+    protocol_era: ProtocolEra = DEFAULT_ERA
+    """How sessions open: ``auto`` (``server/discover``, falling back to ``initialize``),
+    ``legacy`` (``initialize`` only) or ``modern`` (2026-07-28 only); see
+    :mod:`~agentforge_cli.integrations.mcp.client.eras`."""
+
+    def __post_init__(self) -> None:
+        try:
+            check_era(self.protocol_era)
+        except ValueError as exc:
+            raise TargetConfigError(str(exc)) from None
 
 
 def startup_timeout(timeout: float | None) -> float:

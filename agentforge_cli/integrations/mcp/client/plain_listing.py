@@ -2,17 +2,30 @@
 plainly.
 
 Importing the official SDK takes longer than other clients take for the whole listing (its
-protocol types are built for every protocol version at import). A listing is four
-requests: ``initialize``, ``notifications/initialized``, ``tools/list`` (each page) and the
-session's ``DELETE``; the standard library's ``http.client`` makes them in milliseconds.
-:func:`list_tools_plainly` makes them and returns the tools as the server sent them when
-everything is plain:
+protocol types are built for every protocol version at import). A listing is a few
+requests, which the standard library's ``http.client`` makes in milliseconds
+(:mod:`~agentforge_cli.integrations.mcp.client.plain_session`). In the protocol era asked
+for (:mod:`~agentforge_cli.integrations.mcp.client.eras`):
+
+* ``auto`` and ``modern`` send ``server/discover`` first. A server that answers it with a
+  result naming 2026-07-28 is modern: ``tools/list`` follows (each page), every request
+  stamped as that revision asks, and nothing else. Under ``auto``, a server that refuses
+  the probe with anything but a modern error (or answers without ``supportedVersions``,
+  or without a modern version) is a legacy one, as the SDK's ``Client(mode="auto")``
+  decides;
+* ``legacy`` (and ``auto`` after a refused probe): ``initialize``,
+  ``notifications/initialized``, ``tools/list`` (each page) and the session's ``DELETE``.
+
+:func:`list_tools_plainly` returns the tools as the server sent them, and the protocol
+agreed, when everything is plain:
 
 * each answer is a 2xx status with JSON, or an event stream holding the answer (with
   nothing but notifications before it);
-* the server agrees on a protocol version of the ``initialize`` handshake;
-* no JSON-RPC error, and every tool passes :func:`surely_valid`, a check narrower than the
-  SDK's types: a tool it accepts, the SDK accepts, with the same fields;
+* the server agrees on a version agentforge speaks, in results the SDK surely accepts;
+* no JSON-RPC error but a refused probe, and every tool passes :func:`surely_valid`, a
+  check narrower than the SDK's types: a tool it accepts, the SDK accepts, with the same
+  fields (from a modern server, also without ``execution`` and ``x-mcp-header``, which the
+  SDK reads in its own way on that revision);
 * the URL names no credentials and no proxy of the environment applies to it.
 
 Anything else gives ``None``, and the caller lists through the SDK, whose answers and
@@ -22,23 +35,32 @@ messages stand. A server that does not answer in time is the exception
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from agentforge_cli.errors import TargetError
+from agentforge_cli.integrations.mcp.client.eras import (
+    DEFAULT_ERA,
+    MODERN_VERSIONS,
+    Agreement,
+    ProtocolEra,
+)
+from agentforge_cli.integrations.mcp.client.plain_session import PlainSession
 
-if TYPE_CHECKING:
-    import http.client
-
-__all__ = ["HANDSHAKE_VERSIONS", "Unanswered", "list_tools_plainly", "surely_valid"]
+__all__ = ["HANDSHAKE_VERSIONS", "PlainListing", "Unanswered", "list_tools_plainly",
+           "surely_valid"]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The protocol versions the SDK negotiates by ``initialize`` (a test keeps them equal);
 the last is offered."""
-_MAX_BODY = 64 * 1024 * 1024
-"""Bytes of one answer read at most (the bound of every MCP message agentforge reads)."""
+_MODERN_ERRORS = frozenset({-32020, -32021, -32022})
+"""The errors only a modern server gives (a header mismatch, a missing client capability,
+an unsupported version): a probe refused with one is not a legacy server's refusal."""
+_LEGACY = "legacy"
+"""What :func:`_discover` says of a server that refused the probe as only a server of the
+handshake does."""
 _TOOL_FIELDS = frozenset({"name", "title", "description", "inputSchema", "outputSchema",
                           "annotations", "execution", "_meta"})
 _HINTS = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
@@ -47,6 +69,16 @@ _TASK_SUPPORT = ("forbidden", "optional", "required")
 
 class Unanswered(TargetError):
     """The server did not answer within the time given."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlainListing:
+    """The tools of a server listed plainly, and the protocol agreed with it."""
+
+    tools: list[dict[str, Any]]
+    """Every ``tools/list`` entry, as the server sent it."""
+    agreement: Agreement
+    """The protocol version (and a modern server's ``server/discover`` result)."""
 
 
 def surely_valid(tool: object) -> bool:
@@ -98,9 +130,10 @@ def _object_schema(schema: object) -> bool:
 
 
 def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
-                       client_version: str, max_pages: int) -> list[dict[str, Any]] | None:
-    """The tools of the server at ``url`` (every page), or ``None`` when anything is not
-    plain (see the module).
+                       client_version: str, max_pages: int, *,
+                       era: ProtocolEra = DEFAULT_ERA) -> PlainListing | None:
+    """The tools of the server at ``url`` (every page) and the protocol agreed, or
+    ``None`` when anything is not plain (see the module).
 
     Raises:
         Unanswered: The server did not answer within ``timeout`` seconds.
@@ -115,32 +148,16 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                 or parts.password or (parts.scheme in getproxies()
                                       and not proxy_bypass(parts.hostname))):
             return None
-        session = _Session(parts.scheme, parts.netloc, parts.path or "/", parts.query,
-                           headers, time.monotonic() + timeout)
+        session = PlainSession(parts.scheme, parts.netloc, parts.path or "/", parts.query,
+                               headers, time.monotonic() + timeout)
     except (ValueError, http.client.HTTPException):  # the SDK's path says what is wrong
         return None
     try:
-        init = session.request("initialize", {
-            "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {},
-            "clientInfo": {"name": "agentforge", "version": client_version}})
-        if init is None or not _plain_initialize(init):
+        agreed = _agree(session, era, {"name": "agentforge", "version": client_version})
+        if agreed is None:
             return None
-        session.version = init["protocolVersion"]
-        if not session.notify("notifications/initialized"):
-            return None
-        tools: list[dict[str, Any]] = []
-        cursor = None
-        for _ in range(max_pages):
-            page = session.request("tools/list", {"cursor": cursor} if cursor else None)
-            listed = None if page is None else page.get("tools")
-            cursor = None if page is None else page.get("nextCursor")
-            if not isinstance(listed, list) or not all(map(surely_valid, listed)) or (
-                    cursor is not None and not isinstance(cursor, str)):
-                return None
-            tools.extend(listed)
-            if not cursor:
-                return tools
-        return None  # a server that keeps paging: the SDK's path says so
+        tools = _tools(session, max_pages, modern=agreed.discovered is not None)
+        return None if tools is None else PlainListing(tools, agreed)
     except TimeoutError:
         raise Unanswered(f"no answer within {timeout:g} s") from None
     except (OSError, http.client.HTTPException, ValueError, RecursionError):
@@ -149,112 +166,95 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
         session.close()
 
 
-class _Session:
-    """One MCP session over streamable HTTP, request by request."""
+def _agree(session: PlainSession, era: ProtocolEra, client: dict[str, str]
+           ) -> Agreement | None:
+    """The protocol agreed in ``era`` (``None``: not plainly)."""
+    if era != "legacy":
+        found = _discover(session, client)
+        if found is not _LEGACY:
+            return found if isinstance(found, Agreement) else None
+        if era == "modern":
+            return None  # the SDK's path says why
+        session.speak_legacy()
+    init = session.request("initialize", {
+        "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": client})
+    if init is None or not _plain_initialize(init):
+        return None
+    session.version = init["protocolVersion"]
+    if not session.notify("notifications/initialized"):
+        return None
+    return Agreement(init["protocolVersion"])
 
-    def __init__(self, scheme: str, netloc: str, path: str, query: str,
-                 headers: Mapping[str, str], deadline: float) -> None:
-        import http.client
 
-        kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-        self.connection = kind(netloc, timeout=max(deadline - time.monotonic(), 0.001))
-        self.path = f"{path}?{query}" if query else path
-        self.headers = dict(headers)
-        self.deadline = deadline
-        self.session_id: str | None = None
-        self.version: str | None = None
-        self._next_id = 0
+def _discover(session: PlainSession, client: dict[str, str]) -> Agreement | str | None:
+    """``server/discover``: what a modern server agrees on, :data:`_LEGACY` when the
+    server is surely not modern, ``None`` when that is not plain."""
+    version = MODERN_VERSIONS[-1]
+    session.speak_modern(version, client)
+    status, answer = session.exchange("server/discover", None)
+    if answer is None:
+        return _LEGACY if status >= 400 else None
+    error = answer.get("error")
+    if isinstance(error, dict):
+        return None if error.get("code") in _MODERN_ERRORS else _LEGACY
+    result = answer.get("result")
+    if status != 200 or not isinstance(result, dict):
+        return None
+    supported = result.get("supportedVersions")
+    if not isinstance(supported, list):
+        return _LEGACY  # no discover result: the SDK falls back to initialize too
+    if not _plain_discover(result):
+        return None
+    return Agreement(version, result) if version in supported else _LEGACY
 
-    def _send(self, method: str, message: dict[str, Any] | None = None
-              ) -> http.client.HTTPResponse:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        self.connection.timeout = left
-        if self.connection.sock is not None:
-            self.connection.sock.settimeout(left)
-        headers = {**self.headers, "accept": "application/json, text/event-stream",
-                   "content-type": "application/json"}
-        if self.session_id is not None:
-            headers["mcp-session-id"] = self.session_id
-        if self.version is not None:
-            headers["mcp-protocol-version"] = self.version
-        body = None if message is None else json.dumps(message).encode("utf-8")
-        self.connection.request(method, self.path, body=body, headers=headers)
-        return self.connection.getresponse()
 
-    def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
-        """The result of one request, or ``None`` when the answer is not plain."""
-        self._next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        response = self._send("POST", message)
-        if method == "initialize":
-            self.session_id = response.getheader("mcp-session-id")
-        kind = (response.getheader("content-type") or "").partition(";")[0].strip().lower()
-        if response.status != 200 or kind not in ("application/json", "text/event-stream"):
-            response.read(_MAX_BODY)
+def _plain_discover(result: dict[str, Any]) -> bool:
+    """Whether the SDK surely accepts a ``server/discover`` result as it is."""
+    capabilities = result.get("capabilities")
+    return (all(isinstance(version, str) for version in result["supportedVersions"])
+            and isinstance(capabilities, dict)
+            and all(isinstance(value, dict) for value in capabilities.values())
+            and isinstance(result.get("instructions", ""), str)
+            and result.get("resultType", "complete") == "complete"
+            and type(result.get("ttlMs", 0)) is int and result.get("ttlMs", 0) >= 0
+            and result.get("cacheScope", "public") in ("public", "private")
+            and isinstance(result.get("_meta", {}), dict))
+
+
+def _tools(session: PlainSession, max_pages: int, *, modern: bool
+           ) -> list[dict[str, Any]] | None:
+    """Every page of ``tools/list``, when each tool is plain."""
+    tools: list[dict[str, Any]] = []
+    cursor = None
+    plain = _modern_plain if modern else surely_valid
+    for _ in range(max_pages):
+        page = session.request("tools/list", {"cursor": cursor} if cursor else None)
+        listed = None if page is None else page.get("tools")
+        cursor = None if page is None else page.get("nextCursor")
+        if not isinstance(listed, list) or not all(map(plain, listed)) or (
+                cursor is not None and not isinstance(cursor, str)):
             return None
-        if kind == "application/json":
-            answer = json.loads(_bounded_read(response))
-        else:
-            answer = next((event for event in _events(response) if "method" not in event),
-                          None)
-            self.connection.close()  # the stream may stay open: the next request reconnects
-        if not (isinstance(answer, dict) and answer.get("id") == self._next_id
-                and isinstance(answer.get("result"), dict)):
-            return None
-        result: dict[str, Any] = answer["result"]
-        return result
-
-    def notify(self, method: str) -> bool:
-        """Send a notification; whether the server took it."""
-        response = self._send("POST", {"jsonrpc": "2.0", "method": method})
-        response.read(_MAX_BODY)
-        return 200 <= response.status < 300
-
-    def close(self) -> None:
-        """End the session on the server (as the SDK's client does) and the connection."""
-        import http.client
-
-        try:
-            if self.session_id is not None:
-                self._send("DELETE").read(_MAX_BODY)
-        except (OSError, http.client.HTTPException):  # a courtesy: never an error
-            pass
-        finally:
-            self.connection.close()
+        tools.extend(listed)
+        if not cursor:
+            return tools
+    return None  # a server that keeps paging: the SDK's path says so
 
 
-def _bounded_read(response: http.client.HTTPResponse) -> bytes:
-    data = response.read(_MAX_BODY + 1)
-    if len(data) > _MAX_BODY:
-        raise ValueError("an answer larger than the bound")
-    return data
+def _modern_plain(tool: object) -> bool:
+    """:func:`surely_valid`, without the fields a modern session reads its own way."""
+    return (surely_valid(tool) and isinstance(tool, dict) and "execution" not in tool
+            and not _names_key(tool["inputSchema"], "x-mcp-header"))
 
 
-def _events(response: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
-    """The JSON-RPC messages of an event stream, up to the first that is not a
-    notification (a request of the server's, or the answer), within the byte bound."""
-    data: list[str] = []
-    read = 0
-    while True:
-        line = response.readline(_MAX_BODY)
-        read += len(line)
-        if not line or read > _MAX_BODY:
-            return
-        text = line.decode("utf-8").rstrip("\r\n")
-        if text.startswith("data:"):
-            data.append(text[5:].removeprefix(" "))
-        elif not text and data:
-            payload = "\n".join(data).strip()
-            data = []
-            if not payload:  # an event that only primes the stream for resumption
-                continue
-            message = json.loads(payload)
-            if not isinstance(message, dict):
-                return
-            yield message
-            if "method" not in message or "id" in message:
-                return
+def _names_key(value: object, key: str) -> bool:
+    """Whether ``key`` is a key of an object anywhere in the JSON ``value``."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

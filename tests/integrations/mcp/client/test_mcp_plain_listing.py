@@ -327,7 +327,8 @@ def test_a_server_gone_after_a_plain_listing_is_named_at_every_call() -> None:
             with pytest.raises(TargetError) as caught:
                 ping.execute(ToolExecutionRequest(name="ping", arguments="{}"))
             messages.append(caught.value.message)
-        assert all(message.startswith(f"MCP server {base}/mcp did not answer")
+        assert all(message.startswith(f"MCP server {base}/mcp (protocol 2025-11-25) did not "
+                                      "answer")
                    for message in messages), messages
     finally:
         close_all()

@@ -95,10 +95,9 @@ def test_the_library_gives_each_to_the_receiver_and_loads_the_rest() -> None:
         assert [spec.name for spec in table] == ["fine"]
     finally:
         close_all()
+    server = f"`{sys.executable} {HERE / 'faulty_server.py'} badschema` (protocol 2025-11-25)"
     assert [line.split(":")[0] for line in seen] == [
-        f"tool 'listish' of MCP server `{sys.executable} {HERE / 'faulty_server.py'} "
-        "badschema`", f"tool '#3' of MCP server `{sys.executable} "
-        f"{HERE / 'faulty_server.py'} badschema`"]
+        f"tool 'listish' of MCP server {server}", f"tool '#3' of MCP server {server}"]
 
 
 # ---------------------------------------------------------------- a task-only tool
