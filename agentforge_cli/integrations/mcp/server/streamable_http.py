@@ -200,8 +200,11 @@ def bind_socket(host: str, port: int) -> socket.socket:
     """
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        family, _, _, _, address = infos[0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        # the protocol number matters: asyncio turns Nagle off (TCP_NODELAY) only on
+        # accepted sockets whose ``proto`` is IPPROTO_TCP, and ``proto`` 0 would leave
+        # each response's body waiting for the client's delayed ACK (~40 ms)
+        sock = socket.socket(family, kind, proto)
     except OSError as exc:
         raise ListenError(f"cannot listen on {_url_host(host)}:{port}: "
                           f"{exc.strerror or exc}") from None
