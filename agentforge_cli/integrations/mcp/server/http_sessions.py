@@ -120,21 +120,32 @@ class SessionGuard:
             await _too_many(scope, receive, send)
             return
 
+        self.opening[peer] = self.opening.get(peer, 0) + 1
+        pending = True
+
+        def settled() -> None:
+            nonlocal pending
+            if pending:
+                pending = False
+                self.opening[peer] -= 1
+                if not self.opening[peer]:
+                    del self.opening[peer]
+
         async def remember(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 400:
                 opened = _header(message, _SESSION_HEADER)
                 if opened is not None and opened not in self.sessions:
                     self.sessions[opened] = _Session(peer, _delete_scope(template, opened),
                                                      self.clock())
+                    # a session from now on, no longer an opening request: the answer may
+                    # reach the client (and its next initialize us) before the app returns
+                    settled()
             await send(message)
 
-        self.opening[peer] = self.opening.get(peer, 0) + 1
         try:
             await self.app(scope, receive, remember)
         finally:
-            self.opening[peer] -= 1
-            if not self.opening[peer]:
-                del self.opening[peer]
+            settled()
 
     async def _make_room(self, peer: str) -> bool:
         """End the stalest session of ``peer`` at the per-client limit, or the stalest of

@@ -221,21 +221,23 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
               allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
-    """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
+    """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, its answers sent
+    as JSON when nothing streams
+    (:class:`~agentforge_cli.integrations.mcp.server.json_answers.JsonAnswers`), behind
     :class:`~agentforge_cli.integrations.mcp.server.http_sessions.SessionGuard` (``limits``),
     :class:`~agentforge_cli.integrations.mcp.server.jsonrpc_ids.RequestIdGuard` and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from agentforge_cli.integrations.mcp.server.json_answers import JsonAnswers
+    from agentforge_cli.integrations.mcp.server.jsonrpc_ids import RequestIdGuard
     from agentforge_cli.integrations.mcp.server.tool_server import build_server
 
     limits = limits or SessionLimits()
     app = build_server(service).streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    from agentforge_cli.integrations.mcp.server.jsonrpc_ids import RequestIdGuard
-
-    return HeaderGuard(RequestIdGuard(SessionGuard(app, limits)), host=host,
+    return HeaderGuard(RequestIdGuard(SessionGuard(JsonAnswers(app), limits)), host=host,
                        extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 

@@ -65,11 +65,14 @@ class Served:
         if self.process.poll() is None:
             self.process.send_signal(sig)
         try:
-            out, _ = self.process.communicate(timeout=BOUND)
+            # not communicate(): it reads stderr too, and takes lines from _drain
+            self.process.wait(timeout=BOUND)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
                 self.process.wait()
+        out = self.process.stdout.read()  # type: ignore[union-attr]
+        self.process.stdout.close()  # type: ignore[union-attr]
         while (line := self.lines.get(timeout=BOUND)) is not None:
             self.stderr.append(line)
         self.process.stderr.close()  # type: ignore[union-attr]

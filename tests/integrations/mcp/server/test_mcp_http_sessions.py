@@ -174,6 +174,14 @@ def test_at_the_total_limit_the_stalest_session_of_all_makes_room(small: Threade
             client.close()
 
 
+def test_sessions_opened_back_to_back_up_to_the_limit_are_all_kept(small: Threaded) -> None:
+    """A session counts once its answer names it: the answer may reach the client, and
+    its next ``initialize`` the server, before the request that opened it is done."""
+    with httpx.Client(timeout=BOUND) as client:
+        sessions = [open_session(client, small.url) for _ in range(3)]
+        assert [alive(client, small.url, sid) for sid in sessions] == [True] * 3
+
+
 def test_a_session_that_never_completes_its_handshake_is_ended_soon(small: Threaded) -> None:
     with httpx.Client(timeout=BOUND) as client:
         abandoned = open_session(client, small.url)
