@@ -223,7 +223,9 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
               allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, its answers sent
     as JSON when nothing streams
-    (:class:`~agentforge_cli.integrations.mcp.server.json_answers.JsonAnswers`), behind
+    (:class:`~agentforge_cli.integrations.mcp.server.json_answers.JsonAnswers`) and plain
+    calls answered without it
+    (:class:`~agentforge_cli.integrations.mcp.server.plain_calls.PlainCalls`), behind
     :class:`~agentforge_cli.integrations.mcp.server.http_sessions.SessionGuard` (``limits``),
     :class:`~agentforge_cli.integrations.mcp.server.jsonrpc_ids.RequestIdGuard` and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
@@ -231,13 +233,17 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
 
     from agentforge_cli.integrations.mcp.server.json_answers import JsonAnswers
     from agentforge_cli.integrations.mcp.server.jsonrpc_ids import RequestIdGuard
-    from agentforge_cli.integrations.mcp.server.tool_server import build_server
+    from agentforge_cli.integrations.mcp.server.plain_calls import PlainCalls
+    from agentforge_cli.integrations.mcp.server.tool_server import ToolCalls, build_server
 
     limits = limits or SessionLimits()
-    app = build_server(service).streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
+    calls = ToolCalls(service)
+    # no idle timer in the SDK: it would not see plain calls; SessionGuard ends idle sessions
+    app = build_server(service, calls=calls).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, session_idle_timeout=None,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return HeaderGuard(RequestIdGuard(SessionGuard(JsonAnswers(app), limits)), host=host,
+    answering = PlainCalls(JsonAnswers(app), calls, MCP_PATH)
+    return HeaderGuard(RequestIdGuard(SessionGuard(answering, limits)), host=host,
                        extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 
