@@ -136,7 +136,7 @@ class PlainCalls:
             version = json.loads(answer)["result"]["protocolVersion"]
         except (ValueError, TypeError, KeyError):
             return
-        if version in self.versions:
+        if type(version) is str and version in self.versions:
             self.sessions[session_id] = _Session(version)
 
     def _watching(self, session_id: str, method: str, send: Send) -> Send:

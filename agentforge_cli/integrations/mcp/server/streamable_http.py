@@ -9,6 +9,11 @@ names ``127.0.0.1``, ``localhost`` and ``[::1]`` are accepted; on a wildcard add
 (``0.0.0.0``, ``::``) the machine's own names and addresses too; ``--allow-host`` adds
 names (behind a proxy). Allowed browser origins get CORS answers (preflight included).
 
+An answer ends with its last message: one that streams nothing is a JSON body
+(:mod:`~agentforge_cli.integrations.mcp.server.json_answers`), and a plain ``tools/call``
+is answered in front of the SDK
+(:mod:`~agentforge_cli.integrations.mcp.server.plain_calls`).
+
 The socket is bound before serving, so a taken port is a :class:`ListenError` and port
 ``0`` picks a free one; the URL goes to standard error once the server listens. SIGINT
 and SIGTERM stop it (uvicorn's handlers), exit 0: open connections get a few seconds to
