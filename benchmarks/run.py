@@ -225,6 +225,12 @@ def bench_serve() -> None:
     serve_rows(row)
 
 
+def bench_plain_http() -> None:
+    from plain_http_workload import plain_http_row
+
+    plain_http_row(row)
+
+
 def bench_fuzz() -> None:
     """``tools fuzz`` throughput on a 2-param tool, against hypothesis generating the same
     inputs without calling anything (the floor the calls and classification add to)."""
@@ -265,7 +271,8 @@ def main() -> int:
     for bench in (bench_two_param, bench_recording, bench_six_param, bench_import, bench_cli,
                   bench_mcp_client,
                   bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
-                  bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve):
+                  bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve,
+                  bench_plain_http):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

@@ -18,8 +18,9 @@ sessions per client and in all, and makes room rather than refusing:
 * a session that sent nothing after its ``initialize`` is ended after
   :attr:`SessionLimits.handshake_timeout` seconds, and one with no request open (an open
   ``GET`` stream counts) after :attr:`SessionLimits.idle_timeout`. They are looked for
-  when a request comes (no background task: none outlives the server); the SDK also ends
-  a session idle that long by itself.
+  when a request comes (no background task: none outlives the server). The SDK's own
+  idle timer is off: it does not see the calls
+  :mod:`~agentforge_cli.integrations.mcp.server.plain_calls` answers.
 
 A session is ended the way a client ends it, with a ``DELETE`` through the SDK's app, so
 its ID answers ``404`` afterwards (the client then opens a new session).
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SessionGuard", "SessionLimits", "whole_body"]
+__all__ = ["SessionGuard", "SessionLimits", "read_body", "whole_body"]
 
 _SESSION_HEADER = b"mcp-session-id"
 
@@ -120,21 +121,32 @@ class SessionGuard:
             await _too_many(scope, receive, send)
             return
 
+        self.opening[peer] = self.opening.get(peer, 0) + 1
+        pending = True
+
+        def settled() -> None:
+            nonlocal pending
+            if pending:
+                pending = False
+                self.opening[peer] -= 1
+                if not self.opening[peer]:
+                    del self.opening[peer]
+
         async def remember(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] < 400:
                 opened = _header(message, _SESSION_HEADER)
                 if opened is not None and opened not in self.sessions:
                     self.sessions[opened] = _Session(peer, _delete_scope(template, opened),
                                                      self.clock())
+                    # a session from now on, no longer an opening request: the answer may
+                    # reach the client (and its next initialize us) before the app returns
+                    settled()
             await send(message)
 
-        self.opening[peer] = self.opening.get(peer, 0) + 1
         try:
             await self.app(scope, receive, remember)
         finally:
-            self.opening[peer] -= 1
-            if not self.opening[peer]:
-                del self.opening[peer]
+            settled()
 
     async def _make_room(self, peer: str) -> bool:
         """End the stalest session of ``peer`` at the per-client limit, or the stalest of
@@ -212,6 +224,13 @@ class SessionGuard:
 async def whole_body(receive: Receive) -> Receive | None:
     """Read the request's whole body; a ``receive`` that hands it over again, then goes
     on with ``receive`` (``None`` when the client disconnected first)."""
+    read = await read_body(receive)
+    return None if read is None else read[1]
+
+
+async def read_body(receive: Receive) -> tuple[bytes, Receive] | None:
+    """The request's whole body, and a ``receive`` that hands it over again, then goes on
+    with ``receive`` (``None`` when the client disconnected first)."""
     chunks = []
     while True:
         message = await receive()
@@ -220,13 +239,13 @@ async def whole_body(receive: Receive) -> Receive | None:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             break
-    body: list[Message] = [{"type": "http.request", "body": b"".join(chunks),
-                            "more_body": False}]
+    whole = b"".join(chunks)
+    body: list[Message] = [{"type": "http.request", "body": whole, "more_body": False}]
 
     async def replay() -> Message:
         return body.pop() if body else await receive()
 
-    return replay
+    return whole, replay
 
 
 def _header(message: Any, name: bytes) -> str | None:

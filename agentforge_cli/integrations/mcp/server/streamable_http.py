@@ -9,6 +9,11 @@ names ``127.0.0.1``, ``localhost`` and ``[::1]`` are accepted; on a wildcard add
 (``0.0.0.0``, ``::``) the machine's own names and addresses too; ``--allow-host`` adds
 names (behind a proxy). Allowed browser origins get CORS answers (preflight included).
 
+An answer ends with its last message: one that streams nothing is a JSON body
+(:mod:`~agentforge_cli.integrations.mcp.server.json_answers`), and a plain ``tools/call``
+is answered in front of the SDK
+(:mod:`~agentforge_cli.integrations.mcp.server.plain_calls`).
+
 The socket is bound before serving, so a taken port is a :class:`ListenError` and port
 ``0`` picks a free one; the URL goes to standard error once the server listens. SIGINT
 and SIGTERM stop it (uvicorn's handlers), exit 0: open connections get a few seconds to
@@ -200,8 +205,11 @@ def bind_socket(host: str, port: int) -> socket.socket:
     """
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        family, _, _, _, address = infos[0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        # the protocol number matters: asyncio turns Nagle off (TCP_NODELAY) only on
+        # accepted sockets whose ``proto`` is IPPROTO_TCP, and ``proto`` 0 would leave
+        # each response's body waiting for the client's delayed ACK (~40 ms)
+        sock = socket.socket(family, kind, proto)
     except OSError as exc:
         raise ListenError(f"cannot listen on {_url_host(host)}:{port}: "
                           f"{exc.strerror or exc}") from None
@@ -218,21 +226,29 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
               allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
-    """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, behind
+    """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, its answers sent
+    as JSON when nothing streams
+    (:class:`~agentforge_cli.integrations.mcp.server.json_answers.JsonAnswers`) and plain
+    calls answered without it
+    (:class:`~agentforge_cli.integrations.mcp.server.plain_calls.PlainCalls`), behind
     :class:`~agentforge_cli.integrations.mcp.server.http_sessions.SessionGuard` (``limits``),
     :class:`~agentforge_cli.integrations.mcp.server.jsonrpc_ids.RequestIdGuard` and
     :class:`HeaderGuard` (the SDK's own host check is off: the guard does it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from agentforge_cli.integrations.mcp.server.tool_server import build_server
+    from agentforge_cli.integrations.mcp.server.json_answers import JsonAnswers
+    from agentforge_cli.integrations.mcp.server.jsonrpc_ids import RequestIdGuard
+    from agentforge_cli.integrations.mcp.server.plain_calls import PlainCalls
+    from agentforge_cli.integrations.mcp.server.tool_server import ToolCalls, build_server
 
     limits = limits or SessionLimits()
-    app = build_server(service).streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host, session_idle_timeout=limits.idle_timeout,
+    calls = ToolCalls(service)
+    # no idle timer in the SDK: it would not see plain calls; SessionGuard ends idle sessions
+    app = build_server(service, calls=calls).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, session_idle_timeout=None,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    from agentforge_cli.integrations.mcp.server.jsonrpc_ids import RequestIdGuard
-
-    return HeaderGuard(RequestIdGuard(SessionGuard(app, limits)), host=host,
+    answering = PlainCalls(JsonAnswers(app), calls, MCP_PATH)
+    return HeaderGuard(RequestIdGuard(SessionGuard(answering, limits)), host=host,
                        extra_origins=allow_origins, extra_hosts=allow_hosts)
 
 

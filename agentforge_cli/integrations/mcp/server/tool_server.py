@@ -75,6 +75,7 @@ __all__ = [
     "MCP_MIN_VERSION",
     "SERVER_NAME",
     "MCPUnavailableError",
+    "ToolCalls",
     "build_server",
     "call_tool_result",
     "execute_tool",
@@ -272,6 +273,30 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
                                f"outputSchema: {problem}", True)
 
 
+class ToolCalls:
+    """How ``tools/call`` is answered: through ``service``'s call pipeline, each result
+    checked against its tool's ``outputSchema``. One per server, shared by the SDK's
+    handler and :mod:`~agentforge_cli.integrations.mcp.server.plain_calls`, so that both
+    answer a call alike."""
+
+    def __init__(self, service: ToolService, memory_id: object = None) -> None:
+        self.service = service
+        self.schemas = OutputSchemas(service)
+        self.memory_id = memory_id
+
+    def knows(self, name: str) -> bool:
+        return self.service.executor(name) is not None
+
+    async def answer(self, name: str, arguments: Any, request_id: str | None
+                     ) -> CallToolResult:
+        """The result of calling the known tool ``name`` with the ``arguments`` object as
+        received (``parse_arguments`` takes a dict as parsed, then binding and coercion
+        run as for ``agentforge tools call``)."""
+        request = ToolExecutionRequest(id=request_id, name=name, arguments=arguments)
+        result = await execute_tool(self.service, request, self.memory_id)
+        return call_tool_result(_checked(result, name, self.schemas))
+
+
 def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None = None
                       ) -> ListToolsResult:
     """The ``tools/list`` result: one tool per registered specification (``outputSchema``:
@@ -294,7 +319,7 @@ def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None
 
 def build_server(service: ToolService, *, name: str = SERVER_NAME,
                  version: str | None = None, instructions: str | None = None,
-                 memory_id: object = None) -> Server:
+                 memory_id: object = None, calls: ToolCalls | None = None) -> Server:
     """Build a low-level MCP ``Server`` serving ``service``'s tools.
 
     Args:
@@ -303,6 +328,8 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         version: The version ``initialize`` reports (agentforge's version by default).
         instructions: Optional instructions for the client's model.
         memory_id: Passed to every execution (shows in call logs).
+        calls: How calls are answered, when shared with another path (made from
+            ``service`` and ``memory_id`` by default).
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
@@ -313,7 +340,8 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
 
-    schemas = OutputSchemas(service)
+    calls = calls or ToolCalls(service, memory_id)
+    schemas = calls.schemas
 
     async def on_list_tools(ctx: ServerRequestContext,
                             params: PaginatedRequestParams | None) -> Any:
@@ -345,19 +373,12 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {params.name!r}")
 
     async def on_call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> Any:
-        if service.executor(params.name) is None:
+        if not calls.knows(params.name):
             # A protocol error, not a result: the client asked for a tool never listed.
             raise MCPError(code=INVALID_PARAMS,
                            message=unknown_tool_message(params.name, service.names))
-        request = ToolExecutionRequest(
-            id=None if ctx.request_id is None else str(ctx.request_id),
-            name=params.name,
-            # The arguments object as received: parse_arguments takes a dict as parsed,
-            # then binding and coercion run as for `agentforge tools call`.
-            arguments=params.arguments,  # type: ignore[arg-type]  # a dict: taken as parsed
-        )
-        result = await execute_tool(service, request, memory_id)
-        return call_tool_result(_checked(result, params.name, schemas))
+        return await calls.answer(params.name, params.arguments,
+                                  None if ctx.request_id is None else str(ctx.request_id))
 
     return Server(name, version=version or __version__, instructions=instructions,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool,

@@ -6,6 +6,7 @@ Every server is started by the test on 127.0.0.1 and stopped by it (SIGINT, or S
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import queue
@@ -23,6 +24,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_client_support import AGENTFORGE, HERE, ROOT
+
+from agentforge_cli.integrations.mcp.server.streamable_http import bind_socket
 
 BOUND = 30.0  # generous bound on start-up and shutdown; nothing is timed
 
@@ -62,11 +65,14 @@ class Served:
         if self.process.poll() is None:
             self.process.send_signal(sig)
         try:
-            out, _ = self.process.communicate(timeout=BOUND)
+            # not communicate(): it reads stderr too, and takes lines from _drain
+            self.process.wait(timeout=BOUND)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
                 self.process.wait()
+        out = self.process.stdout.read()  # type: ignore[union-attr]
+        self.process.stdout.close()  # type: ignore[union-attr]
         while (line := self.lines.get(timeout=BOUND)) is not None:
             self.stderr.append(line)
         self.process.stderr.close()  # type: ignore[union-attr]
@@ -193,6 +199,33 @@ def test_a_taken_port_is_exit_3() -> None:
     assert done.returncode == 3
     assert f"cannot listen on 127.0.0.1:{port}: the port is taken" in done.stderr
     assert done.stdout == ""
+
+
+def test_the_servers_connections_send_each_write_at_once() -> None:
+    """Nagle's algorithm is off (``TCP_NODELAY``) on every connection the bound socket
+    accepts, as on a socket asyncio binds itself: with it on, an answer's body waited
+    for the client to acknowledge its headers, up to its delayed-ACK timer (~40 ms)."""
+    async def accepted_nodelay() -> int:
+        loop = asyncio.get_running_loop()
+        made: asyncio.Future[int] = loop.create_future()
+
+        class Accepting(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                made.set_result(transport.get_extra_info("socket").getsockopt(
+                    socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        with bind_socket("127.0.0.1", 0) as sock:
+            server = await loop.create_server(Accepting, sock=sock)  # as uvicorn serves it
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            try:
+                return await asyncio.wait_for(made, BOUND)
+            finally:
+                writer.close()
+                server.close()
+                await server.wait_closed()
+
+    assert asyncio.run(accepted_nodelay()) != 0
 
 
 @pytest.mark.parametrize("args", [["--port", "8000"], ["--transport", "http", "--port", "-1"]])

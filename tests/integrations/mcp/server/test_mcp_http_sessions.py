@@ -21,6 +21,7 @@ import pytest
 import uvicorn
 from mcp import ClientSession
 from test_mcp_http import Served, session_run
+from test_mcp_http_plain_clients import KeepAlive
 
 from agentforge_cli import ToolService, build_local_tools, tool
 from agentforge_cli.integrations.mcp.server.http_sessions import SessionLimits
@@ -174,6 +175,14 @@ def test_at_the_total_limit_the_stalest_session_of_all_makes_room(small: Threade
             client.close()
 
 
+def test_sessions_opened_back_to_back_up_to_the_limit_are_all_kept(small: Threaded) -> None:
+    """A session counts once its answer names it: the answer may reach the client, and
+    its next ``initialize`` the server, before the request that opened it is done."""
+    with httpx.Client(timeout=BOUND) as client:
+        sessions = [open_session(client, small.url) for _ in range(3)]
+        assert [alive(client, small.url, sid) for sid in sessions] == [True] * 3
+
+
 def test_a_session_that_never_completes_its_handshake_is_ended_soon(small: Threaded) -> None:
     with httpx.Client(timeout=BOUND) as client:
         abandoned = open_session(client, small.url)
@@ -215,3 +224,37 @@ def test_a_client_whose_sessions_are_all_busy_gets_503(small: Threaded) -> None:
         for caller in callers:
             caller.join(BOUND)
     assert answers == [200, 200, 200]
+
+
+@pytest.fixture
+def short_idle() -> Iterator[Threaded]:
+    served = Threaded(SessionLimits(idle_timeout=1.0, sweep_every=0.1))
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+def test_a_session_busy_with_plain_calls_outlives_the_idle_timeout(short_idle: Threaded) -> None:
+    """Plain calls are answered without the SDK's session machinery; they still keep the
+    session alive (the SDK's own idle timer, which would not see them, is off)."""
+    with KeepAlive(short_idle.url) as client:
+        deadline = time.monotonic() + 2.5
+        index = 0
+        while time.monotonic() < deadline:
+            index += 1
+            response, answer = client.call(index, "getPrice", {"sku": "TEA-001",
+                                                               "quantity": 3})
+            assert (response.status, answer["result"]["content"][0]["text"]) == (200, "384.00")
+            time.sleep(0.2)
+        with httpx.Client(timeout=BOUND) as other:
+            assert alive(other, short_idle.url, client.session)
+
+
+def test_a_session_idle_past_the_timeout_is_ended(short_idle: Threaded) -> None:
+    with KeepAlive(short_idle.url) as client:
+        assert client.call(1, "getPrice", {"sku": "TEA-001", "quantity": 3})[0].status == 200
+        time.sleep(1.5)
+        response, answer = client.call(2, "getPrice", {"sku": "TEA-001", "quantity": 3})
+        assert response.status == 404
+        assert answer["error"]["message"] == "Session not found"
