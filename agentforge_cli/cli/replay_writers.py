@@ -170,6 +170,9 @@ class JsonWriter(Writer):
                                    "match": self.match}
         if outcome.updated is not None:
             members["updated"] = outcome.updated
+            members["errors_unmarked"] = len(outcome.errors_unmarked)
+        if outcome.migrated is not None:
+            members["migrated"] = outcome.migrated
         return members
 
     def close(self) -> None:
@@ -366,7 +369,8 @@ class TraceWriter(Writer):
             f"{outcome.format}, match {self.match}")
         render.replay_summary(outcome.summary, f"{outcome.path} ({shown})",
                               failed=outcome.failed, updated=outcome.updated,
-                              allow_drift=self.allow_drift)
+                              allow_drift=self.allow_drift, migrated=outcome.migrated,
+                              unmarked=len(outcome.errors_unmarked))
 
     def _say_next_step(self, mismatched: int) -> None:
         """After a trace that failed on differing results: what to do about it."""

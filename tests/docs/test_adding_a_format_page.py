@@ -55,6 +55,15 @@ def test_the_pages_module_is_a_format_that_reads_and_rewrites(terse, tmp_path):
     assert path.read_text(encoding="utf-8").splitlines()[2] == '{"got": "new", "id": "a"}'
 
 
+def test_the_pages_module_migrates_its_calls(terse, tmp_path):
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
+
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"run": "x", "with": {"q": 1}, "id": "a"}\n', encoding="utf-8")
+    open_transcript(path).write({}, Migration.parse(["x=y"], ["y.q=query"]))
+    assert path.read_text(encoding="utf-8") == '{"run": "y", "with": {"query": 1}, "id": "a"}\n'
+
+
 @pytest.mark.parametrize("declared", [TranscriptFormat, FileReading, ApiReading])
 def test_the_page_names_every_field_of_the_declared_values(declared):
     fields = {field.name for field in dataclasses.fields(declared)}
