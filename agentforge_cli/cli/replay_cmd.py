@@ -74,6 +74,7 @@ def _complete_format_names(incomplete: str) -> list[str]:
 
 
 def replay(
+    context: typer.Context,
     transcripts: Annotated[list[str], typer.Argument(
         metavar="TRANSCRIPT", click_type=TEXT,
         help=f"Recorded conversations: {registry.join_titles()}. "
@@ -160,7 +161,8 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, log=log)))
+            single=single, json=json_output, junit=junit, log=log,
+            command_line=_command_line(context))))
 
 
 def _migration(rename_tool: list[str] | None, rename_arg: list[str] | None,
@@ -186,6 +188,14 @@ def _migration(rename_tool: list[str] | None, rename_arg: list[str] | None,
     return migration
 
 
+def _command_line(context: typer.Context) -> tuple[str, ...] | None:
+    """The arguments after ``agentforge``, as given (``None`` when not known)."""
+    from agentforge_cli.cli.global_options import COMMAND_LINE
+
+    found = context.meta.get(COMMAND_LINE)
+    return tuple(found) if found is not None else None
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Outputs:
     """What the command writes: with one transcript file, the single-transcript output."""
@@ -194,6 +204,8 @@ class _Outputs:
     json: bool
     junit: Path | None
     log: bool
+    command_line: tuple[str, ...] | None = None
+    """The command as given, repeated by advice that suggests running it again."""
 
 
 def _replay_session(paths: list[str], load: Callable[[], ToolSupply],
@@ -251,7 +263,8 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
         writers.append(found.TraceWriter(single=single, match=options.match,
                                          allow_drift=options.allow_drift,
                                          update=options.update,
-                                         tools_header=lambda: session.tools().description))
+                                         tools_header=lambda: session.tools().description,
+                                         command_line=outputs.command_line))
     return writers
 
 

@@ -101,7 +101,9 @@ class TranscriptOutcome:
     reads them as successes."""
     migrated: int | None = None
     """Recorded calls the migration rewrote (with a migration)."""
-
+    remedies: list[tuple[str, str]] = field(default_factory=list)
+    """The migrations that would make the drifted calls fit (``("--rename-arg",
+    "tool.old=new")``)."""
     unreadable: TranscriptError | None = None
     """Why the transcript could not be read (part way, or at all)."""
     unwritable: OSError | None = None
@@ -127,11 +129,14 @@ class SessionTotal:
     summary: dict[CallStatus, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
     transcripts: int = 0
     failed_transcripts: int = 0
+    remedies: dict[tuple[str, str], None] = field(default_factory=dict)
+    """The migrations that would make the drifted calls fit, over the transcripts."""
 
     def add(self, outcome: TranscriptOutcome) -> None:
         """Count one transcript's outcome (an unreadable one's calls are not counted)."""
         self.transcripts += 1
         self.failed_transcripts += outcome.fails
+        self.remedies.update(dict.fromkeys(outcome.remedies))
         if outcome.unreadable is None:
             for status, count in outcome.summary.items():
                 self.summary[status] = self.summary.get(status, 0) + count
@@ -231,6 +236,7 @@ class ReplaySession(Generic[ToolsT]):
             deque(entries if sink is None else map(sink, entries), maxlen=0)
         outcome.summary = replayer.summary
         outcome.failed, outcome.drift_failed = replayer.failed, replayer.drift_failed
+        outcome.remedies = list(replayer.remedies)
         if options.update:
             outcome.migrated = len(migrated) if migration else None
             self._write(opened, outcome, updates, migration if migrated else None,

@@ -1,13 +1,16 @@
-"""``replay --update`` after a rename: ``--rename-arg``, ``--rename-tool`` and
-``--drop-arg`` rewrite the recorded calls and nothing else, and the transcript then
-replays all matched; and where a format has no error flag, an error written over a
-success is said and counted."""
+"""``replay --update`` after a rename: the drifted calls' next step names the command that
+migrates them (``--rename-arg``, ``--rename-tool``, ``--drop-arg``), that command rewrites
+the recorded calls and nothing else, and the transcript then replays all matched; and
+where a format has no error flag, an error written over a success is said and counted."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
+
+from agentforge_cli.cli.app import app
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = REPOSITORY / "sample_tools" / "transcripts"
@@ -26,13 +29,19 @@ def find(city: str, limit: int = 1) -> str:
 '''
 
 
-def test_a_renamed_argument_is_migrated_and_replays_all_matched(cli, tmp_path):
+def test_the_drift_names_the_command_that_migrates_the_recordings(cli, tmp_path):
     path = tmp_path / "crm_drift.jsonl"
     shutil.copy(TRANSCRIPTS / "crm_drift.jsonl", path)
     before = path.read_text(encoding="utf-8")
-    assert cli("replay", str(path), "-t", CRM).exit_code == 1  # it drifted
-    migrated = cli("replay", str(path), "-t", CRM, "--update",
-                   "--rename-arg", "queryCustomer.customer=name")
+    drifted = cli("replay", str(path), "-t", CRM)
+    assert drifted.exit_code == 1
+    command = (f"agentforge replay {path} -t {CRM} --update "
+               "--rename-arg queryCustomer.customer=name")
+    assert drifted.stderr.endswith(
+        f"next: if these arguments were renamed or removed, migrate the recordings:\n"
+        f"  {command}\n")
+
+    migrated = cli(*shlex.split(command)[1:])
     assert migrated.exit_code == 0, migrated.stderr
     assert "migrated 1 recorded call in the transcript" in migrated.stdout
     after = path.read_text(encoding="utf-8")
@@ -94,6 +103,16 @@ def test_a_format_that_cannot_write_its_calls_is_refused_before_any_call_runs(
     assert "[act]" not in done.stdout  # nothing ran
 
 
+def test_the_next_step_without_a_known_command_line_names_the_options():
+    from agentforge_cli.cli.replay_writers import migration_step
+
+    remedies = [("--rename-arg", "find.q=query"), ("--drop-arg", "find.x y")]
+    assert migration_step(remedies, None).endswith(
+        "add --update --rename-arg find.q=query --drop-arg 'find.x y' to the command")
+    assert migration_step(remedies, ("replay", "t.json", "--update")).endswith(
+        "agentforge replay t.json --update --rename-arg find.q=query --drop-arg 'find.x y'")
+
+
 BROKEN_CITY = '''
 from agentforge_cli import tool
 
@@ -123,3 +142,13 @@ def test_an_error_written_where_the_format_has_no_flag_is_said_and_counted(
             in done.stdout)
     report = cli("replay", str(path), "-t", str(tools), "--update", "--json")
     assert json.loads(report.stdout)["errors_unmarked"] == 0  # nothing differs any more
+
+
+def test_the_command_line_is_kept_as_given(tmp_path):
+    from typer.testing import CliRunner
+
+    path = tmp_path / "crm_drift.jsonl"
+    shutil.copy(TRANSCRIPTS / "crm_drift.jsonl", path)
+    done = CliRunner().invoke(app, ["replay", str(path), "--debug", "-t", CRM])
+    assert (f"migrate the recordings:\n  agentforge replay {path} --debug -t {CRM} "
+            "--update --rename-arg queryCustomer.customer=name") in done.stderr
