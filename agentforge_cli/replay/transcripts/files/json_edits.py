@@ -11,8 +11,8 @@ escapes when the text escapes it (Python's ``json.dump`` default), as UTF-8 othe
 ``", "``/``": "`` when the text is spaced; indented like the text when its neighbours
 span lines.
 
-Values Python finds equal (``1``, ``1.0``, ``true``) are left as written. Standard
-library only.
+Values Python finds equal (``1``, ``1.0``, ``true``) are left as written; a change
+nested too deeply for the walk is written as a whole value anew. Standard library only.
 """
 
 from __future__ import annotations
@@ -106,8 +106,13 @@ def edit_json(text: str, new: Any, old: Any = _UNSET, *,
     if _same(old, new):
         return text
     start = _skip(text, 0)
-    editor = _Editor(text, style or text_style(text))
-    end, replaced = editor.value(start, old, new, "\n" in text.strip())
+    style = style or text_style(text)
+    multiline = "\n" in text.strip()
+    try:
+        end, replaced = _Editor(text, style).value(start, old, new, multiline)
+    except RecursionError:  # changed that deep down: written anew, in the text's style
+        end = len(text.rstrip())
+        replaced = fresh_json(new, style, multiline=multiline)
     return text[:start] + replaced + text[end:]
 
 

@@ -132,19 +132,20 @@ def _set(value: Any, path: Path, new: Any) -> Any:
 
 
 def _path_to(value: Any, target: Any) -> Path | None:
-    """The path from ``value`` to the very object ``target`` inside it, or ``None``."""
-    if value is target:
-        return ()
-    items: Iterable[tuple[Step, Any]]
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return None
-    for step, item in items:
-        if isinstance(item, dict | list):
-            found = _path_to(item, target)
-            if found is not None:
-                return (step, *found)
+    """The path from ``value`` to the very object ``target`` inside it, or ``None``;
+    searched level by level (a call sits near the top of its record, however deep the
+    rest goes)."""
+    level: list[tuple[Path, Any]] = [((), value)]
+    while level:
+        deeper: list[tuple[Path, Any]] = []
+        for path, item in level:
+            if item is target:
+                return path
+            if isinstance(item, dict):
+                deeper.extend(((*path, key), child) for key, child in item.items()
+                              if isinstance(child, dict | list))
+            elif isinstance(item, list):
+                deeper.extend(((*path, index), child) for index, child in enumerate(item)
+                              if isinstance(child, dict | list))
+        level = deeper
     return None

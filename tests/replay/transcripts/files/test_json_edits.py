@@ -186,3 +186,11 @@ def test_a_json_document_keeps_everything_it_does_not_change(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     open_transcript(path).write_results({0: ("café new", False)})
     assert path.read_bytes().decode("utf-8") == text.replace("old", "new")
+
+
+def test_a_change_nested_too_deeply_is_written_anew():
+    depth = 600  # json itself reads and writes it; the walk takes frames a level
+    old = new = "x"
+    for _ in range(depth):
+        old, new = [old], [new]
+    assert json.loads(edit_json(json.dumps(old), [new, 1])) == [new, 1]
