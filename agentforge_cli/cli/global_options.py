@@ -10,6 +10,9 @@ The search follows the command line as click will read it: an option of the comm
 being read that takes a value keeps that value (``-t --debug`` passes ``--debug`` to
 ``-t``), a command's own option of the same name wins over the global one, and ``--``
 ends the search (what follows is passed as it is).
+
+The command line as given is kept in the context's ``meta`` (:data:`COMMAND_LINE`), for
+a command whose advice repeats it (``replay``'s next step).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from typing import Any
 
 from agentforge_cli.cli.usage import Group
 
-__all__ = ["RootGroup", "hoist_global_options"]
+__all__ = ["COMMAND_LINE", "RootGroup", "hoist_global_options"]
+
+COMMAND_LINE = "agentforge.command_line"
+"""The key of ``ctx.meta`` holding the arguments after ``agentforge``, as given."""
 
 
 class RootGroup(Group):
@@ -28,6 +34,7 @@ class RootGroup(Group):
     sub-command."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[COMMAND_LINE] = tuple(args)
         return super().parse_args(ctx, hoist_global_options(self, args))
 
 

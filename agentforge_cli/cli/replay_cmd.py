@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         Watch,
     )
     from agentforge_cli.replay.transcripts import Transcript
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
 
 def format_choices() -> tuple[str, ...]:
     """``--format`` of ``replay``: ``auto`` or a transcript format registered by the time
@@ -74,6 +75,7 @@ def _complete_format_names(incomplete: str) -> list[str]:
 
 
 def replay(
+    context: typer.Context,
     transcripts: Annotated[list[str], typer.Argument(
         metavar="TRANSCRIPT", click_type=TEXT,
         help=f"Recorded conversations: {registry.join_titles()}. "
@@ -106,6 +108,18 @@ def replay(
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
+    rename_tool: Annotated[list[str] | None, typer.Option(
+        "--rename-tool", metavar="OLD=NEW",
+        help="With --update: rename the tool OLD to NEW in every recorded call, before "
+             "it runs (repeatable).", show_default=False)] = None,
+    rename_arg: Annotated[list[str] | None, typer.Option(
+        "--rename-arg", metavar="TOOL.OLD=NEW",
+        help="With --update: rename TOOL's argument OLD to NEW in every recorded call "
+             "(TOOL as named today; repeatable).", show_default=False)] = None,
+    drop_arg: Annotated[list[str] | None, typer.Option(
+        "--drop-arg", metavar="TOOL.NAME",
+        help="With --update: remove TOOL's argument NAME from every recorded call "
+             "(repeatable).", show_default=False)] = None,
     log: Annotated[bool, typer.Option(
         "--log", help="Show each execution's request/response on stderr.")] = False,
     strict: StrictOption = None,
@@ -143,7 +157,9 @@ def replay(
         options = SessionOptions(format=transcript_format, match=match,
                                  allow_drift=allow_drift, allow_empty=allow_empty,
                                  update=update, describe=not json_output,
-                                 scrub=_scrubbers(scrub, match))
+                                 scrub=_scrubbers(scrub, match),
+                                 migration=_migration(rename_tool, rename_arg, drop_arg,
+                                                      update=update))
 
         def load() -> ToolSupply:
             from agentforge_cli.cli.render import skipped_tool
@@ -154,7 +170,39 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, log=log)))
+            single=single, json=json_output, junit=junit, log=log,
+            command_line=_command_line(context))))
+
+
+def _migration(rename_tool: list[str] | None, rename_arg: list[str] | None,
+               drop_arg: list[str] | None, *, update: bool) -> Migration | None:
+    """The migration the options spell, ``None`` without one.
+
+    Raises:
+        UsageError: A rule that does not read, or a migration without ``--update``.
+    """
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
+
+    try:
+        migration = Migration.parse(rename_tool or (), rename_arg or (), drop_arg or ())
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not migration:
+        return None
+    if not update:
+        raise UsageError(f"{migration.options()[0].split()[0]} rewrites the recorded calls: "
+                         "it needs --update",
+                         hint="add --update (the transcript is rewritten atomically; a "
+                              "version-controlled file shows the change as a diff)")
+    return migration
+
+
+def _command_line(context: typer.Context) -> tuple[str, ...] | None:
+    """The arguments after ``agentforge``, as given (``None`` when not known)."""
+    from agentforge_cli.cli.global_options import COMMAND_LINE
+
+    found = context.meta.get(COMMAND_LINE)
+    return tuple(found) if found is not None else None
 
 
 def _scrubbers(given: list[str] | None, match: MatchMode) -> Any:
@@ -186,6 +234,8 @@ class _Outputs:
     json: bool
     junit: Path | None
     log: bool
+    command_line: tuple[str, ...] | None = None
+    """The command as given, repeated by advice that suggests running it again."""
 
 
 def _replay_session(paths: list[str], load: Callable[[], ToolSupply],
@@ -243,7 +293,8 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
         writers.append(found.TraceWriter(single=single, match=options.match,
                                          allow_drift=options.allow_drift,
                                          update=options.update,
-                                         tools_header=lambda: session.tools().description))
+                                         tools_header=lambda: session.tools().description,
+                                         command_line=outputs.command_line))
     return writers
 
 
@@ -281,15 +332,26 @@ def _fanned_out(sinks: list[EntrySink]) -> EntrySink | None:
 
 
 def _warn_errors_written(outcome: TranscriptOutcome) -> None:
-    """Say when ``--update`` recorded a crash where a success was: it is now "expected"."""
+    """Say when ``--update`` recorded a crash where a success was: it is now "expected"
+    (and, where the format has no error flag, reads as a success)."""
     if not outcome.errors_written:
         return
     from agentforge_cli.cli import render
 
-    broken = outcome.errors_written
-    count = len(broken)
-    render.warning(f"--update wrote {count} error result{'' if count == 1 else 's'} over a "
-                   f"recorded success in {outcome.path}:\n  " + "\n  ".join(broken))
+    unmarked = set(outcome.errors_unmarked)
+    marked = [said for said in outcome.errors_written if said not in unmarked]
+    if marked:
+        count = len(marked)
+        render.warning(f"--update wrote {count} error result{'' if count == 1 else 's'} "
+                       f"over a recorded success in {outcome.path}:\n  "
+                       + "\n  ".join(marked))
+    if unmarked:
+        count = len(outcome.errors_unmarked)
+        render.warning(f"--update wrote {count} error result{'' if count == 1 else 's'} "
+                       f"over a recorded success in {outcome.path}, and its format has no "
+                       "error flag: the transcript now records "
+                       f"{'it' if count == 1 else 'them'} as a success:\n  "
+                       + "\n  ".join(outcome.errors_unmarked))
 
 
 def _stdin_spooled(given: str) -> contextlib.AbstractContextManager[Path]:

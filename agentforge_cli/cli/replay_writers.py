@@ -28,12 +28,27 @@ if TYPE_CHECKING:
     from agentforge_cli.replay.transcripts import Transcript
 
 __all__ = ["JUnitWriter", "JsonWriter", "Problem", "SingleErrors", "StepSummaryWriter",
-           "TraceWriter", "Writer", "exit_code", "problem"]
+           "TraceWriter", "Writer", "exit_code", "migration_step", "problem"]
 
 EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is meant to have "
               "no tool calls")
 NEXT_STEP = ("next: read the diff above; if today's results are the right ones, accept "
              "them with --update")
+
+
+def migration_step(remedies: list[tuple[str, str]],
+                   command_line: tuple[str, ...] | None) -> str:
+    """The next step after calls drifted the way a renamed or removed argument makes them:
+    the command line again, with ``--update`` and the migration, on a line of its own
+    (only the options when the command is not known, or reads standard input)."""
+    import shlex
+
+    said = "next: if these arguments were renamed or removed, migrate the recordings"
+    options = [token for pair in remedies for token in pair]
+    if command_line is None or "-" in command_line:
+        return f"{said}: add --update {shlex.join(options)} to the command"
+    update = [] if "--update" in command_line else ["--update"]
+    return f"{said}:\n  {shlex.join(['agentforge', *command_line, *update, *options])}"
 
 
 class Problem(NamedTuple):
@@ -170,6 +185,9 @@ class JsonWriter(Writer):
                                    "match": self.match}
         if outcome.updated is not None:
             members["updated"] = outcome.updated
+            members["errors_unmarked"] = len(outcome.errors_unmarked)
+        if outcome.migrated is not None:
+            members["migrated"] = outcome.migrated
         return members
 
     def close(self) -> None:
@@ -304,9 +322,11 @@ class TraceWriter(Writer):
     failed it), and with several transcripts the total."""
 
     def __init__(self, *, single: bool, match: MatchMode, allow_drift: bool, update: bool,
-                 tools_header: Callable[[], str]) -> None:
+                 tools_header: Callable[[], str],
+                 command_line: tuple[str, ...] | None = None) -> None:
         self.single, self.match = single, match
         self.allow_drift, self.update = allow_drift, update
+        self.command_line = command_line
         self._tools_header: Callable[[], str] | None = tools_header
         self._single: TranscriptOutcome | None = None
 
@@ -349,6 +369,7 @@ class TraceWriter(Writer):
             if self._single is not None:
                 self._summary(self._single)
                 self._say_next_step(self._single.summary.get(CallStatus.MISMATCHED, 0))
+                self._say_migration(self._single.remedies)
             return
         count = total.transcripts
         title = (f"all {count} {'transcript' if count == 1 else 'transcripts'}"
@@ -358,6 +379,7 @@ class TraceWriter(Writer):
                               failed=total.failed(allow_drift=self.allow_drift,
                                                   update=self.update))
         self._say_next_step(total.summary.get(CallStatus.MISMATCHED, 0))
+        self._say_migration(list(total.remedies))
 
     def _summary(self, outcome: TranscriptOutcome) -> None:
         from agentforge_cli.cli import render
@@ -366,7 +388,8 @@ class TraceWriter(Writer):
             f"{outcome.format}, match {self.match}")
         render.replay_summary(outcome.summary, f"{outcome.path} ({shown})",
                               failed=outcome.failed, updated=outcome.updated,
-                              allow_drift=self.allow_drift)
+                              allow_drift=self.allow_drift, migrated=outcome.migrated,
+                              unmarked=len(outcome.errors_unmarked))
 
     def _say_next_step(self, mismatched: int) -> None:
         """After a trace that failed on differing results: what to do about it."""
@@ -374,6 +397,15 @@ class TraceWriter(Writer):
             from agentforge_cli.cli.output import write
 
             write(NEXT_STEP, stderr=True)
+
+    def _say_migration(self, remedies: list[tuple[str, str]]) -> None:
+        """After a trace whose calls drifted: the command that would migrate them, when
+        the drift tells a rename (or a removed argument)."""
+        if not remedies or self.allow_drift:
+            return
+        from agentforge_cli.cli.output import write
+
+        write(migration_step(remedies, self.command_line), stderr=True)
 
     def _say_tools(self) -> None:
         """Print the trace's ``tools:`` line, once: only where several conversations run."""

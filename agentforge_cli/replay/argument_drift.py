@@ -85,12 +85,17 @@ class ArgumentFit:
 
         return drift
 
-    def _explain(self, args: dict[str, Any]) -> str | None:
+    def _unknown_and_absent(self, args: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """The recorded keys today's tool does not have, and the parameters the call
+        lacks (the required ones when a required one is missing)."""
         unknown = [key for key in args if key not in self._keys] if self._closed else []
+        absent = [key for key in self._order if args.get(key) is None]
+        wanted = [key for key in absent if key in self._required]
+        return unknown, wanted or absent  # a renamed parameter is most often required
+
+    def _explain(self, args: dict[str, Any]) -> str | None:
+        unknown, absent = self._unknown_and_absent(args)
         if unknown:
-            absent = [key for key in self._order if args.get(key) is None]
-            wanted = [key for key in absent if key in self._required]
-            absent = wanted or absent  # a renamed parameter is most often a required one
             listed = _quoted(unknown)
             one = len(unknown) == 1
             hint = (f"it has {', '.join(absent)}" if absent else
@@ -105,6 +110,22 @@ class ArgumentFit:
         one = len(missing) == 1
         return (f"{_quoted(missing)} {'is' if one else 'are'} required by {self.tool} but "
                 f"{'was' if one else 'were'} not recorded")
+
+    def remedies(self, arguments: str) -> list[tuple[str, str]]:
+        """The migration that would make a drifted call fit, as ``replay --update`` takes
+        it: ``--rename-arg TOOL.OLD=NEW`` when the call has one key today's tool lacks and
+        lacks one parameter, ``--drop-arg TOOL.KEY`` for keys the tool lacks when it lacks
+        nothing else; none when the drift says nothing that clear."""
+        try:
+            args = parse_arguments(arguments)
+        except ArgumentError:
+            return []
+        unknown, absent = self._unknown_and_absent(args)
+        if len(unknown) == 1 and len(absent) == 1:
+            return [("--rename-arg", f"{self.tool}.{unknown[0]}={absent[0]}")]
+        if unknown and not absent:
+            return [("--drop-arg", f"{self.tool}.{key}") for key in unknown]
+        return []
 
     def refused(self, arguments: str) -> str | None:
         """The value today's binding refuses in ``arguments`` (checked after a call

@@ -202,6 +202,9 @@ class Replayer:
         self._last: tuple[int, _Tools] | None = None  # the conversation of the last call
         self._waiting: deque[Entry] = deque()
         self._open: dict[int, CallReport] = {}
+        self.remedies: dict[tuple[str, str], None] = {}
+        """The migrations that would make the drifted calls fit (``("--rename-arg",
+        "tool.old=new")``, :meth:`ArgumentFit.remedies`), in the order found."""
 
     @property
     def failed(self) -> bool:
@@ -337,6 +340,7 @@ class Replayer:
         if drift is not None and fit is not None and fit.refused(arguments) is None:
             # not run: its arguments no longer mean what they meant (a refused value
             # would have stopped it before the tool: that one runs, and is judged below)
+            self.remedies.update(dict.fromkeys(fit.remedies(arguments)))
             return CallReport(call.index, call.id, name, arguments, call.where, None, None,
                               0.0, None, shown, drift)
         service = tools.service

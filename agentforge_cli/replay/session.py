@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from agentforge_cli.replay.scrubbing import Scrubbing, ScrubSettings
     from agentforge_cli.replay.transcripts import Transcript
     from agentforge_cli.replay.transcripts.model import Event
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
 
 __all__ = ["EntrySink", "ReplaySession", "SessionOptions", "SessionTotal", "Tools",
            "TranscriptOutcome", "Watch"]
@@ -70,6 +71,8 @@ class SessionOptions:
     """A transcript without a tool call does not fail."""
     update: bool = False
     """Today's results are written into each transcript where they are missing or differ."""
+    migration: Migration | None = None
+    """With ``update``: recorded calls renamed before they run, and written back so."""
     describe: bool = True
     """Fill each call's :attr:`~agentforge_cli.replay.report.CallReport.invocation`."""
     scrub: ScrubSettings | None = None
@@ -96,6 +99,14 @@ class TranscriptOutcome:
     """Results written back (with ``update``)."""
     errors_written: list[str] = field(default_factory=list)
     """``update`` wrote today's error over a recorded success: ``call tool: error``."""
+    errors_unmarked: list[str] = field(default_factory=list)
+    """Of those, the ones written where the format has no error flag: the transcript now
+    reads them as successes."""
+    migrated: int | None = None
+    """Recorded calls the migration rewrote (with a migration)."""
+    remedies: list[tuple[str, str]] = field(default_factory=list)
+    """The migrations that would make the drifted calls fit (``("--rename-arg",
+    "tool.old=new")``)."""
     unreadable: TranscriptError | None = None
     """Why the transcript could not be read (part way, or at all)."""
     unwritable: OSError | None = None
@@ -121,11 +132,14 @@ class SessionTotal:
     summary: dict[CallStatus, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
     transcripts: int = 0
     failed_transcripts: int = 0
+    remedies: dict[tuple[str, str], None] = field(default_factory=dict)
+    """The migrations that would make the drifted calls fit, over the transcripts."""
 
     def add(self, outcome: TranscriptOutcome) -> None:
         """Count one transcript's outcome (an unreadable one's calls are not counted)."""
         self.transcripts += 1
         self.failed_transcripts += outcome.fails
+        self.remedies.update(dict.fromkeys(outcome.remedies))
         if outcome.unreadable is None:
             for status, count in outcome.summary.items():
                 self.summary[status] = self.summary.get(status, 0) + count
@@ -219,44 +233,84 @@ class ReplaySession(Generic[ToolsT]):
         from agentforge_cli.replay.runner import Replayer
 
         options, tools = self.options, self.tools()
+        migration = options.migration if options.update else None
+        if migration:
+            opened.check_migration()  # refused before any call runs
         # each conversation of each transcript on tools of its own, when they can be made afresh
         replayer = Replayer(tools.service, fresh=tools.fresh, describe=options.describe,
                             match=options.match, allow_drift=options.allow_drift,
                             scrub=self.scrubbing())
         updates: dict[int, tuple[str, bool]] = {}
+        migrated: set[int] = set()
+        over_success: list[tuple[int, str]] = []
         with watch(given, opened) if watch is not None else _UNWATCHED as (sink, on_event):
-            entries = replayer.run(opened.events(), on_event)
+            events = opened.events()
+            if migration:
+                events = _migrated(events, migration, migrated)
+            entries = replayer.run(events, on_event)
             if options.update:
-                entries = _updates_noted(entries, updates, outcome.errors_written)
+                entries = _updates_noted(entries, updates, over_success)
             # consumed in C: this loop runs once per entry
             deque(entries if sink is None else map(sink, entries), maxlen=0)
         outcome.summary = replayer.summary
         outcome.failed, outcome.drift_failed = replayer.failed, replayer.drift_failed
+        outcome.remedies = list(replayer.remedies)
         if options.update:
-            try:
-                outcome.updated = opened.write_results(updates)
-            except OSError as exc:
-                outcome.unwritable = exc
-                outcome.errors_written.clear()  # nothing was written
+            outcome.migrated = len(migrated) if migration else None
+            self._write(opened, outcome, updates, migration if migrated else None,
+                        over_success)
         if not any(replayer.summary.values()) and not options.allow_empty:
             outcome.empty = f"no tool calls found in {opened.path} (read as {opened.format})"
+
+    @staticmethod
+    def _write(opened: Transcript, outcome: TranscriptOutcome,
+               updates: dict[int, tuple[str, bool]], migration: Migration | None,
+               over_success: list[tuple[int, str]]) -> None:
+        """Write today's results (and the migrated calls) back into the transcript."""
+        try:
+            written = opened.write(updates, migration)
+        except OSError as exc:
+            outcome.unwritable = exc
+            return  # nothing was written
+        outcome.updated = written.results
+        for index, said in over_success:
+            outcome.errors_written.append(said)
+            if index in written.unmarked:
+                outcome.errors_unmarked.append(said)
 
 
 _UNWATCHED = contextlib.nullcontext((None, None))
 
 
+def _migrated(events: Iterator[Event], migration: Migration, changed: set[int]
+              ) -> Iterator[Event]:
+    """``events``, each recorded call renamed as ``migration`` says (its index noted in
+    ``changed``), so that it runs as it will be written back."""
+    from agentforge_cli.replay.transcripts.model import ToolCall
+
+    for event in events:
+        if type(event) is ToolCall:
+            today = migration.call(event.name, event.arguments)
+            if today is not None:
+                changed.add(event.index)
+                event = ToolCall(event.index, event.id, today[0], today[1], event.raw,
+                                 event.where, event.conversation)
+        yield event
+
+
 def _updates_noted(entries: Iterator[Entry], updates: dict[int, tuple[str, bool]],
-                   errors_written: list[str]) -> Iterator[Entry]:
+                   over_success: list[tuple[int, str]]) -> Iterator[Entry]:
     """``entries``, noting today's result of each call that ran and whose recording is
-    missing or differs (what ``update`` writes back), and the errors written over a
-    recorded success."""
+    missing or differs (what ``update`` writes back), and each error about to be written
+    over a recorded result that is not an error."""
     for entry in entries:
         if type(entry) is CallReport and entry.needs_update and (
                 entry.actual is not None and entry.is_error is not None):  # it ran
             updates[entry.index] = (entry.actual, entry.is_error)
-            if entry.is_error and entry.expected_is_error is False:
-                errors_written.append(f"{entry.id or entry.where} {entry.name}: "
-                                      f"{_first_line(entry.actual)}")
+            if entry.is_error and entry.expected is not None and (
+                    entry.expected_is_error is not True):
+                over_success.append((entry.index, f"{entry.id or entry.where} {entry.name}: "
+                                                  f"{_first_line(entry.actual)}"))
         yield entry
 
 

@@ -249,6 +249,17 @@ def test_update_writes_today_s_results_into_a_tinylog(registered, cli, tmp_path)
     assert json.loads(again.stdout)["summary"]["matched"] == 2
 
 
+def test_the_tinylog_migrates_its_calls_after_a_rename(registered, tmp_path):
+    from agentforge_cli.replay.transcripts import open_transcript
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
+
+    talk = tmp_path / "talk.jsonl"
+    talk.write_text('{"call": "x", "args": {"q": 1}}\n{"result": "ok"}\n', encoding="utf-8")
+    open_transcript(talk).write({}, Migration.parse(["x=y"], ["y.q=query"], ()))
+    assert talk.read_text(encoding="utf-8") == (
+        '{"call": "y", "args": {"query": 1}}\n{"result": "ok"}\n')
+
+
 def test_update_refuses_a_format_without_rewrite(registered, cli, tmp_path):
     tinylog = sys.modules["agentforge_tinylog"].TINYLOG
     transcripts.TRANSCRIPT_FORMATS.register(dataclasses.replace(

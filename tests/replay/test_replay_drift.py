@@ -453,3 +453,29 @@ def test_pytest_items_fail_on_drift_or_skip_when_allowed(pytester, monkeypatch, 
     else:
         result.assert_outcomes(passed=1, skipped=2)
         result.stdout.fnmatch_lines([f"*{message} (allowed)*"])
+
+
+@pytest.mark.parametrize(("arguments", "remedies"), [
+    ('{"q": "Oslo", "n": 2}', [("--rename-arg", "find.q=city")]),  # one unknown, one missing
+    ('{"city": "Oslo", "n": 1, "verbose": true, "x": 1}',
+     [("--drop-arg", "find.verbose"), ("--drop-arg", "find.x")]),  # gone, nothing missing
+    ('{"city": "Oslo", "verbose": true}', [("--rename-arg", "find.verbose=n")]),  # "it has n"
+    ('{"q": "Oslo", "r": 1}', []),  # two unknown keys for one missing parameter: unclear
+    ('{"n": 2}', []),  # only missing: no rename to suggest
+])
+def test_a_drift_suggests_the_migration_it_reads_like(arguments, remedies):
+    fit = ArgumentFit("find", ["city", "n"], ["city"], closed=True)
+    assert fit.drift(arguments) is not None
+    assert fit.remedies(arguments) == remedies
+
+
+def test_the_replayer_collects_the_remedies_of_the_calls_it_did_not_run():
+    @tool
+    def find(city: str, n: int = 1) -> str:
+        """Find a city."""
+        return city
+
+    replayer = Replayer(ToolService().tools(build_local_tools([find])))
+    events = [ToolCall(i, None, "find", '{"q": "Oslo"}') for i in range(2)]
+    assert [report.status for report in replayer.run(events)] == [DRIFTED, DRIFTED]
+    assert list(replayer.remedies) == [("--rename-arg", "find.q=city")]

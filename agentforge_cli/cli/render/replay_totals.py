@@ -15,14 +15,19 @@ if TYPE_CHECKING:
 
 
 def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
-                   updated: int | None = None, allow_drift: bool = False) -> None:
+                   updated: int | None = None, allow_drift: bool = False,
+                   migrated: int | None = None, unmarked: int = 0) -> None:
     """The summary table (calls per status) and a one-line verdict (a drifted call fails
-    it unless ``allow_drift``, also after ``--update``)."""
+    it unless ``allow_drift``, also after ``--update``); after ``--update``, the calls
+    ``migrated`` and the error results written ``unmarked`` (no error flag) too."""
     console = stdout_console()
     console.print()
     console.print(Text(safe_text(title), style="bold"), overflow="fold")
     print_trimmed(console, _status_table(summary))
-    for line in _verdict(summary, failed=failed, updated=updated, allow_drift=allow_drift):
+    lines = _verdict(summary, failed=failed, updated=updated, allow_drift=allow_drift)
+    if updated is not None:
+        lines[1:1] = _update_notes(migrated, unmarked)
+    for line in lines:
         console.print(line)
 
 
@@ -69,6 +74,21 @@ def _after_update(updated: int, drift: str | None, drift_fails: bool) -> list[Te
     if drift is not None:
         lines.append(Text(f"✗ {drift}", style="bold red") if drift_fails
                      else Text(drift, style="bold"))
+    return lines
+
+
+def _update_notes(migrated: int | None, unmarked: int) -> list[Text]:
+    """What an update did besides results: the calls it migrated, the errors it could
+    not mark as errors."""
+    lines = []
+    if migrated is not None:
+        lines.append(Text(f"migrated {migrated} recorded {_calls(migrated)} in the "
+                          "transcript", style="bold"))
+    if unmarked:
+        one = unmarked == 1
+        lines.append(Text(f"{unmarked} error {'result' if one else 'results'} written as "
+                          f"{'a plain result' if one else 'plain results'} (the format has "
+                          "no error flag)", style="bold yellow"))
     return lines
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
@@ -25,8 +25,11 @@ from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange
 
-__all__ = ["ApiReading", "Claim", "FileReading", "FormatList", "Rewrite", "TranscriptFormat",
-           "looks_like", "no_format_reads", "pick_format"]
+if TYPE_CHECKING:
+    from agentforge_cli.replay.transcripts.writing.migration import Migration
+
+__all__ = ["ApiReading", "Claim", "FileReading", "FormatList", "Migrate", "Rewrite",
+           "TranscriptFormat", "looks_like", "no_format_reads", "pick_format"]
 
 S = TypeVar("S", bound=CallBook)
 
@@ -51,7 +54,16 @@ written in.
 call is changed in place; an updated call whose index is not in ``answered`` gets a new
 result record where the format puts one. Every other record is yielded unchanged (an
 unchanged JSONL record is written back byte for byte); a changed or new record is a new
-:class:`Record` without ``text``."""
+:class:`Record` without ``text``. Each error result written where the format has no
+error flag is noted in the state's ``unmarked``."""
+
+Migrate = Callable[[Iterable[Record], "Migration", S], Iterator[Record]]
+"""``migrate(records, migration, state)``: ``records`` with each recorded call the
+:class:`~agentforge_cli.replay.transcripts.writing.migration.Migration` renames written
+anew — its tool's name and its arguments, and the tool's name wherever the format
+repeats it beside the call's result — and every other record yielded unchanged. A
+changed record keeps its ``where`` and ``position`` (written back by editing what
+changed)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -125,6 +137,12 @@ class TranscriptFormat(Generic[S]):
     rewrite: Rewrite[S] | None = None
     """Writes today's results into the records (see :data:`Rewrite`); ``None``: the
     format is read-only and ``--update`` refuses its files (:meth:`rewriter`)."""
+    migrate: Migrate[S] | None = None
+    """Rewrites recorded calls after a rename (``--rename-tool``, ``--rename-arg``,
+    ``--drop-arg``; see :data:`Migrate`); ``None``: the format's calls cannot be migrated,
+    and ``--update`` with a migration refuses its files before any call runs
+    (:meth:`migrator`). Most formats make it with
+    :func:`~agentforge_cli.replay.transcripts.writing.recorded_calls.call_migration`."""
     not_updated: str = ""
     """For a read-only format, what ``--update``'s refusal says after "--update " (``does
     not write into a trace; replay it without --update``); empty: said from the title."""
@@ -154,6 +172,20 @@ class TranscriptFormat(Generic[S]):
                                         "without --update")
             raise TranscriptError(path, WHOLE_FILE, f"--update {said}")
         return self.rewrite
+
+    def migrator(self, path: Path) -> Migrate[S]:
+        """:attr:`migrate`; for a format that cannot migrate its calls (or write its
+        files at all), the refusal ``--update`` reports.
+
+        Raises:
+            TranscriptError: The format does not rewrite its recorded calls.
+        """
+        self.rewriter(path)  # a read-only format says so in its own words
+        if self.migrate is None:
+            raise TranscriptError(path, WHOLE_FILE, "--update cannot rename or drop what "
+                                  f"{self.title} record of a call; replay it without "
+                                  "--rename-tool, --rename-arg and --drop-arg")
+        return self.migrate
 
 
 FormatList = Sequence[TranscriptFormat[Any]]

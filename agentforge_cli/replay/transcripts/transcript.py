@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,9 @@ from agentforge_cli.replay.transcripts.format import Claim, FileReading, Transcr
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.writing.migration import Migration
 
-__all__ = ["ReadProgress", "Transcript", "open_transcript"]
+__all__ = ["ReadProgress", "Transcript", "Written", "open_transcript"]
 
 
 @dataclass(slots=True)
@@ -51,6 +52,17 @@ class ReadProgress:
     interactions) so far, out of :meth:`Transcript.count_records`."""
 
     records: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Written:
+    """What :meth:`Transcript.write` wrote."""
+
+    results: int = 0
+    """Calls whose result was written (replaced or added)."""
+    unmarked: frozenset[int] = frozenset()
+    """Calls given an error result where the format has no error flag: the file now reads
+    it as a success."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -135,28 +147,53 @@ class Transcript:
         return self.source.count()
 
     def write_results(self, updates: Updates) -> int:
-        """Record new results, atomically, and return how many calls were updated.
+        """Record new results, atomically, and return how many calls were updated
+        (:meth:`write` without a migration)."""
+        return self.write(updates).results
+
+    def write(self, updates: Updates, migration: Migration | None = None) -> Written:
+        """Record new results and migrated calls, atomically, editing the file only where
+        it changes.
 
         Args:
             updates: Call index (``ToolCall.index``) -> ``(text, is_error)``. A call that
                 has a recorded result gets it rewritten in place; one that has none gets a
                 result added. Everything else in the file is kept.
+            migration: Renamed tools and arguments, written into every recorded call.
 
         Raises:
             TranscriptError: When the file no longer reads as it did, or cannot be
-                rewritten (compressed, or a format that does not rewrite its files).
+                rewritten (compressed, or a format that does not rewrite its files or,
+                with a migration, its calls).
             OSError: The file cannot be written, or it changed since it was opened
                 (``errno.EBUSY``).
         """
-        if not updates:
-            return 0
+        if not updates and not migration:
+            return Written()
         fmt = self._format
         rewrite = fmt.rewriter(self.path)  # a read-only format refuses here
+        migrate = fmt.migrator(self.path) if migration else None
         source = self.source
         answered = self._answered(source)  # reads (and checks) the whole file first
-        book = fmt.start(self.path, registry.transcript_formats())
-        source.write(lambda records: rewrite(records, updates, answered, book), self.opened)
-        return len([i for i in updates if i < book.count])
+        formats = registry.transcript_formats()
+        book = fmt.start(self.path, formats)
+
+        def rewritten(records: Iterable[Record]) -> Iterator[Record]:
+            if migrate is not None and migration is not None:
+                records = migrate(records, migration, fmt.start(self.path, formats))
+            return rewrite(records, updates, answered, book)
+
+        source.write(rewritten, self.opened)
+        return Written(results=len([i for i in updates if i < book.count]),
+                       unmarked=frozenset(book.unmarked))
+
+    def check_migration(self) -> None:
+        """Refuse a migration before anything runs when the format cannot write it back.
+
+        Raises:
+            TranscriptError: The format does not rewrite its recorded calls.
+        """
+        self._format.migrator(self.path)
 
     def _answered(self, source: RecordSource) -> set[int]:
         book: CallBook = self._format.start(self.path, registry.transcript_formats())

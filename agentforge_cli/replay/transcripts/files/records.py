@@ -1,6 +1,6 @@
 """The record model: a :class:`Record` is one JSONL line or one element of a JSON
 document's message list, what every format reads, whatever file it came from; a
-:class:`Document` is a whole JSON transcript kept to be written back.
+:class:`Document` is a whole JSON transcript kept, text and value, to be written back.
 
 Blank JSONL lines are records with ``data`` ``None`` so that a rewrite keeps them (a run
 of them is one record, whatever its length).
@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentforge_cli.replay.transcripts.files.layout import Layout
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["Document", "Record", "record_shape"]
@@ -49,11 +48,13 @@ class Document:
     """The top-level object when the file is ``{"messages": [...], ...}``, else ``None``."""
     keys: tuple[str, ...] = ()
     """The envelope's keys the records came from, in order (``("input", "output")``)."""
-    layout: Layout
-    """How the file is laid out (one line, a record a line, indented): kept when it is
-    written back."""
-    trailing_newline: bool
-    """The file ended with a newline."""
+    text: str
+    """The file's text (after a byte order mark): what an update edits, keeping every
+    part it does not change."""
+    value: Any
+    """The JSON value :attr:`text` spells."""
+    bom: bool = False
+    """The file starts with a UTF-8 byte order mark (written back too)."""
 
 
 _SHOWN_KEYS = 8

@@ -5,10 +5,11 @@ how a file becomes records, how many it holds, and how rewritten records go back
 it, atomically, is the container's job:
 
 * :class:`JsonlSource`: one record a line, streamed; written back line by line, unchanged
-  lines byte for byte;
+  lines byte for byte, a changed line edited where its value changed
+  (:func:`~agentforge_cli.replay.transcripts.files.json_edits.edit_json`);
 * :class:`DocumentSource`: one JSON document's messages, streamed; read through once
-  before any event (nothing runs from a document that does not read); written back
-  whole, in its layout;
+  before any event (nothing runs from a document that does not read); written back by
+  editing its text where its value changed;
 * :class:`FileSource`: a file its format reads itself (a
   :class:`~agentforge_cli.replay.transcripts.format.FileReading`: cassettes, traces, logs);
   written back by the format, if at all.
@@ -18,6 +19,7 @@ Standard library only.
 
 from __future__ import annotations
 
+from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +28,14 @@ from typing import Any, Protocol, runtime_checkable
 from agentforge_cli.core.observe.fileio import FileStamp
 from agentforge_cli.replay.transcripts.files.documents import iter_document
 from agentforge_cli.replay.transcripts.files.envelopes import envelope_values
+from agentforge_cli.replay.transcripts.files.json_edits import (
+    TextStyle,
+    edit_json,
+    escapes_non_ascii,
+    fresh_json,
+    text_style,
+)
 from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
-from agentforge_cli.replay.transcripts.files.layout import detect_layout, dump
 from agentforge_cli.replay.transcripts.files.limits import (
     MAX_LINE_BYTES,
     is_compressed,
@@ -105,15 +113,41 @@ class JsonlSource:
         with open_bytes(self.path) as stream:
             first = stream.readline(MAX_LINE_BYTES + 1)
         newline = "\r\n" if first.endswith(b"\r\n") else "\n"
-        layout = detect_layout(read_head(self.path) or "", 1)  # ", " / ": " kept
+        style = text_style(read_head(self.path) or "")  # ", " / ": " and escapes kept
+        originals: dict[int, Record] = {}  # the lines read and not yet written back
+
+        def remembered(records: Iterator[Record]) -> Iterator[Record]:
+            for record in records:
+                originals[record.position] = record
+                yield record
+
         with atomic_writer(self.path, unchanged=unchanged) as out:
+            if first.startswith(BOM_UTF8):
+                out.write("\ufeff")
             ended = True  # the last line written ended with a newline
-            for record in rewrite(iter_jsonl(self.path)):
-                text = record.text if record.text is not None else dump(record.data, layout)
+            for record in rewrite(remembered(iter_jsonl(self.path))):
+                text = record.text
+                if text is None:
+                    text = _line_text(record, originals.get(record.position), style) + newline
+                if record.where:  # one of the file's lines: those before it are written
+                    while originals and next(iter(originals)) <= record.position:
+                        del originals[next(iter(originals))]
                 if not ended:
                     out.write(newline)
-                out.write(text if record.text is not None else text + newline)
-                ended = text.endswith("\n") or record.text is None
+                out.write(text)
+                ended = text.endswith("\n")
+
+
+def _line_text(record: Record, original: Record | None, style: TextStyle) -> str:
+    """A changed or new JSONL line, without its end: the original line edited where its
+    value changed, or the record written anew in the file's style."""
+    if original is None or not record.where or original.text is None:
+        return fresh_json(record.data, style)
+    body = original.text.rstrip("\r\n")
+    shown = escapes_non_ascii(body)
+    if shown is not None and shown != style.ascii:
+        style = TextStyle(ascii=shown, spaced=style.spaced, indent=style.indent)
+    return edit_json(body, record.data, original.data, style=style)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +198,5 @@ def _write_document(path: Path, document: Document, records: list[Record],
         data = envelope_values(document.envelope, document.keys, records)
     else:
         data = [record.data for record in records]
-    text = dump(data, document.layout, document.keys or ("messages",))
-    if document.trailing_newline:
-        text += "\n"
-    write_text_atomic(path, text, unchanged=unchanged)
+    text = edit_json(document.text, data, document.value)
+    write_text_atomic(path, "\ufeff" + text if document.bom else text, unchanged=unchanged)

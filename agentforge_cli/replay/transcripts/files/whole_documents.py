@@ -1,16 +1,16 @@
-"""A whole-file JSON transcript parsed at once, with its layout, to be written back
+"""A whole-file JSON transcript parsed at once, its text kept, to be written back
 (:class:`~agentforge_cli.replay.transcripts.files.records.Document`). Reading it for a
 replay streams it instead (:mod:`~agentforge_cli.replay.transcripts.files.documents`)."""
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import Any
 
 from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys, envelope_records
 from agentforge_cli.replay.transcripts.files.json_text import decode_error, loads
-from agentforge_cli.replay.transcripts.files.layout import detect_layout
 from agentforge_cli.replay.transcripts.files.limits import open_bytes
 from agentforge_cli.replay.transcripts.files.records import Document, Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
@@ -20,7 +20,7 @@ __all__ = ["load_document"]
 
 
 def load_document(path: Path) -> Document:
-    """Parse a whole-file JSON transcript, all of it, with its layout (to write it back):
+    """Parse a whole-file JSON transcript, all of it, keeping its text (to write it back):
     an array of messages or ``{"messages": [...]}``. Reading for a replay streams it
     instead (:func:`~agentforge_cli.replay.transcripts.files.documents.iter_document`)."""
     try:
@@ -59,6 +59,5 @@ def load_document(path: Path) -> Document:
         raise TranscriptFormatError(path, WHOLE_FILE,
                                     "expected a JSON array of messages or an object "
                                     f'with "messages", got {record_shape(data)}')
-    layout = detect_layout(text, len(records), len(envelope) if envelope else 0)
-    return Document(records=records, envelope=envelope, keys=keys, layout=layout,
-                    trailing_newline=text.endswith("\n"))
+    return Document(records=records, envelope=envelope, keys=keys, text=text, value=data,
+                    bom=raw.startswith(codecs.BOM_UTF8))

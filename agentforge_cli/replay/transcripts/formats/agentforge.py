@@ -44,6 +44,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     named_call,
 )
 from agentforge_cli.replay.transcripts.reading.fields import optional_bool, optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 TYPES = ("user", "assistant", "tool_call", "tool_result", "system")
 
@@ -169,5 +170,6 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("arguments",)),)),
     before=("claude-code",),  # an event line that also carries session ids is ours
 )

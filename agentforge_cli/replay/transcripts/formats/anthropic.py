@@ -48,6 +48,7 @@ from agentforge_cli.replay.transcripts.reading.fields import (
     optional_id,
     replace_content,
 )
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 _OWN_BLOCKS = ("tool_use", "tool_result", "thinking")
 
@@ -275,6 +276,7 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("input",)),)),
     api=ApiReading(paths=API_PATHS, exchange=http_exchange),
     before=("openai-responses",),  # its plain {"role", "content"} messages are chat's
 )

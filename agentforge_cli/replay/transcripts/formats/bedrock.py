@@ -41,6 +41,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, unread
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["API_PATHS", "FORMAT", "claims", "http_exchange", "record_events", "rewrite"]
 
@@ -200,5 +201,6 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("input",)),)),
     api=ApiReading(paths=API_PATHS, exchange=http_exchange),
 )

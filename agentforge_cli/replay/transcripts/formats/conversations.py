@@ -7,8 +7,9 @@ formats; each conversation's format is detected on its own, and each keeps its o
 ids (``call_1`` in two conversations are two calls). Calls are numbered across the file.
 Places read ``line 3, messages[2]``.
 
-``--update`` rewrites each conversation with its format's rewrite; a conversation with
-nothing to update is written back unchanged (a JSONL line byte for byte).
+``--update`` rewrites each conversation with its format's rewrite (and migrates its calls
+with its format's migrate); a conversation with nothing to update is written back
+unchanged (a JSONL line byte for byte).
 
 The formats a conversation may be in are the registered ones, given when a file is read
 (:meth:`ConversationsBook.start`) or a record claimed (:func:`claims_among`).
@@ -17,7 +18,7 @@ The formats a conversation may be in are the registered ones, given when a file 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -40,9 +41,10 @@ from agentforge_cli.replay.transcripts.model import (
     TranscriptError,
 )
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
+from agentforge_cli.replay.transcripts.writing.migration import Migration
 
-__all__ = ["FORMAT", "ConversationsBook", "claims", "claims_among", "record_events",
-           "rewrite"]
+__all__ = ["FORMAT", "ConversationsBook", "claims", "claims_among", "migrate",
+           "record_events", "rewrite"]
 
 _PEEK = 20
 """How many messages of an array are asked about when claiming it."""
@@ -57,6 +59,7 @@ def _inner_book(book: ConversationsBook, fmt: TranscriptFormat[Any]) -> Any:
     inner = fmt.start(book.path, book.formats)
     inner.count = book.count
     inner.answered = book.answered
+    inner.unmarked = book.unmarked  # what a conversation's rewrite notes is the file's
     return inner
 
 
@@ -141,13 +144,29 @@ def record_events(record: Record, book: ConversationsBook) -> list[Event]:
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: ConversationsBook) -> Iterator[Record]:
     """Yield each conversation with its results written in (by its format's rewrite)."""
+    return _each_conversation(records, book, lambda fmt, items, inner: fmt.rewriter(
+        book.path)(items, updates, answered, inner))
+
+
+def migrate(records: Iterable[Record], migration: Migration, book: ConversationsBook
+            ) -> Iterator[Record]:
+    """Yield each conversation with its calls migrated (by its format's migrate)."""
+    return _each_conversation(records, book, lambda fmt, items, inner: fmt.migrator(
+        book.path)(items, migration, inner))
+
+
+def _each_conversation(records: Iterable[Record], book: ConversationsBook,
+                       write: Callable[[TranscriptFormat[Any], Iterator[Record], Any],
+                                       Iterator[Record]]) -> Iterator[Record]:
+    """Each conversation written by ``write(its format, its records, its book)``; one
+    that comes back unchanged is yielded as it was read."""
     for record in records:
         items, fmt = ([], None) if record.blank else _conversation(record, book)
         if fmt is None:
             yield record
             continue
         inner = _inner_book(book, fmt)
-        written = list(fmt.rewriter(book.path)(iter(items), updates, answered, inner))
+        written = list(write(fmt, iter(items), inner))
         book.count = inner.count
         if isinstance(record.data, list):
             data: Any = [item.data for item in written]
@@ -165,4 +184,5 @@ FORMAT: TranscriptFormat[ConversationsBook] = TranscriptFormat(
     start=ConversationsBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=migrate,
 )

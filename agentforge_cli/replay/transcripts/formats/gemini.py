@@ -46,6 +46,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 )
 from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, stream_chunks, unread
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = [
     "API_PATHS",
@@ -308,5 +309,7 @@ FORMAT: TranscriptFormat[GeminiBook] = TranscriptFormat(
     start=GeminiBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("args",)),),
+                           (("functionResponse", "name"), ("function_response", "name"))),
     api=ApiReading(paths=API_PATHS, exchange=http_exchange),
 )

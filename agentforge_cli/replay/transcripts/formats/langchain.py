@@ -8,8 +8,8 @@
 * ``human`` and ``ai`` ``content`` (a string or content blocks) is what was said;
   ``system`` messages are skipped.
 
-``--update`` replaces the ``content`` of tool messages and inserts a tool message for each
-call that had none, after the tool messages that follow its call.
+``--update`` replaces the ``content`` (and ``status``) of tool messages and inserts a tool
+message for each call that had none, after the tool messages that follow its call.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     rewrite_as_items,
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
@@ -97,16 +98,18 @@ def _is_result(data: Any) -> bool:
     return isinstance(data, dict) and data.get("type") in ("tool", "function")
 
 
-def _with_result(record: Record, text: str) -> Record:
+def _with_result(record: Record, text: str, is_error: bool) -> Record:
     inner = dict(record.data["data"])
     inner["content"] = text
+    if is_error or "status" in inner:
+        inner["status"] = "error" if is_error else "success"
     return Record({**record.data, "data": inner}, record.where, record.position)
 
 
-def _new_result(call: ToolCall, text: str) -> Record:
+def _new_result(call: ToolCall, text: str, is_error: bool) -> Record:
     return Record({"type": "tool", "data": {"content": text, "type": "tool",
                                             "tool_call_id": call.id, "name": call.name,
-                                            "status": "success"}})
+                                            "status": "error" if is_error else "success"}})
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
@@ -124,4 +127,8 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events,
+                           (CallFields(("name",), ("args",)),
+                            CallFields(("function", "name"), ("function", "arguments"))),
+                           (("name",),)),  # a tool message naming its tool
 )

@@ -37,6 +37,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     named_call,
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_bool
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["FORMAT", "McpBook", "claims", "message_events", "record_events", "rewrite"]
 
@@ -179,4 +180,6 @@ FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(
     start=McpBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events,
+                           (CallFields(("params", "name"), ("params", "arguments")),)),
 )

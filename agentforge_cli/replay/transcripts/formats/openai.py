@@ -10,6 +10,8 @@
 
 ``--update`` replaces the ``content`` of tool messages and inserts a tool message for each
 call that had none, after the tool messages that already follow its assistant message.
+A tool message has no error flag: an error result is written as its text (and noted, see
+:attr:`~agentforge_cli.replay.transcripts.reading.calls.CallBook.unmarked`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from agentforge_cli.replay.transcripts.reading.fields import (
     optional_id,
     replace_content,
 )
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 _SKIPPED = ("system", "developer")
 _TEXT_ROLES = ("user", "assistant", *_SKIPPED)
@@ -138,7 +141,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                           "assistant, tool, system)")
 
 
-def _new_result(call: ToolCall, text: str) -> Record:
+def _new_result(call: ToolCall, text: str, is_error: bool) -> Record:
     if call.id is None and isinstance(call.raw, dict) and "function" not in call.raw \
             and call.raw.get("name") == call.name and "type" not in call.raw:
         return Record({"role": "function", "name": call.name, "content": text})
@@ -154,14 +157,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
     """Yield the messages with the updated results applied."""
     return rewrite_as_items(records, updates, answered, book, read=record_events,
                             follows_call=_is_result, replace=_with_result,
-                            new_item=_new_result)
+                            new_item=_new_result, marks_errors=False)
 
 
 def _is_result(data: Any) -> bool:
     return isinstance(data, dict) and data.get("role") in _RESULT_ROLES
 
 
-def _with_result(record: Record, text: str) -> Record:
+def _with_result(record: Record, text: str, is_error: bool) -> Record:
     data = dict(record.data)
     data["content"] = replace_content(data.get("content"), text)
     return Record(data, record.where, record.position)
@@ -251,6 +254,10 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events,
+                           (CallFields(("function", "name"), ("function", "arguments")),
+                            CallFields(("name",), ("arguments",))),  # the legacy function_call
+                           (("name",),)),  # a tool (or function) message naming its tool
     api=ApiReading(paths=API_PATHS, exchange=http_exchange),
     before=("anthropic", "openai-responses"),  # a mixed message is refused by name here
 )

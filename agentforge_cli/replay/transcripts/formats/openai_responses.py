@@ -12,7 +12,8 @@ dump ``{"input": [...], "output": [...]}`` (either array alone too).
   (web search, file search, computer use, MCP, ...) are skipped.
 
 ``--update`` replaces the ``output`` of ``function_call_output`` items and inserts one for
-each call that had none, after the outputs that already follow its calls.
+each call that had none, after the outputs that already follow its calls. An output has
+no error flag: an error result is written as its text (and noted).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from agentforge_cli.replay.transcripts.reading.exchanges import (
     uri_path,
 )
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["API_PATHS", "FORMAT", "claims", "http_exchange", "item_events", "record_events",
            "rewrite"]
@@ -160,7 +162,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     return item_events(record.data, record.where, book)
 
 
-def _new_output(call: ToolCall, text: str) -> Record:
+def _new_output(call: ToolCall, text: str, is_error: bool) -> Record:
     data: dict[str, Any] = {"type": _OUTPUT}
     if call.id is not None:
         data["call_id"] = call.id
@@ -173,14 +175,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
     """Yield the items with the updated outputs applied."""
     return rewrite_as_items(records, updates, answered, book, read=record_events,
                             follows_call=_is_call_or_output, replace=_with_output,
-                            new_item=_new_output)
+                            new_item=_new_output, marks_errors=False)
 
 
 def _is_call_or_output(data: Any) -> bool:
     return isinstance(data, dict) and data.get("type") in (_CALL, _OUTPUT)
 
 
-def _with_output(record: Record, text: str) -> Record:
+def _with_output(record: Record, text: str, is_error: bool) -> Record:
     old = record.data["output"]
     data = dict(record.data)
     data["output"] = [{"type": "input_text", "text": text}] if isinstance(old, list) else text
@@ -242,5 +244,6 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("arguments",)),)),
     api=ApiReading(paths=API_PATHS, exchange=http_exchange),
 )

@@ -44,6 +44,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     update_parts,
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
@@ -149,4 +150,6 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("tool_name",), ("args",)),),
+                           (("tool_name",),)),
 )

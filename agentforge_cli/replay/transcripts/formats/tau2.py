@@ -35,6 +35,7 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     rewrite_as_items,
 )
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_id
+from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["FORMAT", "claims", "record_events", "rewrite"]
 
@@ -91,15 +92,18 @@ def _is_result(data: Any) -> bool:
     return isinstance(data, dict) and data.get("role") == "tool"
 
 
-def _with_result(record: Record, text: str) -> Record:
-    return Record({**record.data, "content": text}, record.where, record.position)
+def _with_result(record: Record, text: str, is_error: bool) -> Record:
+    data = {**record.data, "content": text}
+    if is_error or "error" in data:
+        data["error"] = is_error
+    return Record(data, record.where, record.position)
 
 
-def _new_result(call: ToolCall, text: str) -> Record:
+def _new_result(call: ToolCall, text: str, is_error: bool) -> Record:
     requestor = call.raw.get("requestor", "assistant") if isinstance(call.raw, dict) else (
         "assistant")
     return Record({"id": call.id, "role": "tool", "content": text, "requestor": requestor,
-                   "error": False})
+                   "error": is_error})
 
 
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
@@ -117,5 +121,6 @@ FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(
     start=CallBook.start,
     record_events=record_events,
     rewrite=rewrite,
+    migrate=call_migration(record_events, (CallFields(("name",), ("arguments",)),)),
     before=("openai",),  # OpenAI's reader would refuse its calls and tool messages
 )

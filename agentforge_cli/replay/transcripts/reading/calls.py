@@ -51,6 +51,9 @@ class CallBook:
         self.outside: dict[int, int] = {}
         """The book's index of each result paired with an :attr:`earlier` call -> that
         call's index in the file."""
+        self.unmarked: set[int] = set()
+        """Calls a rewrite wrote an error result for where the format has no error flag
+        (OpenAI chat's ``tool`` messages): the file reads it as a success."""
 
     @classmethod
     def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
@@ -196,16 +199,18 @@ def rewrite_in_turns(records: Iterable[Record], updates: Updates, answered: set[
 
 def rewrite_as_items(records: Iterable[Record], updates: Updates, answered: set[int],
                      book: B, *, read: ReadEvents[B], follows_call: Callable[[Any], bool],
-                     replace: Callable[[Record, str], Record],
-                     new_item: Callable[[ToolCall, str], Record]) -> Iterator[Record]:
+                     replace: Callable[[Record, str, bool], Record],
+                     new_item: Callable[[ToolCall, str, bool], Record],
+                     marks_errors: bool = True) -> Iterator[Record]:
     """The ``rewrite`` of formats whose results are records of their own (OpenAI chat
     ``tool`` messages, Responses ``function_call_output`` items).
 
     Each record is read (``read(record, book)`` -> events) and a recorded result updated
-    (``replace(record, text)`` -> the record). Answers to calls the transcript never
-    answered (``new_item(call, text)`` -> a record) are written after the records that
-    may follow a call (``follows_call(data)``: its results, the next calls), before the
-    first record that may not.
+    (``replace(record, text, is_error)`` -> the record). Answers to calls the transcript
+    never answered (``new_item(call, text, is_error)`` -> a record) are written after the
+    records that may follow a call (``follows_call(data)``: its results, the next calls),
+    before the first record that may not. Without ``marks_errors`` (the format has no
+    error flag) each error result written is noted in ``book.unmarked``.
     """
     waiting: list[Record] = []
     for record in records:
@@ -219,10 +224,16 @@ def rewrite_as_items(records: Iterable[Record], updates: Updates, answered: set[
         changed = record
         for event in events:
             if isinstance(event, ToolResult) and event.call_index in updates:
-                changed = replace(record, updates[event.call_index][0])
+                text, is_error = updates[event.call_index]
+                changed = replace(record, text, bool(is_error))
+                if is_error and not marks_errors:
+                    book.unmarked.add(event.call_index)
         yield changed
         for call in calls_to_answer(events, updates, answered):
-            waiting.append(new_item(call, updates[call.index][0]))
+            text, is_error = updates[call.index]
+            waiting.append(new_item(call, text, bool(is_error)))
+            if is_error and not marks_errors:
+                book.unmarked.add(call.index)
     yield from waiting
 
 
