@@ -271,6 +271,48 @@ def test_a_response_not_read_is_told_by_the_next_request(counted, tmp_path):
     assert data["summary"]["matched"] == 1
 
 
+def test_a_repeated_request_answered_with_no_body_is_passed_over(counted, tmp_path):
+    """BeeAI's shape: the same request twice, the second answered by an empty 200 body.
+    The call of the first answer runs once, unrecorded (the test never answered it)."""
+    ask = exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[LOOK]))
+    again = exchange({"messages": COWORKER}, "")
+    code, data, ran = counted(cassette(tmp_path, ask, again))
+    assert code == 0, data
+    assert ran == [{"tool": "lookup", "city": "Paris"}]
+    assert data["summary"] == {"matched": 0, "mismatched": 0, "unrecorded": 1}
+
+
+def test_an_empty_body_after_a_repeat_keeps_what_the_conversation_waits_for(counted,
+                                                                             tmp_path):
+    """The empty repeat changes nothing: a later request still answers the first
+    response's call (known again by id, and without ids by name and arguments)."""
+    bare = call(None, "lookup", city="Paris")
+    for made, answered in ((LOOK, "call_c1"), (bare, "call_new")):
+        path = cassette(
+            tmp_path,
+            exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[made])),
+            exchange({"messages": COWORKER}, ""),
+            exchange({"messages": [*COWORKER, {"role": "assistant", "tool_calls": [
+                {**made, "id": answered}]}, result(answered, "Paris: found")]},
+                chat_reply(content="ok")))
+        code, data, ran = counted(path)
+        assert code == 0 and len(ran) == 1, data
+        assert data["summary"]["matched"] == 1
+
+
+def test_an_empty_body_that_asks_something_new_is_still_refused(tmp_path):
+    """An empty body to a request that is no repeat may have held calls: refused, unless
+    a later request tells what it said."""
+    path = cassette(
+        tmp_path,
+        exchange({"messages": COWORKER}, chat_reply(content="Which city?")),
+        exchange({"messages": [*COWORKER, {"role": "assistant", "content": "Which city?"},
+                               {"role": "user", "content": "Paris"}]}, ""))
+    with pytest.raises(TranscriptError, match=r"interactions\[1\], response body: the "
+                                              r"response cannot be read \(no body\)"):
+        list(open_transcript(path).events())
+
+
 def test_an_error_status_is_a_turn_without_an_answer(tmp_path):
     path = cassette(
         tmp_path,

@@ -8,7 +8,9 @@ Anthropic, Gemini, asked in registry order); any other interaction (a GET, anoth
 an embeddings request) is skipped. A request to a model API path whose body does not read
 is an error naming the interaction, as is a response never read whose conversation no
 later request continues (its calls would be lost); a response with an HTTP error status
-is a turn without an answer.
+is a turn without an answer. A request that repeats its conversation's last request
+exactly and got an empty body (a client's retry, a test recording the call twice) adds
+nothing and loses nothing: it is passed over, the conversation left as it was.
 
 **The identity rule.** A request repeats its conversation so far, so calls are known
 again instead of run again:
@@ -157,17 +159,18 @@ def record_events(record: Record, book: CassetteBook) -> list[Event]:
     found = _exchange(record, book)
     if found is None:
         return []
-    fmt, exchange = found
+    fmt, exchange, empty = found
     try:
-        return _read_exchange(fmt, exchange, record.where, book)
+        return _read_exchange(fmt, exchange, record.where, book, empty=empty)
     except RecursionError:
         raise TranscriptError(book.path, record.where, "a body is nested too deeply to "
                               "be read") from None
 
 
-def _exchange(record: Record,
-              book: CassetteBook) -> tuple[TranscriptFormat[Any], Exchange] | None:
-    """The model API call an interaction holds, or ``None`` when it holds none."""
+def _exchange(record: Record, book: CassetteBook
+              ) -> tuple[TranscriptFormat[Any], Exchange, bool] | None:
+    """The model API call an interaction holds, and whether its response had no body at
+    all; ``None`` when it holds none."""
     path, where, data = book.path, record.where, record.data
     if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
         raise TranscriptError(path, where, 'a cassette interaction needs a "request" object; '
@@ -197,7 +200,7 @@ def _exchange(record: Record,
         if exchange is not None:
             if _failed(side):
                 exchange = dataclasses.replace(exchange, answer=[], unread=None)
-            return fmt, exchange
+            return fmt, exchange, response is None and exchange.unread is not None
     if owner is not None:
         found = request.found if isinstance(request, Unreadable) else (
             "no body" if request is None else record_shape(request))
@@ -289,9 +292,11 @@ def _ids(data: Any) -> Iterator[str]:
 
 
 def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
-                   book: CassetteBook) -> list[Event]:
+                   book: CassetteBook, *, empty: bool = False) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
     thread, sent = _thread(book, exchange, _prefix_hashes(keys))
+    if empty and thread is not None and sent == len(keys):
+        return []  # the last request again, with no body back: nothing new, nothing lost
     events: list[Event] = []
     if thread is None:
         thread = _Thread(number=book.conversations)
