@@ -176,6 +176,54 @@ def test_gemini_calls_without_ids_are_known_again_when_the_client_adds_ids(count
     assert data["summary"]["matched"] == 1  # {"return_value": ...} compares as the value
 
 
+def resumed_runs(tmp_path: Path, runs: int = 3) -> Path:
+    """Mirascope's cross-provider resume, run ``runs`` times in one cassette: each run's
+    call is made by Gemini (no id) and answered in an OpenAI Responses request, under the
+    placeholder id the client makes up for a call without one (the same in every run)."""
+    ask = {"role": "user", "parts": [{"text": "Paris?"}]}
+    made = {"functionCall": {"name": "lookup", "args": {"city": "Paris"}}}
+    resumed = [{"role": "user", "content": "Paris?"},
+               {"type": "function_call", "call_id": "google_unknown_tool_id",
+                "name": "lookup", "arguments": '{"city": "Paris"}'},
+               {"type": "function_call_output", "call_id": "google_unknown_tool_id",
+                "output": "Paris: found"}]
+    said = {"id": "resp_1", "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": "Paris is found."}]}]}
+    interactions = []
+    for _ in range(runs):
+        interactions += [
+            exchange({"contents": [ask]},
+                     {"candidates": [{"content": {"role": "model", "parts": [made]}}]},
+                     GEMINI),
+            exchange({"input": resumed, "model": "gpt-4o"}, said, RESPONSES)]
+    return cassette(tmp_path, *interactions)
+
+
+def test_a_call_resumed_in_another_providers_request_runs_once_per_run(counted, tmp_path):
+    """Each run's Gemini call is answered by the Responses request after it: three calls,
+    each run once and matched, three conversations (never merged, though the Gemini and
+    the Responses requests of every run are byte for byte the same)."""
+    code, data, ran = counted(resumed_runs(tmp_path))
+    assert code == 0, data
+    assert ran == [{"tool": "lookup", "city": "Paris"}] * 3
+    assert data["summary"] == {"matched": 3, "mismatched": 0, "unrecorded": 0}
+    assert calls_and_results(resumed_runs(tmp_path)) == [
+        ("call", "lookup", 0, 0), ("result", 0, "Paris: found"),
+        ("call", "lookup", 1, 1), ("result", 1, "Paris: found"),
+        ("call", "lookup", 2, 2), ("result", 2, "Paris: found")]
+
+
+def test_a_request_repeated_with_nothing_waiting_stays_in_its_conversation(tmp_path):
+    """The same request twice, no other conversation waiting for its call: a retry of
+    the one conversation, its call known again (not a second conversation)."""
+    made = exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[LOOK]))
+    answered = exchange({"messages": [*COWORKER, {"role": "assistant", "tool_calls": [LOOK]},
+                                      result("call_c1", "Paris: found")]},
+                        chat_reply(content="ok"))
+    path = cassette(tmp_path, made, answered, answered)
+    assert calls_and_results(path) == [("call", "lookup", 0, 0), ("result", 0, "Paris: found")]
+
+
 def test_an_id_the_client_rewrites_is_the_same_call(tmp_path):
     path = cassette(
         tmp_path,

@@ -17,8 +17,15 @@ again instead of run again:
 
 * a request *continues* the conversation whose last request its messages extend (the
   longest such; the conversation its ``previous_response_id`` names; else the one that
-  knows one of its call ids), or starts a new one: conversations interleaved in one
-  cassette (an agent and the agents its tools call) are told apart;
+  knows one of its call ids; else the one *waiting* for a call the request holds: made
+  in its last response, by the same name and arguments, and not answered yet), or
+  starts a new one: conversations interleaved in one cassette (an agent and the agents
+  its tools call), and a conversation resumed with another provider (its call answered
+  in the other API's request, under an id the client made up) are told apart;
+* a request that repeats a conversation's last request exactly, while another
+  conversation waits for a call it holds, continues the waiting one: the same run made
+  again (a test run three times in one cassette) sends the same request, and its answer
+  belongs to the run that made the call;
 * within a conversation, a call is the same call when it has the same id, or, when its
   id is new or absent (Gemini records none and the client adds one in the next request;
   some clients give their own), the same name and arguments as a call the conversation
@@ -37,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -128,6 +135,11 @@ class CassetteBook(CallBook):
         """The file's call indexes whose result has been read (the :data:`REMEMBERED`
         latest: a result is read again only when a request does not extend its
         conversation's history)."""
+        self.made: dict[tuple[str, int], tuple[_Thread, int]] = {}
+        """The calls of the conversations' last responses: name and arguments key -> the
+        conversation that made it last and the call's index (forgotten once its
+        conversation moves on; the :data:`REMEMBERED` latest at most). Finds the
+        conversation waiting for a call that a request of another API answers."""
 
     @classmethod
     def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
@@ -251,10 +263,11 @@ def _remember_bounded(table: dict[Any, Any], key: Any, value: Any) -> None:
         del table[next(iter(table))]
 
 
-def _thread(book: CassetteBook, exchange: Exchange,
-            hashes: list[int]) -> tuple[_Thread | None, int]:
+def _thread(book: CassetteBook, exchange: Exchange, hashes: list[int],
+            calls: Callable[[], list[tuple[str, int]]]) -> tuple[_Thread | None, int]:
     """The conversation a request continues, and how many of its messages that
-    conversation's last request already sent."""
+    conversation's last request already sent. ``calls``: the request's calls, as
+    ``(name, arguments key)``, asked for only when the history does not tell."""
     if exchange.previous_response_id is not None:
         thread = book.by_response.get(exchange.previous_response_id)
         if thread is not None:
@@ -266,12 +279,49 @@ def _thread(book: CassetteBook, exchange: Exchange,
             found = book.by_sent[key] = _Thread(number=found, sent=key, sent_size=size,
                                                 sent_hash=hashes[size - 1])
         if found is not None:
+            if size == len(hashes):  # its last request again: another run's, perhaps
+                waiting = _waiting_for(book, calls)
+                if waiting is not None and waiting is not found:
+                    return waiting, 0
             return found, size
     for record in exchange.asked:
         for call_id in _ids(record.data):
             if call_id in book.by_call_id:
                 return book.by_call_id[call_id][0], 0
-    return None, 0
+    return _waiting_for(book, calls), 0
+
+
+def _waiting_for(book: CassetteBook,
+                 calls: Callable[[], list[tuple[str, int]]]) -> _Thread | None:
+    """The conversation whose last response made one of ``calls()`` (by name and
+    arguments) and has not had it answered, or ``None`` (``calls`` is not asked when no
+    conversation waits)."""
+    if not book.made:
+        return None
+    for key in calls():
+        found = book.made.get(key)
+        if found is None:
+            continue
+        thread, index = found
+        if index not in book.results and any(made[2] == index for made in thread.made):
+            return thread
+    return None
+
+
+def _request_calls(fmt: TranscriptFormat[Any], exchange: Exchange,
+                   book: CassetteBook) -> list[tuple[str, int]]:
+    """The calls a request's messages hold, as ``(name, arguments key)``: read on their
+    own (up to a message that does not read so, which the reading proper names)."""
+    scratch = fmt.start(book.path, book.formats)
+    found: list[tuple[str, int]] = []
+    try:
+        for record in exchange.asked:
+            found.extend((event.name, _arguments_key(event.arguments))
+                         for event in fmt.record_events(record, scratch)
+                         if isinstance(event, ToolCall))
+    except TranscriptError:
+        pass
+    return found
 
 
 def _ids(data: Any) -> Iterator[str]:
@@ -294,7 +344,8 @@ def _ids(data: Any) -> Iterator[str]:
 def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
                    book: CassetteBook, *, empty: bool = False) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
-    thread, sent = _thread(book, exchange, _prefix_hashes(keys))
+    thread, sent = _thread(book, exchange, _prefix_hashes(keys),
+                           lambda: _request_calls(fmt, exchange, book))
     if empty and thread is not None and sent == len(keys):
         return []  # the last request again, with no body back: nothing new, nothing lost
     events: list[Event] = []
@@ -336,6 +387,9 @@ def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
         if new is not None:
             events.append(new)
     # what later requests must still be matched against: this response's calls only
+    for name, arguments, index in thread.made:
+        if index < first_answered and book.made.get((name, arguments), (None, -1))[1] == index:
+            del book.made[name, arguments]
     thread.made = tuple(made for made in thread.made if made[2] >= first_answered)
     if thread.by_id:
         thread.by_id = {key: index for key, index in thread.by_id.items()
@@ -417,7 +471,9 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         book.count += 1
         if event.id is not None:
             _known_id(book, thread, event.id, index)
-        thread.made = (*thread.made, (event.name, _arguments_key(event.arguments), index))
+        arguments = _arguments_key(event.arguments)
+        thread.made = (*thread.made, (event.name, arguments, index))
+        _remember_bounded(book.made, (event.name, arguments), (thread, index))
         return dataclasses.replace(event, index=index, conversation=thread.number)
     if isinstance(event, ToolResult):
         index = mapping.get(event.call_index, -1)
