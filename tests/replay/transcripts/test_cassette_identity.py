@@ -404,6 +404,24 @@ def test_an_api_replay_does_not_read_yet_is_refused_by_name(cli, tmp_path):
     assert "AWS Bedrock ConverseStream" in done.stderr and "no tool calls" not in done.stderr
 
 
+def test_a_bedrock_agents_invoke_agent_recording_is_refused_by_name(cli, tmp_path):
+    """InvokeAgent's action-group calls are trace events of a binary event stream: the
+    cassette is refused naming the API, never read as holding no tool call (which
+    --allow-empty would pass)."""
+    agent = ("https://bedrock-agent-runtime.ap-south-1.amazonaws.com/agents/FQBGXINMYT/"
+             "agentAliases/PPY9UTNXJL/sessions/default_session_id/text")
+    path = cassette(tmp_path, exchange({"inputText": "Find the sum of 10 and 20",
+                                        "enableTrace": True},
+                                       b"\x00\x00\x07\xd4\x00\x00\x00K:event-type", agent))
+    for options in ((), ("--allow-empty",)):
+        done = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools", *options)
+        assert done.exit_code == 3, done.stdout
+        said = " ".join(done.stderr.split())
+        assert "interactions[0]: an AWS Bedrock Agents InvokeAgent recording, which replay " \
+               "does not read" in said
+        assert "no tool calls" not in said
+
+
 # -- AWS Bedrock Converse ----------------------------------------------------------------------
 
 BEDROCK = "https://bedrock-runtime.us-west-2.amazonaws.com/model/m/converse"

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
@@ -77,12 +78,20 @@ REMEMBERED = 4096
 conversations' own state: what a request that does not extend its conversation's history
 is matched against (a bound on memory for cassettes of thousands of conversations)."""
 
-_NOT_READ_YET = (
-    ("/converse-stream", "an AWS Bedrock ConverseStream call"),
-    ("/invoke", "an AWS Bedrock InvokeModel call"),
-    ("/invoke-with-response-stream", "an AWS Bedrock InvokeModel stream"),
+_NOT_READ = (
+    (re.compile(r"/converse-stream\Z"),
+     "an AWS Bedrock ConverseStream call: replay does not read this API yet"),
+    (re.compile(r"/invoke\Z"), "an AWS Bedrock InvokeModel call: replay does not read this "
+                               "API yet"),
+    (re.compile(r"/invoke-with-response-stream\Z"),
+     "an AWS Bedrock InvokeModel stream: replay does not read this API yet"),
+    (re.compile(r"/agents/[^/]+/agentAliases/[^/]+/sessions/[^/]+/text\Z"),
+     "an AWS Bedrock Agents InvokeAgent recording, which replay does not read: the agent "
+     "runs its action groups itself, and their calls are only trace events of the "
+     "response's event stream"),
 )
-"""Model APIs whose calls replay does not read yet: refused by name, never skipped."""
+"""Model APIs whose calls replay does not read (request path -> what to say): refused by
+name, never skipped as no model call (their tool calls would be lost unsaid)."""
 
 
 @dataclasses.dataclass(kw_only=True, slots=True)
@@ -199,10 +208,9 @@ def _exchange(record: Record, book: CassetteBook
     endpoint = uri_path(uri)
     owner = next(((fmt, api) for fmt, api in book.apis if endpoint.endswith(api.paths)),
                  None)
-    not_read = next((what for ending, what in _NOT_READ_YET
-                     if endpoint.endswith(ending)), None)
+    not_read = next((what for pattern, what in _NOT_READ if pattern.search(endpoint)), None)
     if not_read is not None:
-        raise TranscriptError(path, where, f"{not_read}: replay does not read this API yet")
+        raise TranscriptError(path, where, not_read)
     request = cassettes.body_value(data["request"])
     response = cassettes.body_value(side)
     if _failed(side):
