@@ -120,6 +120,14 @@ def test_an_entry_without_a_required_key_is_refused():
         checker.parse_case(entry, 4)
 
 
+def test_a_file_may_be_listed_again_with_other_options(tmp_path):
+    again = GOOD + ('[[case]]\nfolder = "one"\nfile = "a.jsonl"\ntargets = ["x.py:X"]\n'
+                    'options = ["--format", "agentforge"]\ncalls = 0\nexit = 0\n')
+    table = checker.load_table(write(tmp_path / "t.toml", again))
+    labels = [case.label for case in table.cases]
+    assert "one/a.jsonl" in labels and labels[-1] == "one/a.jsonl --format agentforge"
+
+
 @pytest.mark.parametrize(("text", "complaint"), [
     ("[[case]\n", "cannot read"),
     ("support = []\n", "no [[case]] entries"),

@@ -256,7 +256,8 @@ def _replay_session(paths: list[str], load: Callable[[], ToolSupply],
             writer.start()
         code = EXIT_OK
         for outcome in session.outcomes(_watching(writers, outputs)):
-            if outputs.single and outcome.unreadable is not None:
+            if outputs.single and outcome.unreadable is not None and not any(
+                    outcome.summary.values()):  # nothing ran: the error alone is the output
                 code = EXIT_FAILED
                 raise outcome.unreadable
             _warn_errors_written(outcome)

@@ -82,6 +82,11 @@ class JsonReport:
         self._batch: list[str] = []
         self._surrogates = False  # an entry holds a lone surrogate: written as text
 
+    @property
+    def calls(self) -> int:
+        """How many calls were recorded so far."""
+        return self._count + len(self._batch)
+
     def add_entry(self, entry: Any) -> None:
         """Record one settled entry of the replay, if it is a call."""
         if type(entry) is CallReport:

@@ -6,7 +6,9 @@ giving what takes its entries), then is handed its outcome (:meth:`Writer.outcom
 the session's total at the end (:meth:`Writer.finish`). With one transcript file the
 trace and ``--json`` keep the single-transcript output, and the transcript's failure is
 the command's error (:class:`SingleErrors`); with several, each failure is reported in
-its section and the next transcript runs.
+its section and the next transcript runs. A transcript found unreadable after some of
+its calls ran is reported with those calls in every output (the trace shows them, the
+``--json`` document lists them beside its ``error``, the JUnit suite holds them).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def problem(outcome: TranscriptOutcome) -> Problem | None:
 
         message, hint, code = failure(outcome.unreadable) or (
             str(outcome.unreadable), None, EXIT_LOAD)
+        ran = sum(outcome.summary.values())
+        if ran:  # read part way: what ran is in the output
+            hint = (f"the transcript was read up to there: {ran} "
+                    f"call{'' if ran == 1 else 's'} before it ran and "
+                    f"{'is' if ran == 1 else 'are'} reported")
         return Problem("cannot read the transcript", message, hint, code)
     if outcome.unwritable is not None:
         return Problem("cannot write the transcript", f"cannot write transcript "
@@ -95,7 +102,7 @@ class Writer:
     def watch(self, given: str, opened: Transcript) -> contextlib.AbstractContextManager[
             EntrySink | None]:
         """Around one transcript's replay: what takes its entries, or ``None``. The
-        block's end is skipped when the transcript turns out unreadable part way."""
+        block ends normally also when the transcript turns out unreadable part way."""
         return contextlib.nullcontext()
 
     def outcome(self, outcome: TranscriptOutcome) -> None:
@@ -123,8 +130,10 @@ def _emit_indented(text: str) -> None:
 
 class JsonWriter(Writer):
     """``--json``: one document per transcript (``summary``, ``calls``, ``transcript``,
-    ``format``, ``match``, ``updated``); several transcripts' documents go in a
-    ``files`` list followed by the total."""
+    ``format``, ``match``, ``updated``, and ``error`` when it failed other than by its
+    calls); several transcripts' documents go in a ``files`` list followed by the total.
+    A transcript that ran no call and could not be read has no document (alone) or is
+    ``{"transcript", "error"}`` (among several)."""
 
     def __init__(self, *, single: bool, match: MatchMode) -> None:
         self.single, self.match = single, match
@@ -145,14 +154,17 @@ class JsonWriter(Writer):
 
     def outcome(self, outcome: TranscriptOutcome) -> None:
         report, self._report = self._report, None
+        ran = report is not None and (outcome.unreadable is None or report.calls > 0)
         if self.single:  # written at the end, after the JUnit report
-            if report is not None:
+            if report is not None and ran:
                 self._done = (report, outcome)
+            elif report is not None:
+                report.close()
             return
         _emit(",\n    " if self._written else "\n    ")
         self._written += 1
         found = problem(outcome)
-        if report is None or outcome.unreadable is not None:
+        if report is None or not ran:  # not opened, or unreadable before any call ran
             if report is not None:
                 report.close()
             error = found.message if found is not None else ""
@@ -171,7 +183,11 @@ class JsonWriter(Writer):
 
                 report, outcome = self._done
                 self._done = None
-                report.write(_emit, outcome.summary, self._members(outcome),
+                members = self._members(outcome)
+                found = problem(outcome)
+                if found is not None:  # as in a document of several: said beside the calls
+                    members["error"] = found.message
+                report.write(_emit, outcome.summary, members,
                              stream=output.product_stream())
             return
         tail = {"summary": total.summary, "transcripts": total.transcripts,
@@ -283,8 +299,9 @@ class StepSummaryWriter(Writer):
         from agentforge_cli.cli.step_summary import ReplayRun
 
         failing, self._failing = self._failing, []
-        if outcome.unreadable is not None:
-            self.runs.append(ReplayRun(transcript=outcome.given, error=_message(outcome)))
+        if outcome.unreadable is not None:  # with the calls that ran before, if any
+            self.runs.append(ReplayRun(transcript=outcome.given, error=_message(outcome),
+                                       counts=outcome.summary, failing=failing))
         else:
             self.runs.append(ReplayRun(transcript=outcome.path or outcome.given,
                                        error=outcome.empty, counts=outcome.summary,

@@ -62,6 +62,7 @@ from agentforge_cli.replay.transcripts.model import (
     Event,
     ToolCall,
     ToolResult,
+    TranscriptError,
 )
 
 if TYPE_CHECKING:
@@ -230,14 +231,20 @@ class Replayer:
         there, without passing through the queue of unsettled calls; a plain match (the
         same text, no drift) is settled without :func:`_judge`'s comparison.
 
+        When ``events`` stops at a record it cannot read, the calls already run are
+        settled (those still waiting for a result as ``unrecorded``: none was read) and
+        yielded before the error is raised, so every report shows what ran.
+
         Raises:
-            TranscriptError: From ``events`` at a malformed line; calls before it have run.
+            TranscriptError: From ``events`` at a malformed line, after the entries of
+                the calls before it.
         """
         feed, run_call, settle = self.feed, self._run, self._settle
         waiting, still_open, summary = self._waiting, self._open, self.summary
         exact_text = self.match != MatchMode.STATUS
         held: CallReport | None = None  # the call read last, run, not queued
         matched = 0  # matches settled at once, counted into summary at the end
+        unreadable: TranscriptError | None = None
         try:
             for event in events:
                 if on_event is not None:
@@ -267,12 +274,16 @@ class Replayer:
                     if type(head) is CallReport and head.index in still_open:
                         break
                     yield waiting.popleft()
+        except TranscriptError as exc:  # the calls run so far are still reported
+            unreadable = exc
         finally:  # the last call read waits for a result (also when a later read failed)
             summary[MATCHED] += matched
             if held is not None:
                 still_open[held.index] = held
                 waiting.append(held)
         yield from self.close()
+        if unreadable is not None:
+            raise unreadable
 
     def feed(self, event: Event) -> None:
         """Handle one event (a call is executed at once, unless it drifted)."""
@@ -376,7 +387,8 @@ def replay(
     For long transcripts prefer :class:`Replayer`, which yields entries as they settle.
 
     Raises:
-        TranscriptError: From ``events`` at a malformed line; calls before it have run.
+        TranscriptError: From ``events`` at a malformed line; calls before it have run
+            (and were settled, but the report is not returned).
         ToolExecutionError: Only from executors set to propagate execution errors.
     """
     replayer = Replayer(service, memory_id=memory_id, match=match, allow_drift=allow_drift,

@@ -4,7 +4,9 @@ other against the same tools, as one outcome value per transcript and a total.
 A transcript that cannot be read is an outcome too (:attr:`TranscriptOutcome.unreadable`),
 and the next one runs; one file is a session of one. The entries of each transcript go,
 as they settle, to what :meth:`ReplaySession.outcomes` is given to watch them with (a
-trace, a report); nothing here prints.
+trace, a report); nothing here prints. A transcript found unreadable part way (a
+streamed file whose calls before the bad record have run) still hands every call that
+ran to its watch, and counts them: a replay never runs a call it does not report.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ Watch = Callable[[str, "Transcript"], contextlib.AbstractContextManager[
     tuple["EntrySink | None", "Callable[[Event], None] | None"]]]
 """Given each transcript (as given, and opened): a context around its replay giving what
 takes its entries and what is told of each event read (or ``None`` for either). The
-block's end is skipped when the transcript turns out unreadable part way."""
+block ends normally also when the transcript turns out unreadable part way (its entries
+so far were taken)."""
 
 
 class Tools(Protocol):
@@ -90,7 +93,8 @@ class TranscriptOutcome:
     format: str | None = None
     """The format it was read as, once opened."""
     summary: dict[CallStatus, int] = field(default_factory=dict)
-    """Settled calls per status (empty for a transcript that could not be read)."""
+    """Settled calls per status (of the calls that ran before reading failed, for a
+    transcript unreadable part way; empty for one that could not be opened)."""
     failed: bool = False
     """A result differs, or a call drifted (unless drift is allowed)."""
     drift_failed: bool = False
@@ -108,7 +112,8 @@ class TranscriptOutcome:
     """The migrations that would make the drifted calls fit (``("--rename-arg",
     "tool.old=new")``)."""
     unreadable: TranscriptError | None = None
-    """Why the transcript could not be read (part way, or at all)."""
+    """Why the transcript could not be read (part way, or at all). Part way, the calls
+    that ran before it are in :attr:`summary` and were handed to the watch."""
     unwritable: OSError | None = None
     """Why ``update`` could not write the transcript back."""
     empty: str | None = None
@@ -136,13 +141,13 @@ class SessionTotal:
     """The migrations that would make the drifted calls fit, over the transcripts."""
 
     def add(self, outcome: TranscriptOutcome) -> None:
-        """Count one transcript's outcome (an unreadable one's calls are not counted)."""
+        """Count one transcript's outcome, and the calls it ran (also those of one that
+        turned out unreadable part way: they ran)."""
         self.transcripts += 1
         self.failed_transcripts += outcome.fails
         self.remedies.update(dict.fromkeys(outcome.remedies))
-        if outcome.unreadable is None:
-            for status, count in outcome.summary.items():
-                self.summary[status] = self.summary.get(status, 0) + count
+        for status, count in outcome.summary.items():
+            self.summary[status] = self.summary.get(status, 0) + count
 
     def failed(self, *, allow_drift: bool, update: bool) -> bool:
         """A result differs (unless updated) or a call drifted (unless allowed)."""
@@ -227,8 +232,9 @@ class ReplaySession(Generic[ToolsT]):
                 watch: Watch | None) -> None:
         """Replay one opened transcript into ``outcome``, its entries to ``watch``'s sink.
 
-        Raises:
-            TranscriptError: At a malformed record (the calls before it have run).
+        A malformed record makes the transcript unreadable (``outcome.unreadable``):
+        the calls before it have run, and their entries went to the watch's sink and
+        their counts into ``outcome.summary``; nothing is written back.
         """
         from agentforge_cli.replay.runner import Replayer
 
@@ -250,11 +256,15 @@ class ReplaySession(Generic[ToolsT]):
             entries = replayer.run(events, on_event)
             if options.update:
                 entries = _updates_noted(entries, updates, over_success)
-            # consumed in C: this loop runs once per entry
-            deque(entries if sink is None else map(sink, entries), maxlen=0)
+            try:  # consumed in C: this loop runs once per entry
+                deque(entries if sink is None else map(sink, entries), maxlen=0)
+            except TranscriptError as exc:  # the entries of the calls that ran were taken
+                outcome.unreadable = exc
         outcome.summary = replayer.summary
         outcome.failed, outcome.drift_failed = replayer.failed, replayer.drift_failed
         outcome.remedies = list(replayer.remedies)
+        if outcome.unreadable is not None:
+            return  # nothing is written into a file that does not read
         if options.update:
             outcome.migrated = len(migrated) if migration else None
             self._write(opened, outcome, updates, migration if migrated else None,

@@ -285,6 +285,54 @@ def test_streamed_jsonl_runs_calls_before_a_bad_line_then_stops(cli, write_modul
     assert loaded.CALLS == [1, 2]
 
 
+_RAN_THEN_REFUSED = (
+    '{"type":"tool_call","id":"a","name":"count","arguments":"{\\"n\\":1}"}\n'
+    '{"type":"tool_result","id":"a","content":"n=1"}\n'
+    '{"type":"tool_call","id":"b","name":"count","arguments":"{\\"n\\":2}"}\n'
+    '{"type":"tool_result","id":"b","content":"n=2"\n')
+
+
+def test_every_output_reports_the_calls_that_ran_before_a_bad_line(cli, write_module,
+                                                                     tmp_path, monkeypatch):
+    """Both calls ran before line 4 was found unreadable: the trace, --json (beside its
+    error), --junit and the job summary all hold them; the exit code is still 3."""
+    module = write_module("counting_tools_c", COUNTING_TOOLS)
+    path = tmp_path / "t.jsonl"
+    path.write_text(_RAN_THEN_REFUSED, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    trace = cli("replay", str(path), "-t", str(module))
+    assert trace.exit_code == 3
+    assert trace.stdout.count("[act]     count") == 2 and "• unrecorded" in trace.stdout
+    assert "line 4" in trace.stderr and "2 calls before it ran" in trace.stderr
+    report = tmp_path / "r.xml"
+    result = cli("replay", str(path), "-t", str(module), "--json", "--junit", str(report))
+    assert result.exit_code == 3
+    document = json.loads(result.stdout)
+    assert [(c["id"], c["status"]) for c in document["calls"]] == [("a", "matched"),
+                                                                   ("b", "unrecorded")]
+    assert document["summary"] == {"matched": 1, "mismatched": 0, "unrecorded": 1}
+    assert "line 4" in document["error"] and "line 4" in result.stderr
+    junit = report.read_text(encoding="utf-8")
+    assert junit.count("<testcase") == 3 and 'name="cannot read the transcript"' in junit
+    assert "| " + str(path).replace("_", "\\_") in summary.read_text(encoding="utf-8")
+    assert _module_of(module).CALLS == [1, 2, 1, 2]  # each run executed each call once
+
+
+def test_a_folder_counts_the_calls_of_a_file_unreadable_part_way(cli, write_module, tmp_path):
+    module = write_module("counting_tools_d", COUNTING_TOOLS)
+    (tmp_path / "a.jsonl").write_text(_RAN_THEN_REFUSED, encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("not json\n", encoding="utf-8")
+    result = cli("replay", str(tmp_path), "-t", str(module), "--json")
+    assert result.exit_code == 3
+    data = json.loads(result.stdout)
+    first, second = data["files"]
+    assert len(first["calls"]) == 2 and "line 4" in first["error"]
+    assert set(second) == {"transcript", "error"}  # nothing ran: no document
+    assert data["summary"] == {"matched": 1, "mismatched": 0, "unrecorded": 1}
+    assert data["failed_transcripts"] == 2
+
+
 def test_a_json_document_runs_nothing_when_malformed(cli, write_module, tmp_path):
     module = write_module("counting_tools_b", COUNTING_TOOLS)
     path = tmp_path / "t.json"

@@ -3,8 +3,9 @@ table `tests/corpus/expected.toml`.
 
     python tests/corpus/check_corpus.py [CORPUS_DIR] [--table FILE] [--jobs N]
 
-For each file the table lists, the real command runs, `agentforge replay FILE -t TARGET
-... --json`, with `AGENTFORGE_CORPUS_CALLS` naming a fresh log of tool executions
+For each file the table lists (a file may be listed again with other `options`), the
+real command runs, `agentforge replay FILE -t TARGET ... --json`, with
+`AGENTFORGE_CORPUS_CALLS` naming a fresh log of tool executions
 (`tests/corpus/tools/execution_log.py`). A file passes when its exit code, its number of
 calls and its verdicts are the table's, and each call ran exactly once (the executions
 logged equal the calls, less the table's `unexecuted`). A file the table marks `unread`
@@ -74,6 +75,12 @@ class Case:
     def name(self) -> str:
         return f"{self.folder}/{self.file}"
 
+    @property
+    def label(self) -> str:
+        """The name, and the options when there are any: a file may be listed once per
+        set of options (``--format tau2`` beside the auto-detected reading)."""
+        return " ".join((self.name, *self.options))
+
 
 @dataclass(frozen=True)
 class Table:
@@ -101,9 +108,9 @@ def load_table(path: Path) -> Table:
     cases = [parse_case(entry, number) for number, entry in enumerate(entries, 1)]
     seen: set[str] = set()
     for case in cases:
-        if case.name in seen:
-            raise TableError(f"{path}: {case.name} is listed twice")
-        seen.add(case.name)
+        if case.label in seen:
+            raise TableError(f"{path}: {case.label} is listed twice")
+        seen.add(case.label)
     return Table(tuple(cases), tuple(support))
 
 
@@ -346,7 +353,7 @@ def check(corpus: Path, table: Table, jobs: int) -> int:
         for case, run in zip(table.cases, runs, strict=True):
             passed, text = judge(case, run)
             failed += not passed
-            print(f"{'ok  ' if passed else 'FAIL'}  {case.name}: {text}", flush=True)
+            print(f"{'ok  ' if passed else 'FAIL'}  {case.label}: {text}", flush=True)
     total = len(table.cases)
     print(f"corpus: {total - failed} of {total} files ok"
           + (f", {failed} failed" if failed else ""))

@@ -237,10 +237,10 @@ def test_a_call_whose_id_is_still_waiting_is_refused_before_it_runs(tmp_path):
     assert ran == ["a"]  # the refused call never ran
 
 
-def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path):
-    """The call on the last line read before the file fails to decode is open: closing
-    the replayer reports it unrecorded (``run`` holds the call it read last for one
-    event, out of the queue)."""
+def test_a_call_read_before_a_failed_read_is_reported_before_the_error(tmp_path):
+    """The call on the last line read before the file fails to decode ran: ``run``
+    yields it, unrecorded (no result was read), before raising (it held the call it
+    read last for one event, out of the queue)."""
     import json
 
     from agentforge_cli.replay.transcripts.errors import TranscriptError
@@ -257,7 +257,10 @@ def test_a_call_read_before_a_failed_read_still_waits_for_its_result(tmp_path):
     path.write_bytes((head + call_line).encode() + b'{"type": "user", "content": "\xff"}\n'
                      + b"x" * 64 + b"\n")
     replayer = Replayer(service(), describe=False)
+    entries = []
     with pytest.raises(TranscriptError, match="not UTF-8"):
-        list(replayer.run(open_transcript(path).events()))
-    calls = [entry for entry in replayer.close() if isinstance(entry, CallReport)]
+        entries.extend(replayer.run(open_transcript(path).events()))
+    calls = [entry for entry in entries if isinstance(entry, CallReport)]
     assert [(call.id, call.status) for call in calls] == [("c1", UNRECORDED)]
+    assert replayer.summary[UNRECORDED] == 1
+    assert list(replayer.close()) == []  # nothing left open

@@ -211,6 +211,9 @@ def _lane(path: Path, match: str, lane: str) -> tuple:
                     lines.append(_normal(line))
     except TranscriptError as exc:
         error = str(exc)
+        if lane == "queued":  # run settles and gives what ran before it raises
+            lines += [_normal(report.call_json(entry)) for entry in replayer.close()
+                      if isinstance(entry, report.CallReport)]
     return lines, replayer.summary, error
 
 

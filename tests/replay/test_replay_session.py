@@ -128,12 +128,18 @@ def test_entries_reach_the_watch_as_they_settle_and_the_tools_load_once(recordin
     assert ticks  # each event read was told
 
 
-def test_a_file_unreadable_part_way_skips_the_end_of_its_watch(tmp_path):
+_CALL = ('{"type": "tool_call", "id": "%s", "name": "queryCustomer", '
+         '"arguments": "{\\"name\\": \\"x\\", \\"limit\\": 1}"}\n')
+
+
+def test_a_file_unreadable_part_way_reports_every_call_that_ran(tmp_path):
+    """The calls before the bad line ran: each reaches the watch (the one whose result
+    was never read as unrecorded), the watch ends, and the outcome and the total count
+    them."""
     path = tmp_path / "cut.jsonl"
-    path.write_text('{"type": "tool_call", "id": "a", "name": "queryCustomer", '
-                    '"arguments": "{\\"name\\": \\"x\\", \\"limit\\": 1}"}\n'
-                    '{"type": "tool_result", "id": "a", "content": "x", "is_error": false}\n'
-                    "not json\n", encoding="utf-8")
+    path.write_text(_CALL % "a"
+                    + '{"type": "tool_result", "id": "a", "content": "x", "is_error": false}\n'
+                    + _CALL % "b" + "not json\n", encoding="utf-8")
     entries, ended = [], []
 
     @contextlib.contextmanager
@@ -141,8 +147,24 @@ def test_a_file_unreadable_part_way_skips_the_end_of_its_watch(tmp_path):
         yield entries.append, None
         ended.append(given)
 
-    (outcome,) = ReplaySession([str(path)], _tools).outcomes(watch)
+    session = ReplaySession([str(path)], _tools)
+    (outcome,) = session.outcomes(watch)
     assert isinstance(outcome.unreadable, TranscriptError)
-    assert "line 3" in str(outcome.unreadable)
-    assert [type(entry) for entry in entries] == [CallReport]  # the call before it ran
-    assert ended == [] and outcome.fails
+    assert "line 4" in str(outcome.unreadable)
+    calls = [entry for entry in entries if isinstance(entry, CallReport)]
+    assert [(call.id, call.status) for call in calls] == [("a", "mismatched"),
+                                                          ("b", "unrecorded")]
+    assert ended == [str(path)] and outcome.fails
+    assert outcome.summary == {"matched": 0, "mismatched": 1, "unrecorded": 1}
+    assert session.total.summary["unrecorded"] == 1 and session.total.failed_transcripts == 1
+
+
+def test_a_file_unreadable_part_way_is_not_updated(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    text = _CALL % "a" + "not json\n"
+    path.write_text(text, encoding="utf-8")
+    options = SessionOptions(update=True)
+    (outcome,) = ReplaySession([str(path)], _tools, options).outcomes()
+    assert outcome.unreadable is not None and outcome.updated is None
+    assert outcome.summary["unrecorded"] == 1
+    assert path.read_text(encoding="utf-8") == text

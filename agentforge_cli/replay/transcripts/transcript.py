@@ -21,6 +21,7 @@ from agentforge_cli.replay.transcripts.files.detection import (
     detect_format,
     document_records,
 )
+from agentforge_cli.replay.transcripts.files.documents import iter_document
 from agentforge_cli.replay.transcripts.files.envelopes import envelope_keys
 from agentforge_cli.replay.transcripts.files.json_text import scan_json
 from agentforge_cli.replay.transcripts.files.jsonl import iter_jsonl
@@ -38,6 +39,7 @@ from agentforge_cli.replay.transcripts.files.sources import (
     RecordSource,
 )
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
+from agentforge_cli.replay.transcripts.formats import conversations
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
@@ -84,6 +86,10 @@ class Transcript:
     opened: FileStamp | None = field(default=None, repr=False, compare=False)
     """The file's stamp when it was opened: :meth:`write_results` refuses to replace a
     file that changed since (a program still writing to it)."""
+    within: str | None = None
+    """For a file of many conversations opened with a format named (``--format tau2`` on
+    a tau2-bench results file): that format, every conversation's; ``None``: each
+    conversation's format is detected."""
 
     @property
     def _format(self) -> TranscriptFormat[Any]:
@@ -91,6 +97,15 @@ class Transcript:
         if found is None:
             raise ValueError(f"transcript format {self.format!r} is not registered")
         return found
+
+    @property
+    def _formats(self) -> tuple[TranscriptFormat[Any], ...]:
+        """The formats a reading of the file is given: the registered ones, or only its
+        own and :attr:`within`'s."""
+        formats = registry.transcript_formats()
+        if self.within is None:
+            return formats
+        return tuple(fmt for fmt in formats if fmt.name in (self.format, self.within))
 
     @property
     def source(self) -> RecordSource:
@@ -125,7 +140,7 @@ class Transcript:
 
     def _parse(self, records: Iterator[Record], progress: ReadProgress) -> Iterator[Event]:
         fmt = self._format
-        book = fmt.start(self.path, registry.transcript_formats())
+        book = fmt.start(self.path, self._formats)
         record_events = fmt.record_events
         where = WHOLE_FILE
         try:
@@ -175,7 +190,7 @@ class Transcript:
         migrate = fmt.migrator(self.path) if migration else None
         source = self.source
         answered = self._answered(source)  # reads (and checks) the whole file first
-        formats = registry.transcript_formats()
+        formats = self._formats
         book = fmt.start(self.path, formats)
 
         def rewritten(records: Iterable[Record]) -> Iterator[Record]:
@@ -196,7 +211,7 @@ class Transcript:
         self._format.migrator(self.path)
 
     def _answered(self, source: RecordSource) -> set[int]:
-        book: CallBook = self._format.start(self.path, registry.transcript_formats())
+        book: CallBook = self._format.start(self.path, self._formats)
         answered: set[int] = set()
         book.answered = answered
         record_events = self._format.record_events
@@ -259,8 +274,31 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
                 format = detect_format(path, messages).name
         else:
             format = _detect_jsonl(path, content)
+    elif named is not None and _holds_conversations(path, container, content, named):
+        # read as auto-detection reads it, each conversation in the format named
+        return Transcript(path=path, format=conversations.NAME, container=container,
+                          content=content if container == "jsonl" else None,
+                          opened=opened, within=format)
     return Transcript(path=path, format=format, container=container,
                       content=content if container == "jsonl" else None, opened=opened)
+
+
+def _holds_conversations(path: Path, container: str, content: bytes | None,
+                         named: TranscriptFormat[Any]) -> bool:
+    """Whether the file's first record is a whole conversation (the many-conversations
+    format's own) that ``named`` does not read as one of its records: a file of
+    conversations, each of which ``named`` is to read."""
+    if named.name == conversations.NAME:
+        return False
+    formats = registry.transcript_formats()
+    records = iter_document(path) if container == "json" else iter_jsonl(path, content)
+    try:
+        with contextlib.closing(records):
+            first = next((record for record in records if not record.blank), None)
+    except TranscriptError:  # the reading proper says what is wrong, as it would have
+        return False
+    return (first is not None and conversations.FORMAT.claim(first.data, formats) == Claim.OWN
+            and named.claim(first.data, formats) == Claim.NO)
 
 
 def _detect_jsonl(path: Path, content: bytes | None) -> str:

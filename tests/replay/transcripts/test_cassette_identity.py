@@ -176,6 +176,54 @@ def test_gemini_calls_without_ids_are_known_again_when_the_client_adds_ids(count
     assert data["summary"]["matched"] == 1  # {"return_value": ...} compares as the value
 
 
+def resumed_runs(tmp_path: Path, runs: int = 3) -> Path:
+    """Mirascope's cross-provider resume, run ``runs`` times in one cassette: each run's
+    call is made by Gemini (no id) and answered in an OpenAI Responses request, under the
+    placeholder id the client makes up for a call without one (the same in every run)."""
+    ask = {"role": "user", "parts": [{"text": "Paris?"}]}
+    made = {"functionCall": {"name": "lookup", "args": {"city": "Paris"}}}
+    resumed = [{"role": "user", "content": "Paris?"},
+               {"type": "function_call", "call_id": "google_unknown_tool_id",
+                "name": "lookup", "arguments": '{"city": "Paris"}'},
+               {"type": "function_call_output", "call_id": "google_unknown_tool_id",
+                "output": "Paris: found"}]
+    said = {"id": "resp_1", "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": "Paris is found."}]}]}
+    interactions = []
+    for _ in range(runs):
+        interactions += [
+            exchange({"contents": [ask]},
+                     {"candidates": [{"content": {"role": "model", "parts": [made]}}]},
+                     GEMINI),
+            exchange({"input": resumed, "model": "gpt-4o"}, said, RESPONSES)]
+    return cassette(tmp_path, *interactions)
+
+
+def test_a_call_resumed_in_another_providers_request_runs_once_per_run(counted, tmp_path):
+    """Each run's Gemini call is answered by the Responses request after it: three calls,
+    each run once and matched, three conversations (never merged, though the Gemini and
+    the Responses requests of every run are byte for byte the same)."""
+    code, data, ran = counted(resumed_runs(tmp_path))
+    assert code == 0, data
+    assert ran == [{"tool": "lookup", "city": "Paris"}] * 3
+    assert data["summary"] == {"matched": 3, "mismatched": 0, "unrecorded": 0}
+    assert calls_and_results(resumed_runs(tmp_path)) == [
+        ("call", "lookup", 0, 0), ("result", 0, "Paris: found"),
+        ("call", "lookup", 1, 1), ("result", 1, "Paris: found"),
+        ("call", "lookup", 2, 2), ("result", 2, "Paris: found")]
+
+
+def test_a_request_repeated_with_nothing_waiting_stays_in_its_conversation(tmp_path):
+    """The same request twice, no other conversation waiting for its call: a retry of
+    the one conversation, its call known again (not a second conversation)."""
+    made = exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[LOOK]))
+    answered = exchange({"messages": [*COWORKER, {"role": "assistant", "tool_calls": [LOOK]},
+                                      result("call_c1", "Paris: found")]},
+                        chat_reply(content="ok"))
+    path = cassette(tmp_path, made, answered, answered)
+    assert calls_and_results(path) == [("call", "lookup", 0, 0), ("result", 0, "Paris: found")]
+
+
 def test_an_id_the_client_rewrites_is_the_same_call(tmp_path):
     path = cassette(
         tmp_path,
@@ -271,6 +319,48 @@ def test_a_response_not_read_is_told_by_the_next_request(counted, tmp_path):
     assert data["summary"]["matched"] == 1
 
 
+def test_a_repeated_request_answered_with_no_body_is_passed_over(counted, tmp_path):
+    """BeeAI's shape: the same request twice, the second answered by an empty 200 body.
+    The call of the first answer runs once, unrecorded (the test never answered it)."""
+    ask = exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[LOOK]))
+    again = exchange({"messages": COWORKER}, "")
+    code, data, ran = counted(cassette(tmp_path, ask, again))
+    assert code == 0, data
+    assert ran == [{"tool": "lookup", "city": "Paris"}]
+    assert data["summary"] == {"matched": 0, "mismatched": 0, "unrecorded": 1}
+
+
+def test_an_empty_body_after_a_repeat_keeps_what_the_conversation_waits_for(counted,
+                                                                             tmp_path):
+    """The empty repeat changes nothing: a later request still answers the first
+    response's call (known again by id, and without ids by name and arguments)."""
+    bare = call(None, "lookup", city="Paris")
+    for made, answered in ((LOOK, "call_c1"), (bare, "call_new")):
+        path = cassette(
+            tmp_path,
+            exchange({"messages": COWORKER}, chat_reply(content=None, tool_calls=[made])),
+            exchange({"messages": COWORKER}, ""),
+            exchange({"messages": [*COWORKER, {"role": "assistant", "tool_calls": [
+                {**made, "id": answered}]}, result(answered, "Paris: found")]},
+                chat_reply(content="ok")))
+        code, data, ran = counted(path)
+        assert code == 0 and len(ran) == 1, data
+        assert data["summary"]["matched"] == 1
+
+
+def test_an_empty_body_that_asks_something_new_is_still_refused(tmp_path):
+    """An empty body to a request that is no repeat may have held calls: refused, unless
+    a later request tells what it said."""
+    path = cassette(
+        tmp_path,
+        exchange({"messages": COWORKER}, chat_reply(content="Which city?")),
+        exchange({"messages": [*COWORKER, {"role": "assistant", "content": "Which city?"},
+                               {"role": "user", "content": "Paris"}]}, ""))
+    with pytest.raises(TranscriptError, match=r"interactions\[1\], response body: the "
+                                              r"response cannot be read \(no body\)"):
+        list(open_transcript(path).events())
+
+
 def test_an_error_status_is_a_turn_without_an_answer(tmp_path):
     path = cassette(
         tmp_path,
@@ -312,6 +402,24 @@ def test_an_api_replay_does_not_read_yet_is_refused_by_name(cli, tmp_path):
     done = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools")
     assert done.exit_code == 3
     assert "AWS Bedrock ConverseStream" in done.stderr and "no tool calls" not in done.stderr
+
+
+def test_a_bedrock_agents_invoke_agent_recording_is_refused_by_name(cli, tmp_path):
+    """InvokeAgent's action-group calls are trace events of a binary event stream: the
+    cassette is refused naming the API, never read as holding no tool call (which
+    --allow-empty would pass)."""
+    agent = ("https://bedrock-agent-runtime.ap-south-1.amazonaws.com/agents/FQBGXINMYT/"
+             "agentAliases/PPY9UTNXJL/sessions/default_session_id/text")
+    path = cassette(tmp_path, exchange({"inputText": "Find the sum of 10 and 20",
+                                        "enableTrace": True},
+                                       b"\x00\x00\x07\xd4\x00\x00\x00K:event-type", agent))
+    for options in ((), ("--allow-empty",)):
+        done = cli("replay", str(path), "-t", "sample_tools.crm:CrmTools", *options)
+        assert done.exit_code == 3, done.stdout
+        said = " ".join(done.stderr.split())
+        assert "interactions[0]: an AWS Bedrock Agents InvokeAgent recording, which replay " \
+               "does not read" in said
+        assert "no tool calls" not in said
 
 
 # -- AWS Bedrock Converse ----------------------------------------------------------------------

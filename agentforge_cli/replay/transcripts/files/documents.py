@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,7 @@ class _Reader:
                                   "\"messages\", or one JSON object per line)")
 
 
-def iter_document(path: Path) -> Iterator[Record]:
+def iter_document(path: Path) -> Generator[Record, None, None]:
     """Yield the messages of a whole-file JSON transcript as records, lazily: an array of
     messages (``messages[3]``) or an object holding them (``contents[2]``).
 

@@ -11,6 +11,10 @@ Places read ``line 3, messages[2]``.
 with its format's migrate); a conversation with nothing to update is written back
 unchanged (a JSONL line byte for byte).
 
+A file of conversations opened with another format named (``--format tau2`` on a
+tau2-bench results file) is read the same way, given only that format: every
+conversation is read in it, without detection.
+
 The formats a conversation may be in are the registered ones, given when a file is read
 (:meth:`ConversationsBook.start`) or a record claimed (:func:`claims_among`).
 """
@@ -118,6 +122,8 @@ def _conversation(record: Record, book: ConversationsBook
                               f"{record_shape(data)}")
     if not records:
         return [], None
+    if len(book.others) == 1:  # one format named for every conversation: nothing to detect
+        return records, book.others[0]
     return records, pick_format(book.path, records, book.others, book.formats)
 
 

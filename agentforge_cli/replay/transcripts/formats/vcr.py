@@ -8,15 +8,24 @@ Anthropic, Gemini, asked in registry order); any other interaction (a GET, anoth
 an embeddings request) is skipped. A request to a model API path whose body does not read
 is an error naming the interaction, as is a response never read whose conversation no
 later request continues (its calls would be lost); a response with an HTTP error status
-is a turn without an answer.
+is a turn without an answer. A request that repeats its conversation's last request
+exactly and got an empty body (a client's retry, a test recording the call twice) adds
+nothing and loses nothing: it is passed over, the conversation left as it was.
 
 **The identity rule.** A request repeats its conversation so far, so calls are known
 again instead of run again:
 
 * a request *continues* the conversation whose last request its messages extend (the
   longest such; the conversation its ``previous_response_id`` names; else the one that
-  knows one of its call ids), or starts a new one: conversations interleaved in one
-  cassette (an agent and the agents its tools call) are told apart;
+  knows one of its call ids; else the one *waiting* for a call the request holds: made
+  in its last response, by the same name and arguments, and not answered yet), or
+  starts a new one: conversations interleaved in one cassette (an agent and the agents
+  its tools call), and a conversation resumed with another provider (its call answered
+  in the other API's request, under an id the client made up) are told apart;
+* a request that repeats a conversation's last request exactly, while another
+  conversation waits for a call it holds, continues the waiting one: the same run made
+  again (a test run three times in one cassette) sends the same request, and its answer
+  belongs to the run that made the call;
 * within a conversation, a call is the same call when it has the same id, or, when its
   id is new or absent (Gemini records none and the client adds one in the next request;
   some clients give their own), the same name and arguments as a call the conversation
@@ -35,7 +44,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -68,12 +78,20 @@ REMEMBERED = 4096
 conversations' own state: what a request that does not extend its conversation's history
 is matched against (a bound on memory for cassettes of thousands of conversations)."""
 
-_NOT_READ_YET = (
-    ("/converse-stream", "an AWS Bedrock ConverseStream call"),
-    ("/invoke", "an AWS Bedrock InvokeModel call"),
-    ("/invoke-with-response-stream", "an AWS Bedrock InvokeModel stream"),
+_NOT_READ = (
+    (re.compile(r"/converse-stream\Z"),
+     "an AWS Bedrock ConverseStream call: replay does not read this API yet"),
+    (re.compile(r"/invoke\Z"), "an AWS Bedrock InvokeModel call: replay does not read this "
+                               "API yet"),
+    (re.compile(r"/invoke-with-response-stream\Z"),
+     "an AWS Bedrock InvokeModel stream: replay does not read this API yet"),
+    (re.compile(r"/agents/[^/]+/agentAliases/[^/]+/sessions/[^/]+/text\Z"),
+     "an AWS Bedrock Agents InvokeAgent recording, which replay does not read: the agent "
+     "runs its action groups itself, and their calls are only trace events of the "
+     "response's event stream"),
 )
-"""Model APIs whose calls replay does not read yet: refused by name, never skipped."""
+"""Model APIs whose calls replay does not read (request path -> what to say): refused by
+name, never skipped as no model call (their tool calls would be lost unsaid)."""
 
 
 @dataclasses.dataclass(kw_only=True, slots=True)
@@ -126,6 +144,11 @@ class CassetteBook(CallBook):
         """The file's call indexes whose result has been read (the :data:`REMEMBERED`
         latest: a result is read again only when a request does not extend its
         conversation's history)."""
+        self.made: dict[tuple[str, int], tuple[_Thread, int]] = {}
+        """The calls of the conversations' last responses: name and arguments key -> the
+        conversation that made it last and the call's index (forgotten once its
+        conversation moves on; the :data:`REMEMBERED` latest at most). Finds the
+        conversation waiting for a call that a request of another API answers."""
 
     @classmethod
     def start(cls, path: Path, formats: Sequence[Any] = ()) -> Self:
@@ -157,17 +180,18 @@ def record_events(record: Record, book: CassetteBook) -> list[Event]:
     found = _exchange(record, book)
     if found is None:
         return []
-    fmt, exchange = found
+    fmt, exchange, empty = found
     try:
-        return _read_exchange(fmt, exchange, record.where, book)
+        return _read_exchange(fmt, exchange, record.where, book, empty=empty)
     except RecursionError:
         raise TranscriptError(book.path, record.where, "a body is nested too deeply to "
                               "be read") from None
 
 
-def _exchange(record: Record,
-              book: CassetteBook) -> tuple[TranscriptFormat[Any], Exchange] | None:
-    """The model API call an interaction holds, or ``None`` when it holds none."""
+def _exchange(record: Record, book: CassetteBook
+              ) -> tuple[TranscriptFormat[Any], Exchange, bool] | None:
+    """The model API call an interaction holds, and whether its response had no body at
+    all; ``None`` when it holds none."""
     path, where, data = book.path, record.where, record.data
     if not isinstance(data, dict) or not isinstance(data.get("request"), dict):
         raise TranscriptError(path, where, 'a cassette interaction needs a "request" object; '
@@ -184,10 +208,9 @@ def _exchange(record: Record,
     endpoint = uri_path(uri)
     owner = next(((fmt, api) for fmt, api in book.apis if endpoint.endswith(api.paths)),
                  None)
-    not_read = next((what for ending, what in _NOT_READ_YET
-                     if endpoint.endswith(ending)), None)
+    not_read = next((what for pattern, what in _NOT_READ if pattern.search(endpoint)), None)
     if not_read is not None:
-        raise TranscriptError(path, where, f"{not_read}: replay does not read this API yet")
+        raise TranscriptError(path, where, not_read)
     request = cassettes.body_value(data["request"])
     response = cassettes.body_value(side)
     if _failed(side):
@@ -197,7 +220,7 @@ def _exchange(record: Record,
         if exchange is not None:
             if _failed(side):
                 exchange = dataclasses.replace(exchange, answer=[], unread=None)
-            return fmt, exchange
+            return fmt, exchange, response is None and exchange.unread is not None
     if owner is not None:
         found = request.found if isinstance(request, Unreadable) else (
             "no body" if request is None else record_shape(request))
@@ -248,10 +271,11 @@ def _remember_bounded(table: dict[Any, Any], key: Any, value: Any) -> None:
         del table[next(iter(table))]
 
 
-def _thread(book: CassetteBook, exchange: Exchange,
-            hashes: list[int]) -> tuple[_Thread | None, int]:
+def _thread(book: CassetteBook, exchange: Exchange, hashes: list[int],
+            calls: Callable[[], list[tuple[str, int]]]) -> tuple[_Thread | None, int]:
     """The conversation a request continues, and how many of its messages that
-    conversation's last request already sent."""
+    conversation's last request already sent. ``calls``: the request's calls, as
+    ``(name, arguments key)``, asked for only when the history does not tell."""
     if exchange.previous_response_id is not None:
         thread = book.by_response.get(exchange.previous_response_id)
         if thread is not None:
@@ -263,12 +287,49 @@ def _thread(book: CassetteBook, exchange: Exchange,
             found = book.by_sent[key] = _Thread(number=found, sent=key, sent_size=size,
                                                 sent_hash=hashes[size - 1])
         if found is not None:
+            if size == len(hashes):  # its last request again: another run's, perhaps
+                waiting = _waiting_for(book, calls)
+                if waiting is not None and waiting is not found:
+                    return waiting, 0
             return found, size
     for record in exchange.asked:
         for call_id in _ids(record.data):
             if call_id in book.by_call_id:
                 return book.by_call_id[call_id][0], 0
-    return None, 0
+    return _waiting_for(book, calls), 0
+
+
+def _waiting_for(book: CassetteBook,
+                 calls: Callable[[], list[tuple[str, int]]]) -> _Thread | None:
+    """The conversation whose last response made one of ``calls()`` (by name and
+    arguments) and has not had it answered, or ``None`` (``calls`` is not asked when no
+    conversation waits)."""
+    if not book.made:
+        return None
+    for key in calls():
+        found = book.made.get(key)
+        if found is None:
+            continue
+        thread, index = found
+        if index not in book.results and any(made[2] == index for made in thread.made):
+            return thread
+    return None
+
+
+def _request_calls(fmt: TranscriptFormat[Any], exchange: Exchange,
+                   book: CassetteBook) -> list[tuple[str, int]]:
+    """The calls a request's messages hold, as ``(name, arguments key)``: read on their
+    own (up to a message that does not read so, which the reading proper names)."""
+    scratch = fmt.start(book.path, book.formats)
+    found: list[tuple[str, int]] = []
+    try:
+        for record in exchange.asked:
+            found.extend((event.name, _arguments_key(event.arguments))
+                         for event in fmt.record_events(record, scratch)
+                         if isinstance(event, ToolCall))
+    except TranscriptError:
+        pass
+    return found
 
 
 def _ids(data: Any) -> Iterator[str]:
@@ -289,9 +350,12 @@ def _ids(data: Any) -> Iterator[str]:
 
 
 def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
-                   book: CassetteBook) -> list[Event]:
+                   book: CassetteBook, *, empty: bool = False) -> list[Event]:
     keys = [_key(record.data) for record in exchange.asked]
-    thread, sent = _thread(book, exchange, _prefix_hashes(keys))
+    thread, sent = _thread(book, exchange, _prefix_hashes(keys),
+                           lambda: _request_calls(fmt, exchange, book))
+    if empty and thread is not None and sent == len(keys):
+        return []  # the last request again, with no body back: nothing new, nothing lost
     events: list[Event] = []
     if thread is None:
         thread = _Thread(number=book.conversations)
@@ -331,6 +395,9 @@ def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
         if new is not None:
             events.append(new)
     # what later requests must still be matched against: this response's calls only
+    for name, arguments, index in thread.made:
+        if index < first_answered and book.made.get((name, arguments), (None, -1))[1] == index:
+            del book.made[name, arguments]
     thread.made = tuple(made for made in thread.made if made[2] >= first_answered)
     if thread.by_id:
         thread.by_id = {key: index for key, index in thread.by_id.items()
@@ -412,7 +479,9 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         book.count += 1
         if event.id is not None:
             _known_id(book, thread, event.id, index)
-        thread.made = (*thread.made, (event.name, _arguments_key(event.arguments), index))
+        arguments = _arguments_key(event.arguments)
+        thread.made = (*thread.made, (event.name, arguments, index))
+        _remember_bounded(book.made, (event.name, arguments), (thread, index))
         return dataclasses.replace(event, index=index, conversation=thread.number)
     if isinstance(event, ToolResult):
         index = mapping.get(event.call_index, -1)
