@@ -155,6 +155,11 @@ class TranscriptFormat(Generic[S]):
     claim given the registered formats; used instead of :attr:`claims` by detection."""
     before: tuple[str, ...] = ()
     """The formats it must be asked before (names): it claims a record they claim too."""
+    names: tuple[str, ...] = ("*.json", "*.jsonl")
+    """The file names a folder search collects for it: shell patterns, matched without
+    case against a name without its ``.gz`` ending. JSON and JSONL by default; a format
+    that reads its files itself names them (``*.eval``, ``*.log``), and a file so named
+    is collected when its :attr:`FileReading.opens` also says it is one."""
 
     def claim(self, data: Any, formats: FormatList) -> Claim:
         """:attr:`claims_among` when the format has it, else :attr:`claims`."""

@@ -91,6 +91,30 @@ def test_each_session_file_is_detected_and_replays_all_matched(cli, tmp_path, fm
     assert data["summary"]["matched"] == 1 and sum(data["summary"].values()) == 1
 
 
+def test_a_folder_holding_logs_replays_the_ones_a_format_reads(cli, tmp_path):
+    """A folder's ``.log`` files are collected when a registered format recognises them
+    (a Claude Desktop MCP log); an application's own log beside them is left alone."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write(folder, "mcp-server-crm.log", DESKTOP_LOG)
+    write(folder, "app.log", "2025-09-04 10:08:38 INFO started\n")
+    write(folder, "session.jsonl", CLAUDE_CODE)
+    done = cli("replay", str(folder), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    files = json.loads(done.stdout)["files"]
+    assert [(Path(f["transcript"]).name, f["format"]) for f in files] == [
+        ("mcp-server-crm.log", "mcp-log"), ("session.jsonl", "claude-code")]
+
+
+def test_the_folder_search_asks_the_registry_for_file_names():
+    from agentforge_cli.replay.transcripts import registry
+
+    names = registry.file_names()
+    assert {"*.json", "*.jsonl", "*.yaml", "*.yml", "*.eval", "*.log"} <= set(names)
+    assert len(names) == len(set(names))
+    assert registry.join_file_names().endswith(f" and {names[-1]}")
+
+
 @pytest.mark.parametrize(("fmt", "name", "text"), CASES[:2])
 def test_the_user_turn_is_read_once(tmp_path, fmt, name, text):
     users = [e for e in open_transcript(write(tmp_path, name, text)).events()
