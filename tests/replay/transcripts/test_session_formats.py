@@ -208,3 +208,33 @@ def test_a_codex_shell_call_is_shown_as_not_replayable(tmp_path):
     assert notes == ["(not replayable: a local_shell_call that Codex ran in its own "
                      "sandbox: bash -lc ls)"]
     assert sum(isinstance(e, ToolCall) for e in events) == 1  # the function call only
+
+
+@pytest.mark.parametrize("id_key", ["call_id", "id"])
+def test_a_codex_shell_call_answered_by_a_function_call_output_is_read(cli, tmp_path,
+                                                                        id_key):
+    """As Codex writes it: a local_shell_call answered by a function_call_output of the
+    same id. The rollout reads (the shell call not replayable, its output skipped) and its
+    function call still replays."""
+    shell = lines(
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "local_shell_call", id_key: "call_sh", "status": "completed",
+            "action": {"type": "exec", "command": ["bash", "-lc", "ls"], "timeout_ms": None,
+                       "working_directory": None, "env": None, "user": None}}},
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "call_sh",
+            "output": json.dumps({"output": "README.md\n", "metadata": {"exit_code": 0}})}})
+    path = write(tmp_path, "rollout.jsonl", shell + CODEX)
+    events = list(open_transcript(path).events())
+    assert [type(e).__name__ for e in events if isinstance(e, ToolCall | ToolResult)] == [
+        "ToolCall", "ToolResult"]
+    done = cli("replay", str(path), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["matched"] == 1
+
+
+def test_a_function_call_output_answering_no_call_is_still_refused(tmp_path):
+    orphan = lines({"timestamp": "t", "type": "response_item", "payload": {
+        "type": "function_call_output", "call_id": "call_nobody", "output": "x"}})
+    with pytest.raises(TranscriptError, match="call_nobody"):
+        list(open_transcript(write(tmp_path, "rollout.jsonl", CODEX + orphan)).events())
