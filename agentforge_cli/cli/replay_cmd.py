@@ -79,9 +79,8 @@ def replay(
     transcripts: Annotated[list[str], typer.Argument(
         metavar="TRANSCRIPT", click_type=TEXT,
         help=f"Recorded conversations: {registry.join_titles()}. "
-        "Also folders of them (searched recursively for *.json, *.jsonl, *.yaml and "
-        "*.yml, also .gz), "
-        "or - for standard input.", show_default=False)],
+        f"Also folders of them (searched recursively for {registry.join_file_names()}, "
+        "also .gz), or - for standard input.", show_default=False)],
     tools: ToolsOption = None,
     transcript_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT", callback=_format_name,
@@ -152,8 +151,8 @@ def replay(
         paths, empty_folders = collect_transcripts(transcripts)
         if empty_folders:
             raise CliError(f"no transcript found in {empty_folders[0]}",
-                           hint="nothing was checked; a folder is searched for *.json, "
-                                "*.jsonl, *.yaml and *.yml files (also .gz)")
+                           hint="nothing was checked; a folder is searched for "
+                                f"{registry.join_file_names()} files (also .gz)")
         options = SessionOptions(format=transcript_format, match=match,
                                  allow_drift=allow_drift, allow_empty=allow_empty,
                                  update=update, describe=not json_output,

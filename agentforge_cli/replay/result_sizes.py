@@ -23,13 +23,14 @@ def recorded_results(paths: Iterable[str]) -> dict[str, list[str]]:
         TranscriptError: A file cannot be read as a transcript (no format reads it, a
             malformed line), or a folder holds no transcript.
     """
+    from agentforge_cli.replay.transcripts import registry
     from agentforge_cli.replay.transcripts.errors import TranscriptError
     from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 
     files, empty = collect_transcripts(list(paths))
     if empty:
         raise TranscriptError(empty[0], WHOLE_FILE, "no transcript in this folder (looked for "
-                              ".json, .jsonl, .yaml and .yml files)")
+                              f"{registry.join_file_names()} files)")
     texts: dict[str, list[str]] = {}
     for path in files:
         names: dict[int, str] = {}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.families import refusal, unread_family
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
@@ -155,6 +156,11 @@ class TranscriptFormat(Generic[S]):
     claim given the registered formats; used instead of :attr:`claims` by detection."""
     before: tuple[str, ...] = ()
     """The formats it must be asked before (names): it claims a record they claim too."""
+    names: tuple[str, ...] = ("*.json", "*.jsonl")
+    """The file names a folder search collects for it: shell patterns, matched without
+    case against a name without its ``.gz`` ending. JSON and JSONL by default; a format
+    that reads its files itself names them (``*.eval``, ``*.log``), and a file so named
+    is collected when its :attr:`FileReading.opens` also says it is one."""
 
     def claim(self, data: Any, formats: FormatList) -> Claim:
         """:attr:`claims_among` when the format has it, else :attr:`claims`."""
@@ -251,6 +257,9 @@ def pick_format(path: Path, records: Iterable[Record], formats: FormatList,
             if claim == Claim.SHARED and first_sharing is None:
                 first_sharing = fmt
         if first_sharing is None:
+            family = unread_family(data)
+            if family is not None:
+                raise TranscriptFormatError(path, record.where, refusal(family))
             raise no_format_reads(path, record.where,
                                   f"no format reads this record ({record_shape(data)})"
                                   + looks_like(data), formats)

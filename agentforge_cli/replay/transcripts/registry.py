@@ -38,8 +38,8 @@ from agentforge_cli.replay.transcripts.formats import (
     vcr,
 )
 
-__all__ = ["TRANSCRIPT_FORMATS", "as_transcript_format", "find_format", "format_names",
-           "join_titles", "transcript_formats"]
+__all__ = ["TRANSCRIPT_FORMATS", "as_transcript_format", "file_names", "find_format",
+           "format_names", "join_file_names", "join_titles", "transcript_formats"]
 
 
 def as_transcript_format(entry: object) -> TranscriptFormat[Any]:
@@ -89,6 +89,19 @@ def format_names() -> tuple[str, ...]:
 def find_format(name: str) -> TranscriptFormat[Any] | None:
     """The format called ``name``, or ``None``."""
     return TRANSCRIPT_FORMATS.get(name)
+
+
+def file_names() -> tuple[str, ...]:
+    """The file name patterns a folder search collects (``*.json``, ``mcp*.log``): every
+    registered format's ``names``, in registry order, each once."""
+    return tuple(dict.fromkeys(name for fmt in TRANSCRIPT_FORMATS.entries()
+                               for name in fmt.names))
+
+
+def join_file_names() -> str:
+    """``*.json, *.jsonl, ... and *.yml``: :func:`file_names`, for help and messages."""
+    names = file_names()
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def join_titles() -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from agentforge_cli.core.observe.fileio import FileStamp, file_stamp
 from agentforge_cli.replay.transcripts import registry
 from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
+from agentforge_cli.replay.transcripts.families import refusal, unread_family
 from agentforge_cli.replay.transcripts.files.detection import (
     container_of,
     detect_format,
@@ -142,18 +143,23 @@ class Transcript:
         fmt = self._format
         book = fmt.start(self.path, self._formats)
         record_events = fmt.record_events
-        where = WHOLE_FILE
+        where, data = WHOLE_FILE, None
         try:
             for record in records:
-                where = record.where
-                if record.data is not None or not record.text:
+                where, data = record.where, record.data
+                if data is not None or not record.text:
                     progress.records += 1
                 else:  # a run of blank lines: as many as count_records counts
                     progress.records += max(record.text.count("\n"), 1)
                 yield from record_events(record, book)
-                where = WHOLE_FILE  # reading the next one
+                where, data = WHOLE_FILE, None  # reading the next one
         except RecursionError:  # a reader without a nesting limit of its own
             raise TranscriptError(self.path, where, "nested too deeply to read") from None
+        except TranscriptError:  # a record of a family replay does not read: named as such
+            family = unread_family(data)  # (None between records: a line that is no JSON)
+            if family is None:
+                raise
+            raise TranscriptFormatError(self.path, where, refusal(family)) from None
         yield from book.finish()
 
     def count_records(self) -> int:
@@ -254,9 +260,7 @@ def open_transcript(path: str | Path, format: str = "auto") -> Transcript:
     reader = _file_reader(path, head)
     if reader is not None:  # a format that reads the whole file itself
         if format not in ("auto", reader.name):
-            raise TranscriptFormatError(path, WHOLE_FILE,
-                                        f"this file holds {reader.title}; read it "
-                                        f"with --format {reader.name} (or without --format)")
+            raise _not_the_named_format(path, reader, format)
         return Transcript(path=path, format=reader.name, container="file", opened=opened)
     named = registry.find_format(format) if format != "auto" else None
     if named is not None and named.files is not None:
@@ -299,6 +303,31 @@ def _holds_conversations(path: Path, container: str, content: bytes | None,
         return False
     return (first is not None and conversations.FORMAT.claim(first.data, formats) == Claim.OWN
             and named.claim(first.data, formats) == Claim.NO)
+
+
+def _not_the_named_format(path: Path, reader: TranscriptFormat[Any],
+                          format: str) -> TranscriptFormatError:
+    """The refusal of a file ``reader`` takes for its own (a YAML file: a cassette) when
+    another format is named: what the file holds, said as auto-detection says it. A file
+    that is no ``reader`` file either (a YAML file of something else) is refused with
+    ``reader``'s own reason, and the format named is said not to read it."""
+    files = reader.files
+    assert files is not None  # a reader of whole files
+    records = files.records(path)
+    try:
+        next(records, None)
+    except TranscriptError as exc:
+        named = registry.find_format(format)
+        kind = "" if named is None or named.files is not None else (
+            f" ({named.title} are JSON or JSONL)")
+        return TranscriptFormatError(path, exc.where, f"{exc.reason}; nor does --format "
+                                     f"{format} read it{kind}")
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+    return TranscriptFormatError(path, WHOLE_FILE, f"this file holds {reader.title}; read "
+                                 f"it with --format {reader.name} (or without --format)")
 
 
 def _detect_jsonl(path: Path, content: bytes | None) -> str:

@@ -119,10 +119,10 @@ def test_a_short_file_read_through_a_pipe_is_read_whole(tmp_path):
 
 def _rglob_order(folder: Path) -> list[str]:
     """What the folder search returned before it walked with os.scandir."""
-    found = []
+    found, wanted = [], collect.TranscriptFiles()
     for path in sorted(folder.rglob("*")):
         hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
-        if not hidden and path.is_file() and collect._is_transcript(path):
+        if not hidden and path.is_file() and wanted(path.parent, path.name):
             found.append(str(path))
     return found
 
@@ -133,7 +133,8 @@ def test_the_folder_walk_finds_what_rglob_found_in_its_order(tmp_path, monkeypat
         (root / folder).mkdir(parents=True)
     for name in ("a/b/z.jsonl", "a/b-c/y.json", "a-b/x.yaml", "a.b/w.yml.gz", "A/v.JSONL",
                  "ä/u.json", "a/t.jsonl.gz", "s.jsonl", "a/.h/hidden.jsonl",
-                 ".hidden/x/hidden.jsonl", "a/.dot.jsonl", "a/notes.txt", "a/b/z.jsonl.bak"):
+                 ".hidden/x/hidden.jsonl", "a/.dot.jsonl", "a/notes.txt", "a/b/z.jsonl.bak",
+                 "a/app.log", "a/b/x.eval"):
         (root / name).write_text("x", encoding="utf-8")
     (root / "link_to_file.jsonl").symlink_to(root / "s.jsonl")
     (root / "link_to_folder").symlink_to(root / "a")  # listed, never searched

@@ -5,6 +5,7 @@ read sample by sample; a malformed sample named."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,21 @@ def test_an_eval_archive_reads_as_its_json_log(cli, logs, city_tools):
     data = json.loads(done.stdout)
     assert data["format"] == "inspect" and data["summary"]["matched"] == 2
     assert data["calls"][0]["where"].startswith("samples/1_epoch_1.json")
+
+
+def test_a_folder_holding_an_eval_archive_replays_it(cli, logs, city_tools, tmp_path):
+    """A folder is searched for the files the registered formats read: the ``.eval``
+    archive is found (an ``.eval`` that is no archive is left alone)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(logs["eval"], folder / "run.eval")
+    (folder / "notes.eval").write_text("not an archive", encoding="utf-8")
+    done = cli("replay", str(folder), "-t", city_tools, "--json")
+    assert done.exit_code == 0, done.stderr
+    files = json.loads(done.stdout)["files"]
+    assert [(Path(f["transcript"]).name, f["format"]) for f in files] == [("run.eval",
+                                                                            "inspect")]
+    assert files[0]["summary"]["matched"] == 2
 
 
 def test_without_zstandard_an_eval_archive_says_what_to_do(cli, logs, city_tools,

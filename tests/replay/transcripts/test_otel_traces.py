@@ -9,6 +9,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -43,14 +44,20 @@ def otlp_json(spans) -> dict:
     return MessageToDict(encode_spans(spans))
 
 
-def pydantic_ai_trace(path: Path, runs: int = 2) -> Path:
+def pydantic_ai_trace(path: Path, runs: int = 2, version: int | None = None) -> Path:
+    """``runs`` agent runs instrumented by pydantic-ai (its default instrumentation
+    version, or ``version``), exported as OTLP JSON."""
     from pydantic_ai import Agent
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.test import TestModel
 
     provider, exporter = _provider()
     agent = Agent(TestModel())
-    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    with warnings.catch_warnings():  # an older version is deprecated, and still written
+        warnings.filterwarnings("ignore", "Instrumentation format versions")
+        settings = (InstrumentationSettings(tracer_provider=provider) if version is None
+                    else InstrumentationSettings(tracer_provider=provider, version=version))
+    Agent.instrument_all(settings)
 
     @agent.tool_plain
     def lookup(city: str) -> str:
@@ -96,6 +103,38 @@ def test_a_trace_replays_all_matched_one_conversation_per_trace(cli, tmp_path, c
     assert [type(e).__name__ for e in events] == [
         "ToolCall", "ToolResult", "ConversationStart", "ToolCall", "ToolResult"]
     assert [e.conversation for e in events if isinstance(e, ToolCall)] == [0, 1]
+    done = cli("replay", str(path), "-t", city_tools, "--json")
+    assert done.exit_code == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["format"] == "otel" and data["summary"]["matched"] == 2
+
+
+def pydantic_ai_v2_trace(path: Path) -> Path:
+    return pydantic_ai_trace(path, version=2)
+
+
+def pydantic_ai_v1_trace(path: Path) -> Path:
+    """The spans pydantic-ai wrote before it named the operation: version 2's ``running
+    tool`` spans without ``gen_ai.operation.name`` (the rest as it was)."""
+    data = json.loads(pydantic_ai_v2_trace(path).read_text(encoding="utf-8"))
+    for resource in data["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                span["attributes"] = [item for item in span["attributes"]
+                                      if item["key"] != "gen_ai.operation.name"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("make", [pydantic_ai_v2_trace, pydantic_ai_v1_trace])
+def test_pydantic_ais_older_tool_spans_replay_all_matched(cli, tmp_path, city_tools, make):
+    """Instrumentation versions 1 and 2 keep the call in ``tool_arguments`` and
+    ``tool_response`` of ``running tool`` spans: read as the newer spans are."""
+    path = make(tmp_path / "trace.json")
+    text = path.read_text(encoding="utf-8")
+    assert '"tool_arguments"' in text and "gen_ai.tool.call.arguments" not in text
+    results = [e.content for e in open_transcript(path).events() if isinstance(e, ToolResult)]
+    assert len(results) == 2 and all(text.endswith(": found") for text in results)
     done = cli("replay", str(path), "-t", city_tools, "--json")
     assert done.exit_code == 0, done.stderr
     data = json.loads(done.stdout)

@@ -91,6 +91,65 @@ def test_each_session_file_is_detected_and_replays_all_matched(cli, tmp_path, fm
     assert data["summary"]["matched"] == 1 and sum(data["summary"].values()) == 1
 
 
+GEMINI_CLI_HEADER = {"sessionId": "s-1", "projectHash": "ab12", "startTime":
+                     "2025-12-06T15:00:00.000Z", "lastUpdated": "2025-12-06T15:05:00.000Z"}
+GEMINI_CLI_MESSAGES = [
+    {"id": "m1", "timestamp": "2025-12-06T15:00:00.000Z", "type": "user",
+     "content": "查一下客户长路"},
+    {"id": "m2", "timestamp": "2025-12-06T15:00:10.000Z", "type": "gemini", "content": "",
+     "model": "gemini-2.5-pro", "toolCalls": [{
+         "id": "queryCustomer-1", "name": "queryCustomer", "args": {"name": "长路", "limit": 5},
+         "result": [{"functionResponse": {"id": "queryCustomer-1", "name": "queryCustomer",
+                                          "response": {"output": "customer:长路,limit:5"}}}],
+         "status": "success", "timestamp": "2025-12-06T15:00:08.000Z"}]}]
+
+
+@pytest.mark.parametrize("form", ["json", "jsonl", "jsonl without its header"])
+def test_a_gemini_cli_session_is_refused_naming_its_family(cli, tmp_path, form):
+    """Until Gemini CLI sessions are read, one is refused as one (exit 2), never as a
+    malformed agentforge file nor by its keys alone; and nothing runs."""
+    if form == "json":
+        text = json.dumps({**GEMINI_CLI_HEADER, "messages": GEMINI_CLI_MESSAGES}, indent=2)
+        path, where = write(tmp_path, "session-1.json", text), "messages[1]"
+    else:
+        lines = GEMINI_CLI_MESSAGES if "without" in form else [GEMINI_CLI_HEADER,
+                                                                *GEMINI_CLI_MESSAGES]
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        path = write(tmp_path, "session-1.jsonl", text)
+        where = "line 2" if "without" in form else "line 1"
+    done = cli("replay", str(path), "-t", CRM, "--json")
+    assert done.exit_code == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"{path}, {where}: this is a Gemini CLI session, which replay does not read yet" \
+        in said
+    assert "agentforge" not in said and "keys:" not in said
+    assert done.stdout == ""
+
+
+def test_a_folder_holding_logs_replays_the_ones_a_format_reads(cli, tmp_path):
+    """A folder's ``.log`` files are collected when a registered format recognises them
+    (a Claude Desktop MCP log); an application's own log beside them is left alone."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write(folder, "mcp-server-crm.log", DESKTOP_LOG)
+    write(folder, "app.log", "2025-09-04 10:08:38 INFO started\n")
+    write(folder, "session.jsonl", CLAUDE_CODE)
+    done = cli("replay", str(folder), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    files = json.loads(done.stdout)["files"]
+    assert [(Path(f["transcript"]).name, f["format"]) for f in files] == [
+        ("mcp-server-crm.log", "mcp-log"), ("session.jsonl", "claude-code")]
+
+
+def test_the_folder_search_asks_the_registry_for_file_names():
+    from agentforge_cli.replay.transcripts import registry
+
+    names = registry.file_names()
+    assert {"*.json", "*.jsonl", "*.yaml", "*.yml", "*.eval", "*.log"} <= set(names)
+    assert len(names) == len(set(names))
+    assert registry.join_file_names().endswith(f" and {names[-1]}")
+
+
 @pytest.mark.parametrize(("fmt", "name", "text"), CASES[:2])
 def test_the_user_turn_is_read_once(tmp_path, fmt, name, text):
     users = [e for e in open_transcript(write(tmp_path, name, text)).events()
@@ -149,3 +208,33 @@ def test_a_codex_shell_call_is_shown_as_not_replayable(tmp_path):
     assert notes == ["(not replayable: a local_shell_call that Codex ran in its own "
                      "sandbox: bash -lc ls)"]
     assert sum(isinstance(e, ToolCall) for e in events) == 1  # the function call only
+
+
+@pytest.mark.parametrize("id_key", ["call_id", "id"])
+def test_a_codex_shell_call_answered_by_a_function_call_output_is_read(cli, tmp_path,
+                                                                        id_key):
+    """As Codex writes it: a local_shell_call answered by a function_call_output of the
+    same id. The rollout reads (the shell call not replayable, its output skipped) and its
+    function call still replays."""
+    shell = lines(
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "local_shell_call", id_key: "call_sh", "status": "completed",
+            "action": {"type": "exec", "command": ["bash", "-lc", "ls"], "timeout_ms": None,
+                       "working_directory": None, "env": None, "user": None}}},
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "call_sh",
+            "output": json.dumps({"output": "README.md\n", "metadata": {"exit_code": 0}})}})
+    path = write(tmp_path, "rollout.jsonl", shell + CODEX)
+    events = list(open_transcript(path).events())
+    assert [type(e).__name__ for e in events if isinstance(e, ToolCall | ToolResult)] == [
+        "ToolCall", "ToolResult"]
+    done = cli("replay", str(path), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["matched"] == 1
+
+
+def test_a_function_call_output_answering_no_call_is_still_refused(tmp_path):
+    orphan = lines({"timestamp": "t", "type": "response_item", "payload": {
+        "type": "function_call_output", "call_id": "call_nobody", "output": "x"}})
+    with pytest.raises(TranscriptError, match="call_nobody"):
+        list(open_transcript(write(tmp_path, "rollout.jsonl", CODEX + orphan)).events())

@@ -172,6 +172,22 @@ def test_a_yaml_file_that_is_no_cassette_is_a_usage_error(cli, tmp_path):
     assert 'not a VCR cassette: expected a mapping with an "interactions" list' in result.stderr
 
 
+@pytest.mark.parametrize("named", ["claude-code", "openai", "inspect"])
+def test_a_yaml_file_that_is_no_cassette_is_said_so_with_a_format_named(cli, tmp_path,
+                                                                        named):
+    """With a format named, a YAML file of something else is refused as auto-detection
+    refuses it (not a cassette), never said to hold cassettes."""
+    path = tmp_path / "messages.yaml"
+    path.write_text("messages:\n- type: user\n  content: hi\n", encoding="utf-8")
+    auto = cli("replay", str(path), "-t", CRM)
+    result = cli("replay", str(path), "-t", CRM, "--format", named)
+    assert result.exit_code == auto.exit_code == 2
+    said = " ".join(result.stderr.split())
+    assert " ".join(auto.stderr.split()).removeprefix("error: ") in said
+    assert f"nor does --format {named} read it" in said
+    assert "holds VCR cassettes" not in said
+
+
 def test_format_is_selectable_and_other_formats_are_refused_for_a_cassette(cli, tmp_path):
     path = cassette(tmp_path, *TWO_TURNS)
     assert open_transcript(path, "vcr").format == "vcr"

@@ -189,4 +189,5 @@ FORMAT: TranscriptFormat[CallLogBook] = TranscriptFormat(
     record_events=record_events,
     not_updated="does not write into a call log; replay it without --update",
     files=FileReading(opens=opens, records=file_records),
+    names=("*.log",),  # serve --log's standard error, kept under any name: recognised
 )

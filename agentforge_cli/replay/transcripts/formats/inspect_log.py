@@ -231,5 +231,6 @@ FORMAT: TranscriptFormat[SampleBook] = TranscriptFormat(
     record_events=record_events,
     not_updated="does not write into an Inspect log; replay it without --update",
     files=FileReading(opens=opens, records=file_records),
+    names=("*.eval", "*.json"),
     before=("vcr",),  # a JSON cassette may start with "version" too
 )

@@ -73,4 +73,5 @@ FORMAT: TranscriptFormat[mcp.McpBook] = TranscriptFormat(
     record_events=record_events,
     not_updated="does not write into a client's log; replay it without --update",
     files=FileReading(opens=opens, records=file_records),
+    names=("*.log",),  # Claude Desktop's mcp.log and mcp-server-NAME.log, recognised
 )

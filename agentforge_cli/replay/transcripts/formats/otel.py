@@ -6,6 +6,9 @@ document or one a line.
   ``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` (the JSON
   argument string) and its result, ``gen_ai.tool.call.result``; an error status is an
   error result (its text the result, else the status message, else ``error.type``);
+* pydantic-ai's spans of instrumentation versions 1 and 2 (``running tool``, with or
+  without that operation name) carry the same call in ``tool_arguments`` and
+  ``tool_response``: read alike;
 * every other span (the agent's run, model calls) is skipped;
 * each trace is a conversation of its own, its calls in the order they started; traces in
   the order the file first shows them.
@@ -79,7 +82,7 @@ def file_records(path: Path) -> Iterator[Record]:
     traces: dict[str, list[tuple[int, int, Record]]] = {}
     for where, export in _exports(path, text):
         for span_where, span in _spans(path, where, export):
-            if _attributes(span).get("gen_ai.operation.name") != "execute_tool":
+            if not _is_tool_span(span, _attributes(span)):
                 continue
             trace = str(span.get("traceId", ""))
             spans = traces.setdefault(trace, [])
@@ -125,6 +128,24 @@ def _spans(path: Path, where: Place, export: dict[str, Any]
                 yield at, span
 
 
+_LEGACY_SPAN = "running tool"
+"""The name of pydantic-ai's tool spans before the GenAI conventions (instrumentation
+versions 1 and 2); those of version 1 have no ``gen_ai.operation.name``."""
+_ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
+_RESULTS = ("gen_ai.tool.call.result", "tool_response")
+"""Where a call's arguments and result are: the GenAI conventions' attribute, then
+pydantic-ai's of instrumentation versions 1 and 2."""
+
+
+def _is_tool_span(span: dict[str, Any], attributes: dict[str, Any]) -> bool:
+    return attributes.get("gen_ai.operation.name") == "execute_tool" or (
+        span.get("name") == _LEGACY_SPAN and "gen_ai.tool.name" in attributes)
+
+
+def _first(attributes: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((attributes[key] for key in keys if attributes.get(key) is not None), None)
+
+
 def _number(value: Any) -> int:
     try:
         return int(value)
@@ -168,10 +189,11 @@ def record_events(record: Record, book: TraceBook) -> list[Event]:
     name = attributes.get("gen_ai.tool.name")
     if not isinstance(name, str) or not name:
         raise TranscriptError(path, where, "an execute_tool span needs gen_ai.tool.name")
-    arguments = attributes.get("gen_ai.tool.call.arguments")
+    arguments = _first(attributes, _ARGUMENTS)
     if arguments is None:
         raise TranscriptError(path, where, f"the execute_tool span of {name!r} has no "
-                              "gen_ai.tool.call.arguments: record tool content in the "
+                              "gen_ai.tool.call.arguments (nor pydantic-ai's "
+                              "tool_arguments): record tool content in the "
                               "instrumentation (it is opt-in) to replay its calls")
     events: list[Event] = []
     trace = str(span.get("traceId", ""))
@@ -188,7 +210,7 @@ def record_events(record: Record, book: TraceBook) -> list[Event]:
                            where=where, conversation=book.traces))
     status = span.get("status") if isinstance(span.get("status"), dict) else {}
     failed = status.get("code") in (_ERROR, "STATUS_CODE_ERROR")
-    result = attributes.get("gen_ai.tool.call.result")
+    result = _first(attributes, _RESULTS)
     if result is None and failed:
         result = status.get("message") or attributes.get("error.type") or "error"
     if result is not None:

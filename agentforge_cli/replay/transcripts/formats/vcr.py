@@ -507,5 +507,6 @@ FORMAT: TranscriptFormat[CassetteBook] = TranscriptFormat(
     not_updated="cannot write into a VCR cassette (its recorded HTTP bodies are kept as "
                 "they are); record it again",
     files=FileReading(opens=cassettes.is_cassette, records=cassettes.iter_interactions),
+    names=("*.yaml", "*.yml", "*.json"),
     before=("call-log",),  # a YAML file is never searched for call-log lines
 )
