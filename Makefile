@@ -51,7 +51,19 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy || status=1; \
 	exit $$status
 
-demo: $(STAMP)
+# `make demo` installs only what it shows: the package and hypothesis (its fuzz step), no
+# pip upgrade and none of the test dependencies. A virtualenv that `make test` built has
+# all of it already.
+DEMO_STAMP := $(VENV)/.installed-demo
+
+$(DEMO_STAMP): pyproject.toml
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then touch $@; else \
+		set -e; test -x $(PY) || $(PYTHON) -m venv $(VENV); \
+		echo "installing agentforge and hypothesis into $(VENV)"; \
+		$(PY) -m pip install -q --disable-pip-version-check -e '.[fuzz]'; \
+		touch $@; fi
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/agentforge tools list $(CRM)
 	$(VENV)/bin/agentforge tools call queryCustomer '{"name":"长路","limit":"5"}' -t $(CRM)
 	@echo '--- a call the model gets wrong (non-integer limit): exits 1, shown on purpose'
@@ -60,6 +72,8 @@ demo: $(STAMP)
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm.jsonl -t $(CRM)
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_openai.json -t $(CRM)
 	$(VENV)/bin/agentforge replay sample_tools/transcripts/crm_anthropic.json -t $(CRM)
+	@echo '--- an English tool set: the volatile id and time of rollback are scrubbed'
+	$(VENV)/bin/agentforge replay sample_tools/transcripts/deploy.jsonl -t sample_tools.deploy:DeployTools
 	@echo '--- fuzzing a deliberately fragile tool finds its crash: exits 1, shown on purpose'
 	$(VENV)/bin/agentforge tools fuzz sample_tools.fragile --seed 0 || true
 

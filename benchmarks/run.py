@@ -231,6 +231,12 @@ def bench_plain_http() -> None:
     plain_http_row(row)
 
 
+def bench_demo() -> None:
+    from demo_workload import demo_row
+
+    demo_row(row)
+
+
 def bench_fuzz() -> None:
     """``tools fuzz`` throughput on a 2-param tool, against hypothesis generating the same
     inputs without calling anything (the floor the calls and classification add to)."""
@@ -272,7 +278,7 @@ def main() -> int:
                   bench_mcp_client,
                   bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
                   bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve,
-                  bench_plain_http):
+                  bench_plain_http, bench_demo):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

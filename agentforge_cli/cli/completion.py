@@ -1,5 +1,10 @@
-"""Shell completion: tool names for ``agentforge tools call NAME``, the formats of
-``tools list --format`` and the providers of ``tools check --provider``.
+"""Shell completion: targets (``tools list myt<TAB>``), tool names for ``agentforge tools
+call NAME``, the formats of ``tools list --format`` and the providers of ``tools check
+--provider``.
+
+Targets are offered without importing anything: ``mcp:``, the Python files and folders on
+the path typed so far, and the project's modules that declare tools, found by reading
+their text (:mod:`agentforge_cli.integrations.targets.finding`).
 
 typer calls :func:`complete_tool_names` while the shell asks for completions: it loads the
 targets given so far on the line (``-t``), else the configured ones (``AGENTFORGE_TOOLS``,
@@ -12,10 +17,42 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 from typing import Any
 
-__all__ = ["complete_clients", "complete_formats", "complete_providers",
+__all__ = ["complete_clients", "complete_formats", "complete_providers", "complete_targets",
            "complete_tool_names"]
+
+_REMOTE = ("mcp:", "http://", "https://")
+
+
+def complete_targets(incomplete: str) -> list[str]:
+    """Targets starting with ``incomplete``: files and folders when a path is being
+    typed, else ``mcp:``, the project's modules with tools and the Python files here."""
+    if incomplete.startswith(_REMOTE):
+        return []
+    if "/" in incomplete or incomplete.startswith("."):
+        return _paths(incomplete)
+    from agentforge_cli.integrations.targets.finding import modules_with_tools
+
+    offered = ["mcp:", *modules_with_tools(Path.cwd()), *_paths(incomplete)]
+    return [target for target in offered if target.startswith(incomplete)]
+
+
+def _paths(incomplete: str) -> list[str]:
+    """The ``.py`` files and the folders whose path starts with ``incomplete``."""
+    folder, _, stem = incomplete.rpartition("/")
+    base = Path(folder or ".")
+    try:
+        entries = sorted(base.iterdir()) if base.is_dir() else []
+    except OSError:
+        return []
+    prefix = f"{folder}/" if folder else ""
+    found = [f"{prefix}{entry.name}/" if entry.is_dir() else f"{prefix}{entry.name}"
+             for entry in entries
+             if entry.name.startswith(stem) and not entry.name.startswith((".", "__"))
+             and (entry.is_dir() or entry.suffix == ".py")]
+    return found
 
 
 def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from agentforge_cli.cli.completion import complete_targets
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
@@ -39,6 +40,7 @@ __all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", 
 TargetsArgument = Annotated[
     list[str] | None,
     typer.Argument(metavar="TARGET", click_type=TEXT, show_default=False,
+                   autocompletion=complete_targets,
                    help="Where the tools are: package.module, package.module:Name, "
                         "path/to/file.py[:Name], a factory called without arguments, "
                         "module:make_tools() (quote it in the shell), or an MCP server: "
@@ -47,7 +49,7 @@ TargetsArgument = Annotated[
 
 ToolsOption = Annotated[
     list[str] | None,
-    typer.Option("--tools", "-t", metavar="TARGET",
+    typer.Option("--tools", "-t", metavar="TARGET", autocompletion=complete_targets,
                  help="package.module, package.module:Name, path/to/file.py[:Name] or "
                       "a factory, module:make_tools() (replay calls it per conversation); "
                       "repeatable. Default: $AGENTFORGE_TOOLS, then \\[tool.agentforge] tools "

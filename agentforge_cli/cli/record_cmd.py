@@ -70,7 +70,9 @@ def record(
     with guarded():
         # Past ``ulimit -f`` a write fails (EFBIG) instead of killing the proxy; the
         # server is started with the default back (``Popen(restore_signals=True)``).
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        # Windows has no such signal.
+        if hasattr(signal, "SIGXFSZ"):
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if url is not None:
             if command:
                 raise UsageError("give either --url or a server command after --, not both")

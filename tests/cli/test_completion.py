@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from cli_support import CRM, ROOT
 from test_cli_entry_point import AGENTFORGE, run, text
 
 
-def complete(words: str, env: dict[str, str] | None = None) -> list[str]:
-    """What bash completion offers for the last word of ``words``."""
+def complete(words: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> list[str]:
+    """What bash completion offers for the last word of ``words``, run in ``cwd``."""
     parts = words.split(" ")
     done = run(env={"_AGENTFORGE_COMPLETE": "complete_bash", "COMP_WORDS": words,
-                    "COMP_CWORD": str(len(parts) - 1), **(env or {})})
+                    "COMP_CWORD": str(len(parts) - 1), **(env or {})}, cwd=cwd)
     assert done.returncode == 0, text(done.stderr)
     return text(done.stdout).split()
 
@@ -58,3 +59,45 @@ def test_list_formats_and_check_providers_complete_from_the_registries():
         name for name in LIST_FORMATS if name.startswith("gem")]
     assert complete("agentforge tools check --provider ") == list(PROVIDERS)
     assert complete("agentforge tools check --provider openai-s") == ["openai-strict"]
+
+
+def helpdesk_project(root):
+    """A src layout with one module of tools, one without, and a module that must never
+    be imported while completing (it would write a file)."""
+    package = root / "src" / "helpdesk"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "tools.py").write_text(
+        "from agentforge_cli import tool\n\n\n@tool\ndef open_ticket(subject: str) -> str:\n"
+        "    return subject\n", encoding="utf-8")
+    (package / "models.py").write_text("class Ticket: ...\n", encoding="utf-8")
+    (package / "dangerous.py").write_text(
+        "from pathlib import Path\nfrom agentforge_cli import tool\n"
+        "Path(__file__).with_name('IMPORTED').write_text('x')\n\n\n"
+        "@tool\ndef wipe() -> str:\n    return ''\n", encoding="utf-8")
+    (root / ".venv" / "lib").mkdir(parents=True)
+    (root / ".venv" / "lib" / "hidden.py").write_text(
+        "from agentforge_cli import tool\n@tool\ndef x() -> str:\n    return ''\n",
+        encoding="utf-8")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "deploy_tools.py").write_text("print('hi')\n", encoding="utf-8")
+    return root
+
+
+def test_targets_complete_from_the_project_without_importing_it(tmp_path):
+    project = helpdesk_project(tmp_path)
+    offered = complete("agentforge tools list help", cwd=project)
+    assert offered == ["helpdesk.dangerous", "helpdesk.tools"]
+    assert not (project / "src" / "helpdesk" / "IMPORTED").exists()
+    assert complete("agentforge tools list m", cwd=project) == ["mcp:"]
+    assert complete("agentforge replay x.jsonl -t helpdesk.t", cwd=project) == ["helpdesk.tools"]
+
+
+def test_targets_complete_files_and_folders_on_a_path(tmp_path):
+    project = helpdesk_project(tmp_path)
+    assert complete("agentforge tools check src/", cwd=project) == ["src/helpdesk/"]
+    assert complete("agentforge tools check src/helpdesk/t", cwd=project) == [
+        "src/helpdesk/tools.py"]
+    assert complete("agentforge tools list scr", cwd=project) == ["scripts/"]
+    assert complete("agentforge tools list mcp:npx", cwd=project) == []
+    assert complete("agentforge tools list no/such/", cwd=project) == []

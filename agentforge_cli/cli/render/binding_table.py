@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.table import Table
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import print_trimmed, safe_text, stderr_console
@@ -13,6 +12,7 @@ from agentforge_cli.cli.render.consoles import print_trimmed, safe_text, stderr_
 def explain(rows: Sequence[dict[str, str]], *, error_text: str | None = None) -> None:
     """Per parameter: the raw value, the coerced value and the rule (standard error)."""
     console = stderr_console()
+    from rich.table import Table  # on use: a cold start need not load it
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False,
                   header_style="bold")
     table.add_column("parameter", style="green", no_wrap=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.table import Table
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import (
@@ -32,6 +31,7 @@ def findings(rows: Sequence[dict[str, str]], verdict: str, *, failed: bool,
     console = stdout_console()
     wide = console.width >= WIDE_FINDINGS
     if rows:
+        from rich.table import Table  # on use: a cold start need not load it
         table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False,
                       header_style="bold")
         table.add_column("level", no_wrap=True)

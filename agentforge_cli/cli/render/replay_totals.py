@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
 from agentforge_cli.cli.render.consoles import print_trimmed, safe_text, stdout_console
 from agentforge_cli.cli.render.replay_trace import status_badges
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from agentforge_cli.replay.report import CallStatus
 
 
@@ -32,6 +33,7 @@ def replay_summary(summary: dict[CallStatus, int], title: str, *, failed: bool,
 
 
 def _status_table(summary: dict[CallStatus, int]) -> Table:
+    from rich.table import Table  # on use: a cold start need not load it
     table = Table(show_edge=False, box=None, padding=(0, 2), pad_edge=False,
                   header_style="bold")
     table.add_column("status")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import resource
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,6 +51,10 @@ _OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 def reading_limit() -> int:
     """:data:`READING_LIMIT`, or half the soft ``RLIMIT_NOFILE`` when that is less."""
+    try:
+        import resource
+    except ImportError:  # Windows has no descriptor limit to ask for
+        return READING_LIMIT
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return READING_LIMIT
