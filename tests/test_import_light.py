@@ -125,3 +125,18 @@ def test_cli_may_import_typer_and_rich():
     completed = ruff("--select", "TID251", "--stdin-filename", "agentforge_cli/cli/fake.py",
                      "-", stdin="import rich\nimport typer\n")
     assert completed.returncode == 0, completed.stdout
+
+
+def test_a_cold_listing_loads_no_drawing_it_does_not_draw():
+    """`tools list --format json`, the cold-start row of `make bench`: what only another
+    command draws (a rich table, the --log handler and logging) is not imported."""
+    modules = loaded_after(
+        "import contextlib, io, sys\n"
+        "sys.argv = ['agentforge', 'tools', 'list', 'sample_tools.crm:CrmTools', '--format',"
+        " 'json']\n"
+        "from agentforge_cli.cli.app import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()\n")
+    assert "agentforge_cli.cli.render.tool_listing" in modules  # the command did run
+    for drawn_elsewhere in ("rich.table", "logging", "agentforge_cli.cli.render.tool_log_handler"):
+        assert drawn_elsewhere not in modules, f"{drawn_elsewhere} loaded by a cold listing"

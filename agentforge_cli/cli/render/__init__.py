@@ -2,9 +2,9 @@
 
 ``consoles`` (the two consoles, terminal-safe text), ``messages`` (errors, warnings,
 tracebacks), ``tool_listing`` (``tools list``), ``findings_table`` (``tools check`` /
-``tools diff``), ``binding_table`` (``tools call --explain``), ``tool_log`` (``--log``),
-``replay_trace`` and ``replay_totals`` (``replay``), ``progress_bar`` (a long replay).
-The commands use the names re-exported here.
+``tools diff``), ``binding_table`` (``tools call --explain``), ``tool_log`` and
+``tool_log_handler`` (``--log``), ``replay_trace`` and ``replay_totals`` (``replay``),
+``progress_bar`` (a long replay). The commands use the names re-exported here.
 """
 
 from __future__ import annotations
@@ -23,12 +23,11 @@ from agentforge_cli.cli.render.progress_bar import LONG_TRANSCRIPT, progress, pr
 from agentforge_cli.cli.render.replay_totals import replay_summary
 from agentforge_cli.cli.render.replay_trace import TracePrinter
 from agentforge_cli.cli.render.tool_listing import tool_list
-from agentforge_cli.cli.render.tool_log import ToolLogHandler, tool_logging
+from agentforge_cli.cli.render.tool_log import tool_logging
 
 __all__ = [
     "LONG_TRANSCRIPT",
     "WIDE_FINDINGS",
-    "ToolLogHandler",
     "TracePrinter",
     "debug_traceback",
     "error",
