@@ -3,26 +3,24 @@ refused naming the family, never as a malformed file of another format nor by it
 alone.
 
 :func:`unread_family` is asked about a record no format claims (detection's refusal) and
-about a record a format failed to read (a Gemini CLI session's first message reads as
-agentforge's ``user`` line, its second does not). Standard library only.
+about a record a format failed to read (a file whose first record reads in one format,
+its second in none). Standard library only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["refusal", "unread_family"]
+from agentforge_cli.replay.transcripts.errors import TranscriptError
+
+__all__ = ["naming", "refusal", "unread_family"]
 
 
-def _gemini_cli(data: dict[str, Any]) -> bool:
-    """A Gemini CLI session (``~/.gemini/tmp/<project>/chats/session-*.json`` or its JSONL
-    form): the session's header (``sessionId`` and ``projectHash``), or one of its
-    messages (``type: gemini``, or ``toolCalls`` beside a ``type``)."""
-    return ("sessionId" in data and "projectHash" in data) or data.get("type") == "gemini" or (
-        "type" in data and isinstance(data.get("toolCalls"), list))
-
-
-_FAMILIES = (("a Gemini CLI session", _gemini_cli),)
+_FAMILIES: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = ()
+"""Each family's name (``a Gemini CLI session``) and how one of its records is told; none
+now: every family known by sight is read (Gemini CLI sessions by ``formats/gemini_cli``)."""
 
 
 def unread_family(data: Any) -> str | None:
@@ -36,3 +34,16 @@ def unread_family(data: Any) -> str | None:
 def refusal(family: str) -> str:
     """What a refusal of a file of ``family`` says."""
     return f"this is {family}, which replay does not read yet"
+
+
+@contextmanager
+def naming(family: str) -> Iterator[None]:
+    """Read a record of ``family`` (``a Gemini CLI session``): a record that does not read
+    is refused with the family named after the reason, whichever reader found it (the
+    Anthropic reader inside a Claude Code line, the cassette reader inside a nock file)."""
+    try:
+        yield
+    except TranscriptError as exc:
+        if type(exc) is not TranscriptError or family in exc.reason:
+            raise
+        raise TranscriptError(exc.path, exc.where, f"{exc.reason} (in {family})") from None

@@ -76,7 +76,8 @@ def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
     assert {fmt.name for fmt in formats if fmt.api is not None} == {
         "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
     assert {fmt.name for fmt in formats if fmt.rewrite is None} == {
-        "claude-code", "codex", "mcp-log", "otel", "inspect", "vcr", "call-log"}
+        "claude-code", "claude-code-web", "codex", "swe-agent", "mcp-log", "otel", "inspect",
+        "vcr", "nock", "call-log"}
 
 
 def test_no_format_downcasts_its_reading_state():

@@ -91,41 +91,6 @@ def test_each_session_file_is_detected_and_replays_all_matched(cli, tmp_path, fm
     assert data["summary"]["matched"] == 1 and sum(data["summary"].values()) == 1
 
 
-GEMINI_CLI_HEADER = {"sessionId": "s-1", "projectHash": "ab12", "startTime":
-                     "2025-12-06T15:00:00.000Z", "lastUpdated": "2025-12-06T15:05:00.000Z"}
-GEMINI_CLI_MESSAGES = [
-    {"id": "m1", "timestamp": "2025-12-06T15:00:00.000Z", "type": "user",
-     "content": "查一下客户长路"},
-    {"id": "m2", "timestamp": "2025-12-06T15:00:10.000Z", "type": "gemini", "content": "",
-     "model": "gemini-2.5-pro", "toolCalls": [{
-         "id": "queryCustomer-1", "name": "queryCustomer", "args": {"name": "长路", "limit": 5},
-         "result": [{"functionResponse": {"id": "queryCustomer-1", "name": "queryCustomer",
-                                          "response": {"output": "customer:长路,limit:5"}}}],
-         "status": "success", "timestamp": "2025-12-06T15:00:08.000Z"}]}]
-
-
-@pytest.mark.parametrize("form", ["json", "jsonl", "jsonl without its header"])
-def test_a_gemini_cli_session_is_refused_naming_its_family(cli, tmp_path, form):
-    """Until Gemini CLI sessions are read, one is refused as one (exit 2), never as a
-    malformed agentforge file nor by its keys alone; and nothing runs."""
-    if form == "json":
-        text = json.dumps({**GEMINI_CLI_HEADER, "messages": GEMINI_CLI_MESSAGES}, indent=2)
-        path, where = write(tmp_path, "session-1.json", text), "messages[1]"
-    else:
-        lines = GEMINI_CLI_MESSAGES if "without" in form else [GEMINI_CLI_HEADER,
-                                                                *GEMINI_CLI_MESSAGES]
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        path = write(tmp_path, "session-1.jsonl", text)
-        where = "line 2" if "without" in form else "line 1"
-    done = cli("replay", str(path), "-t", CRM, "--json")
-    assert done.exit_code == 2, done.stderr
-    said = " ".join(done.stderr.split())
-    assert f"{path}, {where}: this is a Gemini CLI session, which replay does not read yet" \
-        in said
-    assert "agentforge" not in said and "keys:" not in said
-    assert done.stdout == ""
-
-
 def test_a_folder_holding_logs_replays_the_ones_a_format_reads(cli, tmp_path):
     """A folder's ``.log`` files are collected when a registered format recognises them
     (a Claude Desktop MCP log); an application's own log beside them is left alone."""

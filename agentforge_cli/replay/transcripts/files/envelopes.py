@@ -11,11 +11,13 @@ from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["ENVELOPE_KEYS", "envelope_keys", "envelope_records", "envelope_values"]
 
-ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations")
+ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations", "loglines",
+                 "history")
 """The arrays a JSON object transcript may hold its records in: chat ``messages``, Gemini
 ``contents``, OpenAI Responses ``input`` and ``output``, a tau-bench trajectory's chat
-messages (``traj``), a tau2-bench results file's conversations (``simulations``), read in
-this order."""
+messages (``traj``), a tau2-bench results file's conversations (``simulations``), a
+Claude Code web session's lines (``loglines``), a SWE-agent trajectory's chat messages
+(``history``), read in this order."""
 
 
 def envelope_keys(data: Any) -> tuple[str, ...]:

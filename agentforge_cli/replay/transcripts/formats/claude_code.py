@@ -22,7 +22,7 @@ from agentforge_cli.replay.transcripts.formats import anthropic
 from agentforge_cli.replay.transcripts.model import Event, TranscriptError
 from agentforge_cli.replay.transcripts.reading.calls import CallBook
 
-__all__ = ["FORMAT", "claims", "record_events"]
+__all__ = ["FORMAT", "claims", "line_events", "record_events"]
 
 _SESSION_KEYS = ("sessionId", "leafUuid", "parentUuid")
 
@@ -45,6 +45,13 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     if not isinstance(data, dict) or claims(data) != Claim.OWN:
         raise TranscriptError(book.path, record.where, "not a Claude Code session line "
                               f"({record_shape(data)})")
+    return line_events(record, book)
+
+
+def line_events(record: Record, book: CallBook) -> list[Event]:
+    """The events of a session line known to be one (a ``type`` string): its message's,
+    or none for a line that holds none. Shared with the web sessions' reader."""
+    data = record.data
     if data["type"] not in ("user", "assistant"):
         return []
     message = data.get("message")

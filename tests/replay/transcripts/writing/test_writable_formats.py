@@ -104,6 +104,27 @@ def _gemini(rounds: Rounds, inner: dict[str, Any], ids: bool = True) -> list[Any
     return [*records, {"role": "model", "parts": [{"text": "done"}]}]
 
 
+_GEMINI_CLI_HEADER = {"sessionId": "s-1", "projectHash": "ab12",
+                      "startTime": "2025-12-06T15:00:00.000Z",
+                      "lastUpdated": "2025-12-06T15:05:00.000Z"}
+
+
+def _gemini_cli(rounds: Rounds, inner: dict[str, Any], header: bool = False) -> list[Any]:
+    """A Gemini CLI session's messages: each call holds its functionResponse and status."""
+    stamp = "2025-12-06T15:00:00.000Z"
+    records: list[Any] = [_GEMINI_CLI_HEADER] if header else []
+    records.append({"id": "m0", "timestamp": stamp, "type": "user", "content": "caf\u00e9?"})
+    for number, calls in enumerate(rounds, 1):
+        records.append({"id": f"m{number}", "timestamp": stamp, "type": "gemini",
+                        "content": "", "toolCalls": [
+            {"id": c.id, "name": c.name, "args": c.args, "result": [{"functionResponse": {
+                "id": c.id, "name": c.name,
+                "response": {"error" if c.error else "output": c.result}}}],
+             "status": "error" if c.error else "success", "timestamp": stamp}
+            for c in calls]})
+    return [*records, {"id": "m9", "timestamp": stamp, "type": "gemini", "content": "done"}]
+
+
 def _mcp(rounds: Rounds, inner: dict[str, Any]) -> list[Any]:
     records: list[Any] = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
                            "params": {"clientInfo": {"name": "caf\u00e9"}}}]
@@ -181,6 +202,9 @@ RECORDERS = [
     Recorder("bedrock", _bedrock, envelope="messages"),
     Recorder("gemini", _gemini, envelope="contents"),
     Recorder("gemini", lambda rounds, inner: _gemini(rounds, inner, ids=False), jsonl=True),
+    Recorder("gemini-cli", _gemini_cli, envelope="messages"),
+    Recorder("gemini-cli", lambda rounds, inner: _gemini_cli(rounds, inner, header=True),
+             jsonl=True),
     Recorder("mcp", _mcp, jsonl=True),
     Recorder("tau2", _tau2, envelope="messages"),
     Recorder("langchain", _langchain),
