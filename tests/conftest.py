@@ -108,7 +108,7 @@ def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("TERM", "dumb")
     for name in ("AGENTFORGE_TOOLS", "AGENTFORGE_DEBUG", "AGENTFORGE_RECORD", "FORCE_COLOR",
-                 "LINES", "GITHUB_STEP_SUMMARY"):
+                 "LINES", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_WORKSPACE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(ROOT)
 

@@ -138,9 +138,12 @@ def check(
             failed = code != 0
             show_findings(counted, _verdict(counted, failed), failed, scope,
                           silenced=_silenced_lines(findings))
-        from agentforge_cli.cli import step_summary
+        from agentforge_cli.cli import annotations, step_summary
 
         step_summary.check(counted, failed=code != 0)
+        if annotations.wanted():
+            annotations.emit(annotations.for_findings(findings, annotations.sources(service),
+                                                      fail_on.value))
         raise typer.Exit(code)
 
 

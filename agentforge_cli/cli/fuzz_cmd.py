@@ -122,7 +122,7 @@ def fuzz(
 def _run(service: Any, sources: Any, plan: Any, timeout: float, json_output: bool,
          junit: str | None) -> None:
     """Fuzz the selected tools, show the reports and exit 1 when the run fails."""
-    from agentforge_cli.cli import step_summary
+    from agentforge_cli.cli import annotations, step_summary
     from agentforge_cli.cli.output import write
     from agentforge_cli.fuzz.engine import fuzz_service
     from agentforge_cli.fuzz.fuzz_report import junit_xml, to_json
@@ -150,6 +150,8 @@ def _run(service: Any, sources: Any, plan: Any, timeout: float, json_output: boo
         _verdict(reports, options.seed)
     failed = run_failed(reports)
     step_summary.fuzz(reports, failed=failed)
+    if annotations.wanted():
+        annotations.emit(annotations.for_fuzz(reports, annotations.sources(service)))
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 

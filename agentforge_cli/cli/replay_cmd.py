@@ -287,6 +287,10 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
                                          allow_drift=options.allow_drift))
     if outputs.json:
         writers.append(found.JsonWriter(single=single, match=options.match))
+    from agentforge_cli.cli import annotations
+
+    if annotations.wanted():
+        writers.append(found.AnnotationWriter(allow_drift=options.allow_drift))
     if single:
         writers.append(found.SingleErrors())
     if not outputs.json:

@@ -24,13 +24,14 @@ from agentforge_cli.replay.compare import MatchMode
 from agentforge_cli.replay.report import CallReport, CallStatus
 
 if TYPE_CHECKING:
+    from agentforge_cli.cli.annotations import Annotation
     from agentforge_cli.cli.replay_outputs import JsonReport, JUnitReport
     from agentforge_cli.cli.step_summary import ReplayRun
     from agentforge_cli.replay.session import EntrySink, SessionTotal, TranscriptOutcome
     from agentforge_cli.replay.transcripts import Transcript
 
-__all__ = ["JUnitWriter", "JsonWriter", "Problem", "SingleErrors", "StepSummaryWriter",
-           "TraceWriter", "Writer", "exit_code", "migration_step", "problem"]
+__all__ = ["AnnotationWriter", "JUnitWriter", "JsonWriter", "Problem", "SingleErrors",
+           "StepSummaryWriter", "TraceWriter", "Writer", "exit_code", "migration_step", "problem"]
 
 EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is meant to have "
               "no tool calls")
@@ -313,6 +314,50 @@ class StepSummaryWriter(Writer):
             from agentforge_cli.cli import step_summary
 
             step_summary.replay(self.runs, failed=failed)
+
+
+class AnnotationWriter(Writer):
+    """GitHub annotations: each mismatched call (and drifted one, without
+    ``--allow-drift``) at its line of the transcript, each transcript that failed at
+    its file; written when the session ends."""
+
+    def __init__(self, *, allow_drift: bool) -> None:
+        self.found: list[Annotation] = []
+        self.untold = 0
+        self._calls: list[CallReport] = []
+        self._failing = {CallStatus.MISMATCHED} | (
+            set() if allow_drift else {CallStatus.DRIFTED})
+
+    @contextlib.contextmanager
+    def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
+        calls = self._calls = []
+
+        def note(entry: Any) -> None:
+            if type(entry) is CallReport and entry.status in self._failing:
+                calls.append(entry)
+
+        yield note
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        from agentforge_cli.cli import annotations
+
+        calls, self._calls = self._calls, []
+        path = outcome.path or outcome.given
+        found = [annotations.for_call(path, call) for call in calls]
+        failure = problem(outcome)
+        if failure is not None and failure.code != EXIT_OK:
+            where = getattr(outcome.unreadable, "where", None)
+            found.append(annotations.Annotation(
+                failure.message, f"agentforge replay: {failure.title}",
+                annotations.shown_path(path), getattr(where, "line", None)))
+        room = max(annotations.LIMIT - len(self.found), 0)
+        self.found += found[:room]
+        self.untold += len(found) - len(found[:room])
+
+    def finish(self, total: SessionTotal) -> None:
+        from agentforge_cli.cli import annotations
+
+        annotations.emit(self.found, untold=self.untold)
 
 
 class SingleErrors(Writer):

@@ -7,6 +7,7 @@ library describes a parameter its own way.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,7 +15,7 @@ from agentforge_cli.core.define.capabilities import ForeignToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
 from agentforge_cli.schema.tool_origins import AGENTFORGE, ToolOrigin
 
-__all__ = ["LIBRARY_ORIGINS", "MCP_SERVER", "tool_origin", "tool_origins"]
+__all__ = ["LIBRARY_ORIGINS", "MCP_SERVER", "tool_origin", "tool_origins", "tool_source"]
 
 MCP_SERVER = ToolOrigin(
     name="MCP server",
@@ -95,3 +96,20 @@ def tool_origins(service: Any, specs: Iterable[Any] | None = None) -> dict[str, 
         if origin is not AGENTFORGE:
             origins[spec.name] = origin
     return origins
+
+
+def tool_source(executor: Any) -> tuple[str, int] | None:
+    """The file and first line (its decorator's) of the Python function behind the tool
+    ``executor``, or ``None`` (an MCP server's tool, an object without code)."""
+    import inspect
+
+    definition = getattr(innermost(executor), "definition", None)
+    for candidate in (getattr(definition, "original", None), getattr(definition, "call", None)):
+        if candidate is None:
+            continue
+        with contextlib.suppress(ValueError):  # a wrapper chain that loops
+            candidate = inspect.unwrap(candidate)
+        code = getattr(getattr(candidate, "__func__", candidate), "__code__", None)
+        if code is not None:
+            return code.co_filename, code.co_firstlineno
+    return None

@@ -1,0 +1,1 @@
+"""Help desk tools for the support agent."""
