@@ -3,8 +3,9 @@ call NAME``, the formats of ``tools list --format`` and the providers of ``tools
 --provider``.
 
 Targets are offered without importing anything: ``mcp:``, the Python files and folders on
-the path typed so far, and the project's modules that declare tools, found by reading
-their text (:mod:`agentforge_cli.integrations.targets.finding`).
+the path typed so far, and the targets of the project's modules that declare tools, found
+by reading their source (:mod:`agentforge_cli.integrations.project.discovery`, as
+``agentforge init`` finds them).
 
 typer calls :func:`complete_tool_names` while the shell asks for completions: it loads the
 targets given so far on the line (``-t``), else the configured ones (``AGENTFORGE_TOOLS``,
@@ -33,10 +34,10 @@ def complete_targets(incomplete: str) -> list[str]:
         return []
     if "/" in incomplete or incomplete.startswith("."):
         return _paths(incomplete)
-    from agentforge_cli.integrations.targets.finding import modules_with_tools
+    from agentforge_cli.integrations.project.discovery import find_tool_targets
 
-    offered = ["mcp:", *modules_with_tools(Path.cwd()), *_paths(incomplete)]
-    return [target for target in offered if target.startswith(incomplete)]
+    offered = ["mcp:", *find_tool_targets(Path.cwd()), *_paths(incomplete)]
+    return list(dict.fromkeys(target for target in offered if target.startswith(incomplete)))
 
 
 def _paths(incomplete: str) -> list[str]:
@@ -48,11 +49,10 @@ def _paths(incomplete: str) -> list[str]:
     except OSError:
         return []
     prefix = f"{folder}/" if folder else ""
-    found = [f"{prefix}{entry.name}/" if entry.is_dir() else f"{prefix}{entry.name}"
-             for entry in entries
-             if entry.name.startswith(stem) and not entry.name.startswith((".", "__"))
-             and (entry.is_dir() or entry.suffix == ".py")]
-    return found
+    return [f"{prefix}{entry.name}/" if entry.is_dir() else f"{prefix}{entry.name}"
+            for entry in entries
+            if entry.name.startswith(stem) and not entry.name.startswith((".", "__"))
+            and (entry.is_dir() or entry.suffix == ".py")]
 
 
 def complete_tool_names(ctx: Any, incomplete: str) -> list[str]:

@@ -86,11 +86,18 @@ def helpdesk_project(root):
 
 def test_targets_complete_from_the_project_without_importing_it(tmp_path):
     project = helpdesk_project(tmp_path)
-    offered = complete("agentforge tools list help", cwd=project)
-    assert offered == ["helpdesk.dangerous", "helpdesk.tools"]
+    # not installed, so named by file (as `agentforge init` names them); .venv is not searched
+    offered = complete("agentforge tools list s", cwd=project)
+    assert offered == ["src/helpdesk/dangerous.py", "src/helpdesk/tools.py", "scripts/", "src/"]
     assert not (project / "src" / "helpdesk" / "IMPORTED").exists()
     assert complete("agentforge tools list m", cwd=project) == ["mcp:"]
-    assert complete("agentforge replay x.jsonl -t helpdesk.t", cwd=project) == ["helpdesk.tools"]
+    assert complete("agentforge replay x.jsonl -t src/helpdesk/t", cwd=project) == [
+        "src/helpdesk/tools.py"]
+
+
+def test_targets_complete_to_modules_and_classes_that_import():
+    offered = complete("agentforge tools list sample_tools.cr")
+    assert offered == ["sample_tools.crm:CrmTools"]
 
 
 def test_targets_complete_files_and_folders_on_a_path(tmp_path):

@@ -15,7 +15,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["find_tool_targets"]
+__all__ = ["MAX_FILES", "find_tool_targets"]
+
+MAX_FILES = 2_000
+"""Python files read at most (shell completion runs this on every <TAB>)."""
+_MAX_BYTES = 1_000_000
 
 _SKIPPED = {"tests", "test", "docs", "build", "dist", "node_modules", "site-packages",
             "venv", "env", "__pycache__"}
@@ -28,8 +32,12 @@ def find_tool_targets(root: Path) -> list[str]:
     targets: list[str] = []
     for path in _python_files(root):
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            source = path.read_bytes() if path.stat().st_size <= _MAX_BYTES else b""
+            # parsed only when it may import agentforge: most files of a project do not
+            tree = ast.parse(source, filename=str(path)) if b"agentforge_cli" in source else None
         except (SyntaxError, ValueError, OSError):
+            continue
+        if tree is None:
             continue
         if not _imports_agentforge(tree):
             continue
@@ -44,10 +52,14 @@ def find_tool_targets(root: Path) -> list[str]:
 
 
 def _python_files(root: Path) -> Iterator[Path]:
+    count = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith("."))
         for name in sorted(files):
             if name.endswith(".py") and not name.startswith(("test_", "conftest")):
+                count += 1
+                if count > MAX_FILES:
+                    return
                 yield Path(folder, name)
 
 
