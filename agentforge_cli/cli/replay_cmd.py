@@ -104,6 +104,10 @@ def replay(
         "--junit", metavar="FILE", help="Also write a JUnit XML report (a suite per "
                                         "transcript, a testcase per call).",
         dir_okay=False)] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE", help="Also write an HTML report: one self-contained "
+                                       "page (summary, conversations, diffs, filters).",
+        dir_okay=False)] = None,
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
@@ -169,7 +173,7 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, log=log,
+            single=single, json=json_output, junit=junit, html=html, log=log,
             command_line=_command_line(context))))
 
 
@@ -233,6 +237,7 @@ class _Outputs:
     json: bool
     junit: Path | None
     log: bool
+    html: Path | None = None
     command_line: tuple[str, ...] | None = None
     """The command as given, repeated by advice that suggests running it again."""
 
@@ -285,6 +290,8 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
     if outputs.junit is not None:
         writers.append(found.JUnitWriter(outputs.junit, single=single,
                                          allow_drift=options.allow_drift))
+    if outputs.html is not None:
+        writers.append(found.HtmlWriter(outputs.html, single=single, match=options.match))
     if outputs.json:
         writers.append(found.JsonWriter(single=single, match=options.match))
     if single:
