@@ -189,8 +189,11 @@
       el("label", {}, [verdictLabel, verdict]), el("label", {}, ["tool", tool]),
       el("label", {}, ["search", search]), shown]);
     let timer = 0;
-    const changed = () => apply({verdict: verdict.value, tool: tool.value,
-                                 search: search.value.trim().toLowerCase()}, shown);
+    const changed = () => {
+      apply({verdict: verdict.value, tool: tool.value,
+             search: search.value.trim().toLowerCase()}, shown);
+      shown.dataset.for = search.value;
+    };
     verdict.addEventListener("change", changed);
     tool.addEventListener("change", changed);
     search.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(changed, 120); });
