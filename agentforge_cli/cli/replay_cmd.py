@@ -30,6 +30,7 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    HtmlOption,
     ProtocolEraOption,
     StrictOption,
     ToolsOption,
@@ -104,10 +105,7 @@ def replay(
         "--junit", metavar="FILE", help="Also write a JUnit XML report (a suite per "
                                         "transcript, a testcase per call).",
         dir_okay=False)] = None,
-    html: Annotated[Path | None, typer.Option(
-        "--html", metavar="FILE", help="Also write an HTML report: one self-contained "
-                                       "page (summary, conversations, diffs, filters).",
-        dir_okay=False)] = None,
+    html: HtmlOption = None,
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
@@ -173,7 +171,8 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, html=html, log=log,
+            single=single, json=json_output, junit=junit,
+            html=None if html is None else Path(html), log=log,
             command_line=_command_line(context))))
 
 
