@@ -1,8 +1,8 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
-``audit_cmd``, ``replay_cmd``, ``serve_cmd``, ``record_cmd``, ``init_cmd``); rich rendering lives in
-``render``; errors become exit codes in ``guard``.
+``audit_cmd``, ``replay_cmd``, ``serve_cmd``, ``record_cmd``, ``report_cmd``,
+``init_cmd``); rich rendering lives in ``render``; errors become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -71,8 +71,15 @@ def _add_init(root: typer.Typer) -> None:
     root.command("init", cls=Command)(init_cmd.init)
 
 
+def _add_report(root: typer.Typer) -> None:
+    from agentforge_cli.cli import report_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("report", cls=Command)(report_cmd.report)
+
+
 GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record, "init": _add_init}
+          "record": _add_record, "report": _add_report, "init": _add_init}
 """The command groups, in the order ``--help`` lists them."""
 
 

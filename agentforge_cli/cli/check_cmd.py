@@ -30,11 +30,13 @@ from agentforge_cli.cli.options import (
     EnvOption,
     FailOn,
     HeaderOption,
+    HtmlOption,
     ProtocolEraOption,
     TargetsArgument,
     ToolsOption,
     fail_on_option,
     mcp_options,
+    write_html,
 )
 from agentforge_cli.cli.usage import TEXT
 
@@ -79,6 +81,7 @@ def check(
         "--junit", metavar="FILE", show_default=False,
         help="Also write a JUnit XML report: a testcase per tool, and one for the tool "
              "set.")] = None,
+    html: HtmlOption = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
     protocol_era: ProtocolEraOption = "auto",
     budget: Annotated[bool, typer.Option(
@@ -127,9 +130,12 @@ def check(
         counted = [f for f in findings if not f.silenced]
         if junit is not None:
             _write_junit(junit, findings, specs, fail_on, tool_set=bool(chosen))
+        document = _check_document(findings, len(specs), selected, chosen, snapshot,
+                                   fail_on, measured)
+        if html is not None:
+            write_html(html, "agentforge tools check", document)
         if json_output:
-            _write_json(_check_document(findings, len(specs), selected, chosen, snapshot,
-                                        fail_on, measured))
+            _write_json(document)
         else:
             if measured is not None:
                 measured.show()

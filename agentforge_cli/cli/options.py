@@ -30,10 +30,12 @@ from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
 
-__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "ProtocolEraOption",
+__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "HtmlOption",
+           "ProtocolEraOption",
            "SchemaForm",
            "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
-           "fail_on_option", "mcp_options", "only_tool_option", "project_choices"]
+           "fail_on_option", "mcp_options", "only_tool_option", "project_choices",
+           "write_html"]
 
 # -- where the tools are ------------------------------------------------------------------------
 
@@ -223,3 +225,20 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
 
     return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped,
                       protocol_era=era)
+
+
+HtmlOption = Annotated[str | None, typer.Option(
+    "--html", metavar="FILE", show_default=False,
+    help="Also write an HTML report: one self-contained page, drawn from the --json "
+         "document.")]
+
+
+def write_html(path: str, command: str, document: Any) -> None:
+    """``--html FILE``: the command's ``--json`` document drawn as the HTML report.
+
+    Raises:
+        UsageError: The file cannot be written (exit 2).
+    """
+    from agentforge_cli.cli.report import write_report
+
+    write_report(path, [(command, document)])

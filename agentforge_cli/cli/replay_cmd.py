@@ -30,6 +30,7 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    HtmlOption,
     ProtocolEraOption,
     StrictOption,
     ToolsOption,
@@ -104,6 +105,7 @@ def replay(
         "--junit", metavar="FILE", help="Also write a JUnit XML report (a suite per "
                                         "transcript, a testcase per call).",
         dir_okay=False)] = None,
+    html: HtmlOption = None,
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
@@ -169,7 +171,8 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, log=log,
+            single=single, json=json_output, junit=junit,
+            html=None if html is None else Path(html), log=log,
             command_line=_command_line(context))))
 
 
@@ -233,6 +236,7 @@ class _Outputs:
     json: bool
     junit: Path | None
     log: bool
+    html: Path | None = None
     command_line: tuple[str, ...] | None = None
     """The command as given, repeated by advice that suggests running it again."""
 
@@ -285,6 +289,8 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
     if outputs.junit is not None:
         writers.append(found.JUnitWriter(outputs.junit, single=single,
                                          allow_drift=options.allow_drift))
+    if outputs.html is not None:
+        writers.append(found.HtmlWriter(outputs.html, single=single, match=options.match))
     if outputs.json:
         writers.append(found.JsonWriter(single=single, match=options.match))
     from agentforge_cli.cli import annotations
