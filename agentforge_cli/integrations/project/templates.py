@@ -70,7 +70,9 @@ jobs:
       - name: Install the project and agentforge
         run: pip install -e . "$AGENTFORGE" pytest
       - name: Lint the tools and compare them with the snapshot
-        run: agentforge tools check --snapshot {SNAPSHOT} --junit reports/check.xml --html reports/check.html
+        run: >-
+          agentforge tools check --snapshot {SNAPSHOT}
+          --junit reports/check.xml --html reports/check.html
       - name: Breaking changes the pull request accepts into the snapshot
         if: github.event_name == 'pull_request'
         continue-on-error: true
