@@ -59,3 +59,47 @@ def report_row(row: Callable[..., None]) -> None:
     big, small = timings[10_000], timings[100]
     row("HTML report, 10 000 calls opened in Chromium", f"{big:.0f} ms",
         f"100 calls {small:.0f} ms", big / small, "< 2 s", big < 2000)
+
+
+def corpus_report_row(row: Callable[..., None]) -> None:
+    """The report of `make corpus`'s run (every real recording replayed): opened in
+    Chromium, against the 100-call page, and its counts equal to the runs' JSON."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests" / "corpus"))
+    import check_corpus
+    from chromium_page import browser_page
+
+    corpus = check_corpus.default_corpus().resolve()
+    if not corpus.is_dir():
+        row("HTML report of the corpus run", "no corpus here", "-", None, "< 2 s", False)
+        return
+    table = check_corpus.load_table(check_corpus.TABLE)
+    runs = [check_corpus.replay(case, corpus) for case in table.cases]
+    documents = [json.loads(run.stdout) for run in runs if run.stdout.lstrip().startswith("{")]
+    calls = sum(sum(document["summary"].values()) for document in documents)
+    with tempfile.TemporaryDirectory() as folder:
+        html = Path(folder) / "corpus.html"
+        assert check_corpus.write_report(runs, html)
+        opened = _open_ms(html)
+        with browser_page() as page:
+            page.open(html.as_uri() + "#replay")
+            shown = int(page.evaluate(
+                "document.querySelector('[data-count=\"replay-calls\"]').textContent"))
+    small = _small_page_ms()
+    row("HTML report of the corpus run opened in Chromium",
+        f"{opened:.0f} ms, {len(documents)} replays, {shown} of {calls} calls counted",
+        f"100 calls {small:.0f} ms", opened / small, "< 2 s, counts equal",
+        opened < 2000 and shown == calls)
+
+
+def _small_page_ms() -> float:
+    from report_data import replay_document, write_json
+
+    agentforge = str(Path(sys.executable).parent / "agentforge")
+    with tempfile.TemporaryDirectory() as folder:
+        given = write_json(Path(folder) / "100.json", replay_document(100))
+        html = Path(folder) / "100.html"
+        subprocess.run([agentforge, "report", str(given), "-o", str(html)], check=True,
+                       capture_output=True, cwd=ROOT)
+        return _open_ms(html)
