@@ -64,8 +64,14 @@ def _add_record(root: typer.Typer) -> None:
     root.command("record", cls=Command)(record_cmd.record)
 
 
+def _add_auth(root: typer.Typer) -> None:
+    from agentforge_cli.cli import auth_cmd
+
+    root.add_typer(auth_cmd.app, name="auth")
+
+
 GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record}
+          "record": _add_record, "auth": _add_auth}
 """The command groups, in the order ``--help`` lists them."""
 
 
