@@ -27,7 +27,7 @@ from typing import Any
 
 from agentforge_cli.core.observe.masking import mask_target
 from agentforge_cli.errors import TargetError
-from agentforge_cli.integrations.mcp.client.token_cache import TokenCache
+from agentforge_cli.integrations.mcp.client.token_cache import TokenCache, valid_model
 
 __all__ = ["DEFAULT_WAIT", "WAIT_VAR", "Authorizer", "asks_for_oauth", "authorizer_for"]
 
@@ -229,14 +229,15 @@ def _provider_class() -> Any:
             cache: TokenCache = self.context.storage  # type: ignore[assignment]  # ours
             self.context.token_expiry_time = cache.expiry()
             found = cache.discovery()
-            if "resource" in found and self.context.protected_resource_metadata is None:
-                self.context.protected_resource_metadata = \
-                    ProtectedResourceMetadata.model_validate(found["resource"])
-            if "authorization_server" in found and self.context.oauth_metadata is None:
-                self.context.oauth_metadata = OAuthMetadata.model_validate(
-                    found["authorization_server"])
-            if self.context.auth_server_url is None:
-                self.context.auth_server_url = found.get("authorization_server_url")
+            if self.context.protected_resource_metadata is None:
+                self.context.protected_resource_metadata = valid_model(
+                    ProtectedResourceMetadata, found.get("resource"))
+            if self.context.oauth_metadata is None:
+                self.context.oauth_metadata = valid_model(OAuthMetadata,
+                                                     found.get("authorization_server"))
+            if self.context.auth_server_url is None and isinstance(
+                    found.get("authorization_server_url"), str):
+                self.context.auth_server_url = found["authorization_server_url"]
 
         async def _handle_token_response(self, response: Any) -> None:
             await super()._handle_token_response(response)

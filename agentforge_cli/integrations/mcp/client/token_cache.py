@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHE_VAR", "TokenCache", "cache_dir", "server_key"]
+__all__ = ["CACHE_VAR", "TokenCache", "cache_dir", "server_key", "valid_model"]
 
 CACHE_VAR = "XDG_CACHE_HOME"
 _EXPIRY_MARGIN = 30.0  # seconds before its expiry an access token counts as expired
@@ -115,8 +115,7 @@ class TokenCache:
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken
 
-        tokens = self.read().get("tokens")
-        return OAuthToken.model_validate(tokens) if isinstance(tokens, dict) else None
+        return valid_model(OAuthToken, self.read().get("tokens"))
 
     async def set_tokens(self, tokens: Any) -> None:
         expires_in = tokens.expires_in
@@ -126,9 +125,7 @@ class TokenCache:
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
 
-        client = self.read().get("client")
-        return OAuthClientInformationFull.model_validate(client) if isinstance(
-            client, dict) else None
+        return valid_model(OAuthClientInformationFull, self.read().get("client"))
 
     async def set_client_info(self, client_info: Any) -> None:
         self._update(client=client_info.model_dump(mode="json", exclude_none=True))
@@ -163,3 +160,14 @@ class TokenCache:
             found["authorization_server_url"] = authorization_server_url
         if found and found != self.discovery():
             self._update(discovery=found)
+
+
+def valid_model(model: Any, data: object) -> Any:
+    """``data`` as the SDK's ``model``, or ``None`` when it is not one (a file edited by
+    hand, or written by another version: the server is then authorized anew)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return model.model_validate(data)
+    except ValueError:  # pydantic's ValidationError is one
+        return None
