@@ -246,3 +246,39 @@ def test_logout_forgets_the_tokens(servers: Servers, tmp_path: Path) -> None:
     assert again.code == 0 and "no OAuth tokens are cached" in again.stderr
     assert run(tmp_path, "tools", "list", servers.mcp).code == 3
     assert run(tmp_path, "auth", "logout", "mcp:python server.py").code == 2
+
+
+def test_serve_uses_the_cache_and_records_no_secret(servers: Servers, tmp_path: Path) -> None:
+    """``agentforge serve URL`` re-serves the server with the cached tokens, behind
+    ``agentforge record``: the session log holds the messages, none of the secrets."""
+    listed = run(tmp_path, "tools", "list", servers.mcp, "--oauth")
+    assert listed.code == 0, listed.output
+    log = tmp_path / "session.jsonl"
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "whoami", "arguments": {}}}]
+    with subprocess.Popen([str(AGENTFORGE), "record", "-o", str(log), "--", str(AGENTFORGE),
+                           "serve", servers.mcp], cwd=ROOT, env=_env(tmp_path),
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("".join(json.dumps(request) + "\n" for request in requests))
+        process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        process.stdin.close()  # the client is done: the server and the recorder end
+        process.wait(timeout=60)
+        stdout = process.stdout.read()
+        stderr = process.stderr.read() if process.stderr else ""
+    entry = cached(tmp_path)
+    client = entry["client"]
+    assert isinstance(client, dict)
+    assert answers[1]["result"]["content"][0]["text"] == client["client_id"]
+    assert process.returncode == 0, stderr
+    recorded = log.read_text(encoding="utf-8")
+    assert client["client_id"] in recorded
+    for secret in [*secrets_of(entry), listed.seen[0]]:
+        assert secret not in recorded and secret not in stdout + stderr
