@@ -78,8 +78,14 @@ def _add_report(root: typer.Typer) -> None:
     root.command("report", cls=Command)(report_cmd.report)
 
 
+def _add_auth(root: typer.Typer) -> None:
+    from agentforge_cli.cli import auth_cmd
+
+    root.add_typer(auth_cmd.app, name="auth")
+
+
 GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record, "report": _add_report, "init": _add_init}
+          "record": _add_record, "report": _add_report, "auth": _add_auth, "init": _add_init}
 """The command groups, in the order ``--help`` lists them."""
 
 

@@ -31,6 +31,7 @@ from agentforge_cli.cli.options import (
     FailOn,
     HeaderOption,
     HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     TargetsArgument,
     ToolsOption,
@@ -83,7 +84,7 @@ def check(
              "set.")] = None,
     html: HtmlOption = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
     budget: Annotated[bool, typer.Option(
         "--budget", help="Also report each provider's tokens per tool definition and for "
                          "the set; \\[tool.agentforge.budget] sets gates.")] = False,
@@ -104,7 +105,7 @@ def check(
         chosen = _clients(clients)
         configured = _configured_silencings()
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
-        reach = mcp_options(header, env, cwd, era=protocol_era,
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth,
                             on_skipped=skipped.append)
 
         from agentforge_cli.integrations.targets.loading import load_service

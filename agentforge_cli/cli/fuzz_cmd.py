@@ -25,6 +25,7 @@ from agentforge_cli.cli.options import (
     EnvOption,
     HeaderOption,
     HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     SeedOption,
     StrictOption,
@@ -77,7 +78,7 @@ def fuzz(
                                 "processes (the effect guard blocks them by default).")
     ] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
@@ -97,7 +98,7 @@ def fuzz(
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
         timeout = HANG_SECONDS if limit is None else limit
         check_options(examples, timeout, crash or [], allow or [])
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()

@@ -5,9 +5,9 @@ A command declares them by type: ``tools: ToolsOption = None``; the target optio
 line::
 
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 
-and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era)`` to
+and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)`` to
 ``load_service``. Header and
 environment values may be secrets: no message, help screen or default ever shows one.
 
@@ -31,6 +31,7 @@ from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
 
 __all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "HtmlOption",
+           "OAuthOption",
            "ProtocolEraOption",
            "SchemaForm",
            "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
@@ -175,6 +176,16 @@ ProtocolEraOption = Annotated[
                       "stateless 2026-07-28 revision only."),
 ]
 
+OAuthOption = Annotated[
+    bool,
+    typer.Option("--oauth", show_default=False,
+                 help="Authorize with OAuth an http(s):// MCP target that asks for it: "
+                      "the authorization address is printed on stderr (and opened in a "
+                      "browser when there is one); the tokens are cached for the next "
+                      "commands, which use them without --oauth. Forget them with "
+                      "agentforge auth logout URL."),
+]
+
 _BREAKS = ("\r", "\n", "\0")
 
 
@@ -202,16 +213,16 @@ def _pairs(values: list[str] | None, separator: str, option: str, form: str
 
 
 def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None, *,
-                era: ProtocolEra = "auto", on_skipped: Any = None) -> Any:
-    """The ``McpOptions`` of the options given (``era``: ``--protocol-era``; and
-    ``on_skipped``, which receives each unusable tool of a server), or ``None`` when none
-    is.
+                era: ProtocolEra = "auto", on_skipped: Any = None, oauth: bool = False) -> Any:
+    """The ``McpOptions`` of the options given (``era``: ``--protocol-era``; ``oauth``:
+    ``--oauth``; and ``on_skipped``, which receives each unusable tool of a server), or
+    ``None`` when none is.
 
     Raises:
         UsageError: A malformed ``--header``/``--env`` or a ``--cwd`` that is not a
             directory (exit 2).
     """
-    if not (header or env or cwd or on_skipped or era != "auto"):
+    if not (header or env or cwd or on_skipped or era != "auto" or oauth):
         return None
     headers = _pairs(header, ":", "--header", "KEY:VALUE")
     variables = _pairs(env, "=", "--env", "KEY=VALUE")
@@ -224,7 +235,17 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
     from agentforge_cli.integrations.mcp.client.options import McpOptions
 
     return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped,
-                      protocol_era=era)
+                      protocol_era=era, oauth=oauth,
+                      on_authorize=show_authorization if oauth else None)
+
+
+def show_authorization(url: str) -> None:
+    """Print the address the user opens to authorize agentforge (standard error: a
+    machine without a browser opens it elsewhere)."""
+    import sys
+
+    print("To authorize agentforge, open this address in a browser (it redirects to "
+          "127.0.0.1 on this machine):\n  " + url, file=sys.stderr, flush=True)
 
 
 HtmlOption = Annotated[str | None, typer.Option(

@@ -31,6 +31,7 @@ from agentforge_cli.cli.options import (
     EnvOption,
     HeaderOption,
     HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     StrictOption,
     ToolsOption,
@@ -136,7 +137,7 @@ def replay(
         help="Fail a call still running after this long (an MCP target's call, and its "
              "start-up: exit 3).")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded():
@@ -145,7 +146,7 @@ def replay(
 
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         strict, timeout = project_choices(strict, timeout)
         if update and STDIN in transcripts:
             raise UsageError("--update writes into the transcript file; standard input "

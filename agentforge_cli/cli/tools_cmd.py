@@ -27,6 +27,7 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    OAuthOption,
     ProtocolEraOption,
     SchemaFormOption,
     StrictOption,
@@ -147,7 +148,7 @@ def list_tools(
         "--strict", help=_strict_help())] = False,
     schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -166,7 +167,7 @@ def list_tools(
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
                              hint="e.g. agentforge tools list --format mcp --schema-form "
                                   f"{schema_form}")
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets.loading import load_service
 
@@ -257,7 +258,7 @@ def call_tool(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -270,7 +271,7 @@ def call_tool(
 
         check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text

@@ -50,6 +50,7 @@ from agentforge_cli.integrations.mcp.client.eras import (
 from agentforge_cli.integrations.mcp.client.failures import (
     HTTP_HINTS,
     INSTALL_HINT,
+    OAUTH_HINT,
     answered_too_much,
     closed,
     describe,
@@ -80,7 +81,7 @@ class McpConnection:
                  call_timeout: float | None = None,
                  headers: dict[str, str] | None = None,
                  env: Mapping[str, str] | None = None,
-                 era: ProtocolEra = DEFAULT_ERA) -> None:
+                 era: ProtocolEra = DEFAULT_ERA, oauth: Any = None) -> None:
         self.spec = spec
         self.argv = argv
         self.headers = headers or {}
@@ -89,6 +90,9 @@ class McpConnection:
         self.timeout = timeout
         self.call_timeout = call_timeout
         self.era: ProtocolEra = era
+        self.oauth = oauth
+        """The server's :class:`~.oauth.Authorizer` (``None``: no OAuth)."""
+        self._asks_oauth = False  # a 401 whose WWW-Authenticate asks for OAuth
         """The protocol era asked for (``auto``: the server's)."""
         self.agreement: Agreement | None = None
         """The protocol agreed with the server, once it answered (kept across sessions)."""
@@ -155,7 +159,7 @@ class McpConnection:
                                     "transport has no 2026-07-28 revision (--protocol-era "
                                     "modern)", hint="drop --protocol-era modern, or give the "
                                                     "server's streamable HTTP endpoint")
-        if self.transport is STREAMABLE_HTTP:
+        if self.transport is STREAMABLE_HTTP and self.oauth is None:
             tools = self._list_plainly()
             if tools is not None:
                 return tools
@@ -222,6 +226,9 @@ class McpConnection:
             self.close()
             raise
         except BaseException as exc:
+            if isinstance(innermost(exc), TargetError):  # the OAuth flow's own failure
+                self.close()
+                raise innermost(exc) from None
             what = "did not answer" if is_url(self.spec) else "did not start"
             if answered_too_much(exc):  # it started, and answered too much
                 what = "cannot be listed"
@@ -240,6 +247,8 @@ class McpConnection:
             with contextlib.suppress(BaseException):  # the server is gone either way
                 stack.close()
         forget(self)
+        if self.oauth is not None:
+            self.oauth.close()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -249,7 +258,6 @@ class McpConnection:
 
         @asynccontextmanager
         async def connect() -> Any:
-            import anyio
             from mcp import ClientSession
 
             async def on_message(message: Any) -> None:
@@ -259,6 +267,7 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
+            from agentforge_cli.integrations.mcp.client.deadlines import deadline
             from agentforge_cli.integrations.mcp.client.listing import tool_sorter
 
             me = types.Implementation(name="agentforge", version=__version__)
@@ -267,7 +276,7 @@ class McpConnection:
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
                                          client_info=me) as session:
                     self._sorter.version = lambda: session.protocol_version
-                    with anyio.fail_after(self.timeout):
+                    with deadline(self.timeout):  # its clock stops during an authorization
                         await self._agree(session)
                     yield session
 
@@ -287,6 +296,10 @@ class McpConnection:
             if not closed(exc):
                 self._opening_error = exc
             raise
+
+    def http_auth(self) -> Any:
+        """The ``httpx2.Auth`` of a new HTTP session (``None``: no OAuth)."""
+        return None if self.oauth is None else self.oauth.provider()
 
     def keep_process(self, process: Any) -> None:
         """Keep the process of the ``mcp:`` server (the stdio transport gives it)."""
@@ -311,6 +324,10 @@ class McpConnection:
             self._refused_code = response.status_code
             # a JSON body is the server's JSON-RPC error, which the SDK raises as it is
             self._refused_answered = "json" in response.headers.get("content-type", "")
+            if response.status_code == 401:
+                from agentforge_cli.integrations.mcp.client.oauth import asks_for_oauth
+
+                self._asks_oauth = asks_for_oauth(response)
 
     def _probing(self, request: Any) -> bool:
         """Whether ``request`` is ``auto``'s ``server/discover`` probe, whose refusal only
@@ -410,8 +427,9 @@ class McpConnection:
             if self._refused.startswith(("HTTP 401", "HTTP 404")):
                 what = ("needs authorization" if self._refused.startswith("HTTP 401")
                         else what)
-                return TargetError(f"MCP server {self.shown} {what}: {reason}",
-                                   hint=HTTP_HINTS[self._refused[:8]])
+                told = (OAUTH_HINT if self._asks_oauth and self.oauth is None
+                        else HTTP_HINTS[self._refused[:8]])
+                return TargetError(f"MCP server {self.shown} {what}: {reason}", hint=told)
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{not_mcp(self._problems[0])}")

@@ -1,5 +1,5 @@
 """How to reach the MCP servers of a command: :class:`McpOptions` (``--header``, ``--env``,
-``--cwd``, ``--protocol-era``, the call timeout), the timeouts' defaults and the
+``--cwd``, ``--protocol-era``, ``--oauth``, the call timeout), the timeouts' defaults and the
 environment variables read."""
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ class McpOptions:
     """How sessions open: ``auto`` (``server/discover``, falling back to ``initialize``),
     ``legacy`` (``initialize`` only) or ``modern`` (2026-07-28 only); see
     :mod:`~agentforge_cli.integrations.mcp.client.eras`."""
+    oauth: bool = False
+    """Authorize with OAuth an ``http(s)://`` server that asks for it (``--oauth``): the
+    user is sent to the authorization URL, given to :attr:`on_authorize`. Without it,
+    tokens cached by an earlier authorization are still used (and refreshed); see
+    :mod:`~agentforge_cli.integrations.mcp.client.oauth`."""
+    on_authorize: Callable[[str], None] | None = None
+    """Receives the authorization URL to show the user (the command line prints it on
+    standard error)."""
 
     def __post_init__(self) -> None:
         try:
