@@ -64,9 +64,10 @@ def test_the_stages_exist_as_subpackages():
 
 
 TESTS = PACKAGE.parent / "tests"
-PACKAGE_WIDE = {"test_corpus_checker.py", "test_import_light.py", "test_install.py",
-                "test_layout.py", "test_public_api.py", "test_sample_tools.py",
-                "test_secret_sweep.py", "test_typing.py"}
+PACKAGE_WIDE = {"test_corpus_checker.py", "test_demo.py", "test_import_light.py",
+                "test_install.py", "test_layout.py", "test_portability.py",
+                "test_public_api.py", "test_sample_tools.py", "test_secret_sweep.py",
+                "test_typing.py"}
 """The tests at the top of ``tests/``: about the package as a whole, no stage's."""
 
 
