@@ -250,3 +250,17 @@ def test_a_stream_ending_in_an_exception_is_a_turn_without_an_answer(tmp_path):
     path = cassette(tmp_path, interaction([ASK], throttled), first, second)
     events = [e for e in open_transcript(path).events() if isinstance(e, ToolCall | ToolResult)]
     assert [type(e).__name__ for e in events] == ["ToolCall", "ToolResult"]
+
+
+def test_the_converse_reader_takes_the_stream_as_bytes_or_decoded_messages():
+    """What another recording's envelope (a nock hex body) hands the Converse reader: the
+    stream's bytes, or the messages ``decode_event_stream`` gave it; the same answer."""
+    from agentforge_cli.replay.transcripts.formats import bedrock
+    from agentforge_cli.replay.transcripts.place import WHOLE_FILE
+
+    stream = tool_use_stream(['{"name": "长路"}'])
+    answers = [bedrock.http_exchange({"messages": [ASK]}, body, URI, WHOLE_FILE)
+               for body in (stream, decode_event_stream(stream))]
+    assert answers[0] == answers[1]
+    assert answers[0].answer[0].data["content"][1] == {"toolUse": {
+        "toolUseId": "tu_1", "name": "queryCustomer", "input": {"name": "长路"}}}
