@@ -28,6 +28,9 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                       (replay/transcripts/errors.py)
      │    └── TranscriptFormatError   no transcript format reads the file
      │                                (replay/transcripts/errors.py)
+     ├── EventStreamError         an AWS event stream cannot be decoded (a frame cut short,
+     │                            a checksum that fails); also a ValueError
+     │                            (replay/transcripts/formats/bedrock_stream.py)
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
      ├── ProviderExportError      a provider has no accepted form for part of a schema
