@@ -64,8 +64,15 @@ def _add_record(root: typer.Typer) -> None:
     root.command("record", cls=Command)(record_cmd.record)
 
 
-GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record}
+def _add_eval(root: typer.Typer) -> None:
+    from agentforge_cli.cli import eval_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("eval", cls=Command)(eval_cmd.eval_command)
+
+
+GROUPS = {"tools": _add_tools, "replay": _add_replay, "eval": _add_eval,
+          "serve": _add_serve, "record": _add_record}
 """The command groups, in the order ``--help`` lists them."""
 
 
