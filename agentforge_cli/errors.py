@@ -43,6 +43,12 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      ├── CommandInputError        an option value or an input a command cannot use (a bad
      │                            value, an unreadable arguments file); nothing has run yet;
      │                            also a ValueError
+     ├── ModelError               a model could not be asked: its server refused or failed
+     │    │                       the request (models/errors.py)
+     │    ├── ModelUnavailableError  the SDK is missing or no API key is set
+     │    │                          (models/errors.py)
+     │    └── CacheMiss           --offline, and the response is not in the cassette
+     │                            (models/errors.py)
      ├── ExtensionError           an extension point's entries clash: two share a name, or
      │                            their ``before`` order is a cycle
      │                            (core/declare/extension_points.py)
