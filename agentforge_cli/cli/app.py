@@ -64,8 +64,20 @@ def _add_record(root: typer.Typer) -> None:
     root.command("record", cls=Command)(record_cmd.record)
 
 
+def _add_resources(root: typer.Typer) -> None:
+    from agentforge_cli.cli import resources_cmd
+
+    root.add_typer(resources_cmd.app, name="resources")
+
+
+def _add_prompts(root: typer.Typer) -> None:
+    from agentforge_cli.cli import prompts_cmd
+
+    root.add_typer(prompts_cmd.app, name="prompts")
+
+
 GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record}
+          "record": _add_record, "resources": _add_resources, "prompts": _add_prompts}
 """The command groups, in the order ``--help`` lists them."""
 
 
