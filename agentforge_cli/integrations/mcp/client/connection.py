@@ -60,6 +60,7 @@ from agentforge_cli.integrations.mcp.client.failures import (
 )
 from agentforge_cli.integrations.mcp.client.lifecycle import forget, register
 from agentforge_cli.integrations.mcp.client.listing import MAX_PAGES, SkippedTool, as_json
+from agentforge_cli.integrations.mcp.client.server_requests import ClientAnswers
 from agentforge_cli.integrations.mcp.client.transports.inference import infer_transport
 from agentforge_cli.integrations.mcp.client.transports.sse import SSE
 from agentforge_cli.integrations.mcp.client.transports.stdio import PREFIX
@@ -81,7 +82,8 @@ class McpConnection:
                  call_timeout: float | None = None,
                  headers: dict[str, str] | None = None,
                  env: Mapping[str, str] | None = None,
-                 era: ProtocolEra = DEFAULT_ERA, oauth: Any = None) -> None:
+                 era: ProtocolEra = DEFAULT_ERA, oauth: Any = None,
+                 answers: ClientAnswers | None = None) -> None:
         self.spec = spec
         self.argv = argv
         self.headers = headers or {}
@@ -96,6 +98,8 @@ class McpConnection:
         """The protocol era asked for (``auto``: the server's)."""
         self.agreement: Agreement | None = None
         """The protocol agreed with the server, once it answered (kept across sessions)."""
+        self.answers = answers or ClientAnswers()
+        """What the server's requests are answered, and who hears of its notifications."""
         self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
@@ -165,10 +169,19 @@ class McpConnection:
                 return tools
         return self._open_session()
 
-    def _open_session(self) -> list[dict[str, Any]]:
+    def open_session(self) -> None:
+        """Start the server and open the SDK's session, without listing its tools (for
+        its resources and prompts: :mod:`~agentforge_cli.integrations.mcp.client.surface`).
+
+        Raises:
+            TargetError: As :meth:`open`.
+        """
+        self._open_session(list_tools=False)
+
+    def _open_session(self, *, list_tools: bool = True) -> list[dict[str, Any]]:
         """:meth:`open` through the SDK's session."""
         try:
-            return self._open()
+            return self._open(list_tools=list_tools)
         except TargetError as error:
             instead = infer_transport(self.spec, self._refused_code)
             if self._refused_code is None or instead is self.transport or self.era == "modern":
@@ -177,7 +190,7 @@ class McpConnection:
             self._problems.clear()
             self._opening_error, self._refused_answered = None, False
             try:
-                return self._open()
+                return self._open(list_tools=list_tools)
             except TargetError:
                 raise error from None
 
@@ -185,6 +198,7 @@ class McpConnection:
         """The tools, listed without importing the SDK when the server answers plainly
         (:mod:`~agentforge_cli.integrations.mcp.client.plain_listing`); ``None`` otherwise."""
         from agentforge_cli import __version__
+        from agentforge_cli.integrations.mcp.client.answering import LOG_LEVEL
         from agentforge_cli.integrations.mcp.client.plain_listing import (
             Unanswered,
             list_tools_plainly,
@@ -192,7 +206,8 @@ class McpConnection:
 
         try:
             listing = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
-                                         MAX_PAGES, era=self.era)
+                                         MAX_PAGES, era=self.era,
+                                         log_level=LOG_LEVEL)
         except Unanswered:
             raise self._error("did not answer", TimeoutError(), self.timeout) from None
         if listing is None:
@@ -202,7 +217,7 @@ class McpConnection:
         register(self)
         return listing.tools
 
-    def _open(self) -> list[dict[str, Any]]:
+    def _open(self, *, list_tools: bool = True) -> list[dict[str, Any]]:
         import tempfile
 
         try:
@@ -218,8 +233,8 @@ class McpConnection:
             self._portal = self._stack.enter_context(start_blocking_portal())
             self._session = self._stack.enter_context(
                 self._portal.wrap_async_context_manager(self._connect()))
-            tools: list[dict[str, Any]] = self._portal.call(self._bounded, self._list_tools,
-                                                            self.timeout)
+            tools: list[dict[str, Any]] = (self._portal.call(
+                self._bounded, self._list_tools, self.timeout) if list_tools else [])
             self.skipped = [SkippedTool(self.shown, name, reason)
                             for name, reason in self._sorter.skipped]
         except TargetError:
@@ -267,6 +282,7 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
+            from agentforge_cli.integrations.mcp.client.answering import session_callbacks
             from agentforge_cli.integrations.mcp.client.deadlines import deadline
             from agentforge_cli.integrations.mcp.client.listing import tool_sorter
 
@@ -274,7 +290,8 @@ class McpConnection:
             async with self.transport.open_streams(self) as (read, write):
                 self._sorter = tool_sorter(read, write)
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
-                                         client_info=me) as session:
+                                         client_info=me,
+                                         **session_callbacks(self.answers)) as session:
                     self._sorter.version = lambda: session.protocol_version
                     with deadline(self.timeout):  # its clock stops during an authorization
                         await self._agree(session)
@@ -359,6 +376,20 @@ class McpConnection:
         raise TargetError(f"MCP server {self.label} keeps paging past {MAX_PAGES} pages of "
                           "tools/list (it always answers with a nextCursor)")
 
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call``, with progress asked for when someone listens, and a 2026-07-28
+        server's requests for input answered (:mod:`.answering`)."""
+        import functools
+
+        from agentforge_cli.integrations.mcp.client.answering import (
+            call_answering,
+            progress_callback,
+        )
+
+        send = functools.partial(self._session.call_tool, name, arguments,
+                                 progress_callback=progress_callback(self.answers))
+        return await call_answering(self._session, send)
+
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Send ``tools/call`` and return the SDK's ``CallToolResult``.
 
@@ -382,20 +413,46 @@ class McpConnection:
             raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
         try:
-            return self._portal.call(self._bounded, self._session.call_tool,
-                                     self.call_timeout, name, arguments)
+            return self._portal.call(self._bounded, self._call_tool, self.call_timeout, name,
+                                     arguments)
         except MCPError as exc:
             if not closed(exc):
                 raise
-            raise self._death(name) from None
+            raise self._death(f"tools/call {name}") from None
         except BaseException as exc:
             error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
             raise error from None
 
-    def _death(self, name: str) -> ServerCallError:
-        """The server closed the connection during ``tools/call name``: how it ended (its
+    def ask(self, what: str, request: Any, *args: Any) -> Any:
+        """``await request(session, *args)`` on the open session, within the call timeout
+        (``what`` names it in errors, e.g. ``resources/read file:///x``).
+
+        Raises:
+            mcp.shared.exceptions.MCPError: The server answered with an error.
+            ServerCallError: The server died, or did not answer in time.
+            TargetError: The connection is closed, or failed otherwise.
+        """
+        from mcp.shared.exceptions import MCPError
+
+        if self._portal is None:
+            raise TargetError(f"MCP server {self.label} is closed")
+        try:
+            return self._portal.call(self._bounded, request, self.call_timeout,
+                                     self._session, *args)
+        except MCPError as exc:
+            if not closed(exc):
+                raise
+            raise self._death(what) from None
+        except BaseException as exc:
+            error = self._error(f"failed during {what}", exc, self.call_timeout)
+            if isinstance(innermost(exc), TimeoutError):
+                raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
+            raise error from None
+
+    def _death(self, what: str) -> ServerCallError:
+        """The server closed the connection during ``what`` (``tools/call NAME``): how it ended (its
         exit status, once it has exited) and the end of its standard error."""
         import time
 
@@ -410,10 +467,10 @@ class McpConnection:
                     time.monotonic() < deadline):
                 time.sleep(0.02)
         if status is not None:
-            self._died = f"died during tools/call {name}: {status}"
+            self._died = f"died during {what}: {status}"
         else:
-            self._died = (f"closed the connection during tools/call {name}" if is_url(
-                self.spec) else f"closed its standard output during tools/call {name}")
+            self._died = (f"closed the connection during {what}" if is_url(
+                self.spec) else f"closed its standard output during {what}")
         return ServerCallError(f"MCP server {self.shown} {self._died}", outcome="died",
                                hint=self._stderr_tail())
 

@@ -127,7 +127,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                                call_timeout=options.call_timeout if timeout is None else timeout,
                                headers=merged_headers(options.headers) if url else None,
                                env=None if url else options.env, era=options.protocol_era,
-                               oauth=oauth)
+                               oauth=oauth, answers=options.answers)
     table: dict[ToolSpecification, Any] = {}
     tools = connection.open()
     _refuse_duplicates(connection, tools)

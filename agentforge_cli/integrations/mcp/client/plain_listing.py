@@ -48,6 +48,7 @@ from agentforge_cli.integrations.mcp.client.eras import (
     ProtocolEra,
 )
 from agentforge_cli.integrations.mcp.client.plain_session import PlainSession
+from agentforge_cli.integrations.mcp.client.server_requests import CLIENT_CAPABILITIES
 
 __all__ = ["HANDSHAKE_VERSIONS", "PlainListing", "Unanswered", "list_tools_plainly",
            "surely_valid"]
@@ -131,9 +132,14 @@ def _object_schema(schema: object) -> bool:
 
 def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                        client_version: str, max_pages: int, *,
-                       era: ProtocolEra = DEFAULT_ERA) -> PlainListing | None:
+                       era: ProtocolEra = DEFAULT_ERA, log_level: str | None = None
+                       ) -> PlainListing | None:
     """The tools of the server at ``url`` (every page) and the protocol agreed, or
-    ``None`` when anything is not plain (see the module).
+    ``None`` when anything is not plain (see the module). Every request declares the
+    client capabilities of
+    :data:`~agentforge_cli.integrations.mcp.client.server_requests.CLIENT_CAPABILITIES`
+    (and, to a modern server, asks for log messages from ``log_level`` up), as the SDK's
+    session does.
 
     Raises:
         Unanswered: The server did not answer within ``timeout`` seconds.
@@ -149,7 +155,7 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                                       and not proxy_bypass(parts.hostname))):
             return None
         session = PlainSession(parts.scheme, parts.netloc, parts.path or "/", parts.query,
-                               headers, time.monotonic() + timeout)
+                               headers, time.monotonic() + timeout, log_level=log_level)
     except (ValueError, http.client.HTTPException):  # the SDK's path says what is wrong
         return None
     try:
@@ -177,7 +183,8 @@ def _agree(session: PlainSession, era: ProtocolEra, client: dict[str, str]
             return None  # the SDK's path says why
         session.speak_legacy()
     init = session.request("initialize", {
-        "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": client})
+        "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": CLIENT_CAPABILITIES,
+        "clientInfo": client})
     if init is None or not _plain_initialize(init):
         return None
     session.version = init["protocolVersion"]
