@@ -99,7 +99,7 @@ def replay(
         help="A volatile part of every tool's results, scrubbed from the recorded and "
              "today's result before they are compared: a JSON path ($.created_at, $..id, "
              "$.items[*].updated), re:PATTERN, or timestamps, uuids, hex-ids, durations; "
-             "repeatable. Adds to [tool.agentforge.replay] and @tool(volatile=...).")] = None,
+             "repeatable. Adds to \\[tool.agentforge.replay] and @tool(volatile=...).")] = None,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
