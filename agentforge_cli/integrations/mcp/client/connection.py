@@ -107,6 +107,7 @@ class McpConnection:
         self._process: Any = None  # the stdio server's process (see stdio_process)
         self._died: str | None = None  # how the server died during a call
         self._listed_plainly = False  # listed without the SDK: its session opens at a call
+        self._plain: Any = None  # the legacy session a plain listing left open (its owner)
         self._opening = threading.Lock()
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
@@ -194,6 +195,7 @@ class McpConnection:
         if listing is None:
             return None
         self.agreement = listing.agreement  # the SDK's session adopts it: no second probe
+        self._plain = listing.session  # ... and goes on with a legacy session left open
         self._listed_plainly = True
         register(self)
         return listing.tools
@@ -239,6 +241,9 @@ class McpConnection:
         if stack is not None:
             with contextlib.suppress(BaseException):  # the server is gone either way
                 stack.close()
+        plain, self._plain = self._plain, None
+        if plain is not None:  # the session the SDK's went on with, if it did: ended once
+            plain.close()
         forget(self)
         if self._stderr is not None:
             self._stderr.close()
@@ -353,6 +358,9 @@ class McpConnection:
         if self._listed_plainly:  # the SDK's session, from the first call on
             with self._opening:  # calls from several threads open it once
                 if self._listed_plainly:
+                    if self._plain is not None:  # the SDK's session goes on with it
+                        self.headers = {**self.headers,
+                                        "Mcp-Session-Id": self._plain.session_id}
                     try:
                         self._open_session()
                     finally:  # opened, or failed (closing): the next call tries again
