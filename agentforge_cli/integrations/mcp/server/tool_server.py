@@ -305,11 +305,12 @@ def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None
 
     schemas = output_schemas or OutputSchemas(service)
     return types.ListToolsResult(tools=[
-        types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                   input_schema=spec.parameters,
-                   output_schema=spec.output_schema or schemas.schema(spec.name),
-                   annotations=types.ToolAnnotations.model_validate(spec.annotations)
-                   if spec.annotations else None)
+        types.Tool.model_validate({
+            "name": spec.name, "title": spec.title, "description": spec.description,
+            "inputSchema": spec.parameters,
+            "outputSchema": spec.output_schema or schemas.schema(spec.name),
+            "annotations": spec.annotations or None, "execution": spec.execution or None,
+            "icons": spec.icons or None, "_meta": spec.meta or None})
         for spec in service.specifications
     ])
 
