@@ -80,3 +80,33 @@ def test_bad_icons_or_meta_are_refused_when_declared() -> None:
         tool(icons=[{"mimeType": "image/png"}])
     with pytest.raises(TypeError, match="meta"):
         tool(meta={1: "x"})  # type: ignore[dict-item]  # the wrong key type, on purpose
+
+
+def _read_unknown_resource(modern: bool) -> int:
+    """The error code ``serve`` answers ``resources/read`` of an unknown URI with, to the
+    SDK's client in a session of either era."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.exceptions import MCPError
+    from mcp_client_support import client_env
+
+    params = StdioServerParameters(command=str(AGENTFORGE), cwd=str(ROOT), env=client_env(),
+                                   args=["serve", "sample_tools.crm:CrmTools"])
+
+    async def main() -> int:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), \
+                    ClientSession(read, write) as session:
+                await (session.discover() if modern else session.initialize())
+                try:
+                    await session.read_resource("file:///nowhere.txt")
+                except MCPError as exc:
+                    return exc.code
+        raise AssertionError("an unknown resource was read")
+    return anyio.run(main)
+
+
+def test_an_unknown_resource_is_invalid_params_from_2026_07_28_on() -> None:
+    assert _read_unknown_resource(modern=True) == -32602
+    assert _read_unknown_resource(modern=False) == -32002
