@@ -1,6 +1,7 @@
 """An MCP server over stdio (the SDK's low-level ``Server``) whose one tool carries every
 field a ``tools/list`` entry may hold beyond the schema: ``title``, ``icons``, ``_meta``,
-``annotations`` and ``execution`` (``taskSupport: optional``).
+``annotations`` and ``execution`` (``taskSupport: optional``). A second tool, ``count``,
+breaks its own ``outputSchema``: its ``n`` is declared an integer and sent as text.
 
     python tests/integrations/decorated_server.py
 """
@@ -21,12 +22,22 @@ TOOL = {
     "execution": {"taskSupport": "optional"},
 }
 
+COUNT = {"name": "count", "description": "Counts, wrongly.",
+         "inputSchema": {"type": "object", "properties": {}},
+         "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}},
+                          "required": ["n"]}}
+
 
 async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[types.Tool.model_validate(TOOL)])
+    return types.ListToolsResult(tools=[types.Tool.model_validate(TOOL),
+                                        types.Tool.model_validate(COUNT)])
 
 
 async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
+    if params.name == "count":
+        many = "many " * 200
+        return types.CallToolResult(content=[types.TextContent(type="text", text=many)],
+                                    structured_content={"n": many})
     colour = (params.arguments or {}).get("colour")
     return types.CallToolResult(content=[types.TextContent(type="text",
                                                            text=f"painted {colour}")])

@@ -40,6 +40,7 @@ from agentforge_cli.errors import (
     TargetConfigError,
     TargetError,
 )
+from agentforge_cli.integrations.mcp.client.broken_output import broken_output
 from agentforge_cli.integrations.mcp.client.eras import (
     DEFAULT_ERA,
     Agreement,
@@ -353,6 +354,8 @@ class McpConnection:
         Raises:
             ServerCallError: The server died during the call (or an earlier one), or did
                 not answer within the call timeout.
+            RuntimeError: The SDK refused the result: it breaks the tool's
+                ``outputSchema`` (:func:`~.broken_output.broken_output` says how).
             TargetError: The connection is closed, or failed otherwise.
         """
         if self._listed_plainly:  # the SDK's session, from the first call on
@@ -380,6 +383,8 @@ class McpConnection:
                 raise
             raise self._death(name) from None
         except BaseException as exc:
+            if broken_output(exc, name) is not None:
+                raise  # the tool's result, refused by its own outputSchema: the caller's
             error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None

@@ -23,12 +23,12 @@ def _listed(*args: str) -> str:
 
 
 def test_tools_list_shows_icons_and_meta() -> None:
-    (entry,) = json.loads(_listed("--format", "mcp", DECORATED))["tools"]
+    entry, _ = json.loads(_listed("--format", "mcp", DECORATED))["tools"]
     assert entry["icons"] == [{"src": "https://example.com/brush.png",
                                "mimeType": "image/png", "sizes": ["48x48"]}]
     assert entry["_meta"] == {"com.example/owner": "decorators", "com.example/cost": 3}
     assert entry["title"] == "Paint a wall"
-    (row,) = json.loads(_listed("--format", "json", "--protocol-era", "legacy", DECORATED))
+    row, _ = json.loads(_listed("--format", "json", "--protocol-era", "legacy", DECORATED))
     assert row["icons"] == entry["icons"] and row["meta"] == entry["_meta"]
     assert row["execution"] == {"taskSupport": "optional"}
 
@@ -36,7 +36,7 @@ def test_tools_list_shows_icons_and_meta() -> None:
 def test_a_served_again_tool_keeps_every_field(tmp_path: Path) -> None:
     with contextmanager(serve)(["serve", "--protocol-era", "legacy",
                                 DECORATED], tmp_path, str(AGENTFORGE)) as remote:
-        (tool,) = remote.run(remote.session.list_tools).tools
+        tool, _ = remote.run(remote.session.list_tools).tools
         assert tool.title == "Paint a wall"
         assert [icon.src for icon in tool.icons] == ["https://example.com/brush.png"]
         assert tool.meta == {"com.example/owner": "decorators", "com.example/cost": 3}
@@ -110,3 +110,14 @@ def _read_unknown_resource(modern: bool) -> int:
 def test_an_unknown_resource_is_invalid_params_from_2026_07_28_on() -> None:
     assert _read_unknown_resource(modern=True) == -32602
     assert _read_unknown_resource(modern=False) == -32002
+
+
+def test_a_result_that_breaks_its_output_schema_is_one_line_exit_1() -> None:
+    done = subprocess.run([str(AGENTFORGE), "tools", "call", "count", "{}", "-t", DECORATED],
+                          capture_output=True, text=True, cwd=ROOT, env=server_env(),
+                          timeout=120)
+    assert done.returncode == 1, done.stderr
+    (line,) = (done.stdout + done.stderr).splitlines()
+    assert line.startswith('Tool "count" returned structured content that breaks its '
+                           'outputSchema at $.n (type: "integer"): "many many'), line
+    assert line.endswith("...") and len(line) < 200
