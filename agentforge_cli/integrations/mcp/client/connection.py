@@ -40,6 +40,7 @@ from agentforge_cli.errors import (
     TargetConfigError,
     TargetError,
 )
+from agentforge_cli.integrations.mcp.client.broken_output import broken_output
 from agentforge_cli.integrations.mcp.client.eras import (
     DEFAULT_ERA,
     Agreement,
@@ -115,6 +116,7 @@ class McpConnection:
         self._process: Any = None  # the stdio server's process (see stdio_process)
         self._died: str | None = None  # how the server died during a call
         self._listed_plainly = False  # listed without the SDK: its session opens at a call
+        self._plain: Any = None  # the legacy session a plain listing left open (its owner)
         self._opening = threading.Lock()
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
@@ -213,6 +215,7 @@ class McpConnection:
         if listing is None:
             return None
         self.agreement = listing.agreement  # the SDK's session adopts it: no second probe
+        self._plain = listing.session  # ... and goes on with a legacy session left open
         self._listed_plainly = True
         register(self)
         return listing.tools
@@ -261,6 +264,9 @@ class McpConnection:
         if stack is not None:
             with contextlib.suppress(BaseException):  # the server is gone either way
                 stack.close()
+        plain, self._plain = self._plain, None
+        if plain is not None:  # the session the SDK's went on with, if it did: ended once
+            plain.close()
         forget(self)
         if self.oauth is not None:
             self.oauth.close()
@@ -396,11 +402,16 @@ class McpConnection:
         Raises:
             ServerCallError: The server died during the call (or an earlier one), or did
                 not answer within the call timeout.
+            RuntimeError: The SDK refused the result: it breaks the tool's
+                ``outputSchema`` (:func:`~.broken_output.broken_output` says how).
             TargetError: The connection is closed, or failed otherwise.
         """
         if self._listed_plainly:  # the SDK's session, from the first call on
             with self._opening:  # calls from several threads open it once
                 if self._listed_plainly:
+                    if self._plain is not None:  # the SDK's session goes on with it
+                        self.headers = {**self.headers,
+                                        "Mcp-Session-Id": self._plain.session_id}
                     try:
                         self._open_session()
                     finally:  # opened, or failed (closing): the next call tries again
@@ -420,6 +431,8 @@ class McpConnection:
                 raise
             raise self._death(f"tools/call {name}") from None
         except BaseException as exc:
+            if broken_output(exc, name) is not None:
+                raise  # the tool's result, refused by its own outputSchema: the caller's
             error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None

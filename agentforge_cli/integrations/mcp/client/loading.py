@@ -52,7 +52,8 @@ def tool_specification(tool: Mapping[str, Any] | Any) -> ToolSpecification:
                              parameters=tool["inputSchema"], title=tool.get("title"),
                              annotations=tool.get("annotations") or None,
                              output_schema=tool.get("outputSchema"),
-                             execution=tool.get("execution") or None)
+                             execution=tool.get("execution") or None,
+                             icons=tool.get("icons") or None, meta=tool.get("_meta") or None)
 
 
 def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
