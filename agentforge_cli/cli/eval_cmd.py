@@ -5,7 +5,7 @@ is sent with today's tools (``--repeat`` times) and the model's answer compared 
 recorded calls. Exit codes: ``0`` done (and agreement at least ``--min-agreement``),
 ``1`` agreement below ``--min-agreement``, ``2`` usage, ``3`` a target, transcript or
 model cannot be loaded or asked (no SDK, no key, a refused request, ``--offline`` and a
-response not in the cassette).
+response not in the cassette), or the ``--compare-to`` tools cannot be loaded.
 """
 
 from __future__ import annotations
@@ -83,6 +83,11 @@ def eval_command(
     junit: Annotated[Path | None, typer.Option(
         "--junit", metavar="FILE", dir_okay=False, show_default=False,
         help="Also write a JUnit XML report (a testcase per decision).")] = None,
+    compare_to: Annotated[str | None, typer.Option(
+        "--compare-to", metavar="REF", show_default=False,
+        help="Also ask with the tools of REF (a snapshot file, or "
+             "GITREF:path/to/module.py[:Name]) and report the decisions that moved.")
+    ] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
 ) -> None:
@@ -99,19 +104,24 @@ def eval_command(
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         connection, name = parse_model(model)
         service = _load(target, strict, binding)
+        reference = _reference(compare_to, strict, binding)
+        compared = None
         try:
             opened = open_model(connection, name, offline=offline, base_url=base_url,
                                 cassette=cache or default_cassette(connection, name),
                                 timeout=timeout, max_retries=retries)
+            options = EvalOptions(repeat=repeat, concurrency=concurrency, system=system,
+                                  format=transcript_format)
             try:
-                scores = evaluate(transcripts, service, opened, EvalOptions(
-                    repeat=repeat, concurrency=concurrency, system=system,
-                    format=transcript_format))
+                scores = evaluate(transcripts, service, opened, options)
+                if reference is not None:
+                    compared = evaluate(transcripts, reference, opened, options)
             finally:
                 opened.close()
         except ModelError as exc:
             raise LoadError(str(exc), hint=_hint(exc)) from None
-        report = eval_outputs.Report(opened, scores, repeat, threshold)
+        report = eval_outputs.Report(opened, scores, repeat, threshold,
+                                     compare_to, compared)
         if junit is not None:
             eval_outputs.write_junit(junit, report)
         if json_output:
@@ -129,6 +139,15 @@ def _load(target: str, strict: bool | None, binding: str) -> object:
     strict, _ = project_choices(strict, None)
     return load_service([target], strict=strict, binding=binding,
                         skip_problems=skipped_tool)
+
+
+def _reference(reference: str | None, strict: bool | None, binding: str) -> object:
+    """The tools of ``--compare-to``, or ``None``."""
+    if reference is None:
+        return None
+    from agentforge_cli.integrations.targets.reference import load_reference
+
+    return load_reference(reference, lambda target: _load(target, strict, binding))
 
 
 def _hint(exc: Exception) -> str | None:
