@@ -33,6 +33,9 @@ class Report:
     transcripts: list[TranscriptScore]
     repeat: int
     threshold: float | None
+    reference: str | None = None
+    """``--compare-to``: the other tools, and the same decisions asked with them."""
+    compared: list[TranscriptScore] | None = None
 
     def below_threshold(self) -> bool:
         return self.threshold is not None and total(self.transcripts).agreement < \
@@ -90,6 +93,11 @@ def print_trace(report: Report) -> None:
     write(f"agreement {tally.agreed}/{tally.replies} ({_percent(tally.agreement)}) · "
           f"pass^{k} {tally.passed_all}/{tally.decisions} · "
           f"pass@{k} {tally.passed_any}/{tally.decisions}")
+    if report.reference is not None and report.compared is not None:
+        from agentforge_cli.cli.eval_compare_outputs import compare_lines
+
+        write("\n".join(compare_lines(report.reference, report.compared,
+                                        report.transcripts)))
     sent, cached = model.request_counts()
     write(f"requests: {sent} sent, {cached} from the cassette · tokens: "
           f"{model.usage.input_tokens} in, {model.usage.output_tokens} out")
@@ -135,6 +143,11 @@ def print_json(report: Report) -> None:
         "tools": {name: _tally_json(t) for name, t in tool_tallies(report.transcripts).items()},
         "decisions": [_decision_json(t, s) for t in report.transcripts for s in t.decisions],
     }
+    if report.reference is not None and report.compared is not None:
+        from agentforge_cli.cli.eval_compare_outputs import compare_json
+
+        document["compare_to"] = compare_json(report.reference, report.compared,
+                                              report.transcripts, _decision_json)
     write(json.dumps(document, ensure_ascii=False, indent=2))
 
 
