@@ -1,8 +1,9 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
-``audit_cmd``, ``replay_cmd``, ``eval_cmd``, ``serve_cmd``, ``record_cmd``,
-``report_cmd``, ``auth_cmd``, ``init_cmd``); rich rendering lives in ``render``; errors become exit codes in ``guard``.
+``audit_cmd``, ``replay_cmd``, ``eval_cmd``, ``chat_cmd``, ``serve_cmd``, ``record_cmd``,
+``report_cmd``, ``auth_cmd``, ``init_cmd``); rich rendering lives in ``render``; errors
+become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -91,7 +92,14 @@ def _add_eval(root: typer.Typer) -> None:
     root.command("eval", cls=Command)(eval_cmd.eval_command)
 
 
-GROUPS = {"tools": _add_tools, "replay": _add_replay, "eval": _add_eval,
+def _add_chat(root: typer.Typer) -> None:
+    from agentforge_cli.cli import chat_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("chat", cls=Command)(chat_cmd.chat_command)
+
+
+GROUPS = {"tools": _add_tools, "replay": _add_replay, "eval": _add_eval, "chat": _add_chat,
           "serve": _add_serve, "record": _add_record, "report": _add_report,
           "auth": _add_auth, "init": _add_init}
 """The command groups, in the order ``--help`` lists them."""

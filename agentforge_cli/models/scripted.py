@@ -3,7 +3,8 @@ and checks every scripted call against the binding of the tool it names before p
 it, so a script cannot drift from the tools it tests.
 
 A step is one model reply: :func:`call` (one tool call), :func:`calls` (parallel calls,
-with an optional text) or :func:`say` (a text, no call). A call naming no tool of the
+with an optional text), :func:`refused` (a call the binding must refuse: a mistake on
+purpose, to test the error path) or :func:`say` (a text, no call). A call naming no tool of the
 service, missing a required argument or holding a value the tool's binding refuses
 raises :class:`~agentforge_cli.models.errors.ScriptError`, naming the step, the tool,
 the parameter's path, the type expected and the value scripted. Values are checked as a
@@ -26,7 +27,7 @@ from typing import Any
 from agentforge_cli.models.errors import ScriptError
 from agentforge_cli.models.prompt import Call, Prompt, Reply, Usage
 
-__all__ = ["ScriptedModel", "Step", "call", "calls", "read_script", "say"]
+__all__ = ["ScriptedModel", "Step", "call", "calls", "read_script", "refused", "say"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,9 @@ class Step:
 
     calls: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     text: str = ""
+    refused: bool = False
+    """The calls are a mistake the test means: each must be refused by the binding (a
+    step marked so that binds is an error too), so the loop's error path is tested."""
 
 
 def call(name: str, /, **arguments: Any) -> Step:
@@ -47,12 +51,18 @@ def calls(*made: tuple[str, Mapping[str, Any]], text: str = "") -> Step:
     return Step(tuple((name, dict(arguments)) for name, arguments in made), text)
 
 
+def refused(name: str, /, **arguments: Any) -> Step:
+    """A reply making one call the binding must refuse: the model's mistake, on purpose,
+    to test that the error goes back and the model can correct itself."""
+    return Step(((name, arguments),), refused=True)
+
+
 def say(text: str) -> Step:
     """A reply of text only (the final answer, or a question back)."""
     return Step((), text)
 
 
-_STEP_KEYS = frozenset({"call", "arguments", "calls", "text"})
+_STEP_KEYS = frozenset({"call", "arguments", "calls", "text", "refused"})
 
 
 def _step(value: Any, number: int) -> Step:
@@ -69,9 +79,11 @@ def _step(value: Any, number: int) -> Step:
         if isinstance(text, str) and isinstance(made, list) and all(
                 isinstance(m, dict) and isinstance(m.get("name"), str)
                 and isinstance(m.get("arguments", {}), dict) for m in made):
-            return Step(tuple((m["name"], m.get("arguments", {})) for m in made), text)
+            return Step(tuple((m["name"], m.get("arguments", {})) for m in made), text,
+                        value.get("refused") is True)
     raise ScriptError(f"script step {number}: not a step: {value!r} (write "
-                      '{"call": NAME, "arguments": {...}}, {"calls": [...]} or {"text": ...})')
+                      '{"call": NAME, "arguments": {...}}, {"calls": [...]} or {"text": ...}, '
+                      'with "refused": true for calls the binding must refuse)')
 
 
 def read_script(path: str | Path) -> list[Step]:
@@ -153,8 +165,11 @@ class ScriptedModel:
             return
         for name, arguments in step.calls:
             problem = _binding_problem(self.tools, name, arguments)
-            if problem is not None:
+            if problem is not None and not step.refused:
                 raise ScriptError(f"script step {number}: {name}: {problem}")
+            if problem is None and step.refused:
+                raise ScriptError(f"script step {number}: {name}: marked refused, but "
+                                  f"{json.dumps(dict(arguments), ensure_ascii=False)} binds")
 
     @property
     def remaining(self) -> int:

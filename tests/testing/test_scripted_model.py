@@ -14,7 +14,15 @@ import pytest
 from agentforge_cli import ToolService
 from agentforge_cli.integrations.targets.loading import load_service
 from agentforge_cli.models.prompt import Prompt
-from agentforge_cli.testing import ScriptedModel, ScriptError, call, calls, read_script, say
+from agentforge_cli.testing import (
+    ScriptedModel,
+    ScriptError,
+    call,
+    calls,
+    read_script,
+    refused,
+    say,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -123,3 +131,12 @@ def test_the_fixture_checks_the_script_against_the_configured_tools(pytester):
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*ScriptError: script step 2: queryCustomer: *limt*"])
     assert sys.executable
+
+
+def test_a_refused_step_must_be_refused(crm):
+    model = ScriptedModel([refused("queryCustomer", name="x"), say("sorry")], crm)
+    assert model.ask(ASKED).calls[0].arguments == '{"name":"x"}'
+    with pytest.raises(ScriptError) as info:
+        ScriptedModel([refused("queryCustomer", name="x", limit=1)], crm)
+    assert str(info.value) == ('script step 1: queryCustomer: marked refused, but '
+                               '{"name": "x", "limit": 1} binds')
