@@ -23,6 +23,13 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.model_options import (
+    BaseUrlOption,
+    CacheOption,
+    OfflineOption,
+    RetriesOption,
+    SystemOption,
+)
 from agentforge_cli.cli.options import BindingOption, StrictOption
 from agentforge_cli.cli.usage import TEXT
 
@@ -46,25 +53,13 @@ def chat_command(
     record: Annotated[Path | None, typer.Option(
         "--record", metavar="FILE", dir_okay=False, show_default=False,
         help="Write the conversation as an agentforge JSONL transcript.")] = None,
-    system: Annotated[str | None, typer.Option(
-        "--system", metavar="TEXT", show_default=False,
-        help="A system prompt sent with every request.")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", metavar="URL", show_default=False,
-        help="Another server speaking the connection's API (Ollama, vLLM, Azure...).")
-    ] = None,
-    cache: Annotated[Path | None, typer.Option(
-        "--cache", metavar="FILE", dir_okay=False, show_default=False,
-        help="The VCR cassette model responses are kept in (default: "
-             ".agentforge/models/CONNECTION-MODEL.yaml).")] = None,
-    offline: Annotated[bool, typer.Option(
-        "--offline", help="Send nothing: a response not in the cassette fails (exit 3).")
-    ] = False,
+    system: SystemOption = None,
+    base_url: BaseUrlOption = None,
+    cache: CacheOption = None,
+    offline: OfflineOption = False,
     timeout: Annotated[float, typer.Option(
         "--timeout", metavar="SECONDS", help="Seconds one request may take.")] = 60.0,
-    retries: Annotated[int, typer.Option(
-        "--retries", min=0, max=10,
-        help="Retries of a request answered 429 or 5xx, with backoff.")] = 2,
+    retries: RetriesOption = 2,
     strict: StrictOption = None,
     binding: BindingOption = "native",
 ) -> None:
