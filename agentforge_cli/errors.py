@@ -47,8 +47,10 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                       the request (models/errors.py)
      │    ├── ModelUnavailableError  the SDK is missing or no API key is set
      │    │                          (models/errors.py)
-     │    └── CacheMiss           --offline, and the response is not in the cassette
-     │                            (models/errors.py)
+     │    ├── CacheMiss           --offline, and the response is not in the cassette
+     │    │                       (models/errors.py)
+     │    └── ScriptError         a scripted model's step names an unknown tool or does
+     │                            not bind, or the script is played out (models/errors.py)
      ├── ExtensionError           an extension point's entries clash: two share a name, or
      │                            their ``before`` order is a cycle
      │                            (core/declare/extension_points.py)

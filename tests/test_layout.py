@@ -1,8 +1,9 @@
 """The package's layout: imports point down the stages and never in a circle.
 
-cli -> integrations | fuzz | models -> replay | schema -> core. ``errors`` (the one exception
-tree) and the package's public door sit with the core. Every import statement counts, also
-those inside functions (a lazy import still ties two modules together).
+cli -> integrations | fuzz | models | testing -> replay | schema -> core. ``errors`` (the
+one exception tree) and the package's public door sit with the core. Every import
+statement counts, also those inside functions (a lazy import still ties two modules
+together).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "agentforge_cli"
 NAME = "agentforge_cli"
 
 RANK = {"core": 0, "errors": 0, "schema": 1, "replay": 1, "integrations": 2, "fuzz": 2,
-        "models": 2, "cli": 3}
+        "models": 2, "testing": 2, "cli": 3}
 """A module may import modules of its own stage or of a lower rank; schema and replay,
 both rank 1, may not import each other."""
 

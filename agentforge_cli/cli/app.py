@@ -2,8 +2,8 @@
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
 ``audit_cmd``, ``resources_cmd``, ``prompts_cmd``, ``replay_cmd``, ``eval_cmd``,
-``serve_cmd``, ``record_cmd``, ``report_cmd``, ``auth_cmd``, ``init_cmd``); rich rendering
-lives in ``render``; errors become exit codes in ``guard``.
+``chat_cmd``, ``serve_cmd``, ``record_cmd``, ``report_cmd``, ``auth_cmd``, ``init_cmd``);
+rich rendering lives in ``render``; errors become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -104,8 +104,15 @@ def _add_prompts(root: typer.Typer) -> None:
     root.add_typer(prompts_cmd.app, name="prompts")
 
 
+def _add_chat(root: typer.Typer) -> None:
+    from agentforge_cli.cli import chat_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("chat", cls=Command)(chat_cmd.chat_command)
+
+
 GROUPS = {"tools": _add_tools, "resources": _add_resources, "prompts": _add_prompts,
-          "replay": _add_replay, "eval": _add_eval, "serve": _add_serve,
+          "replay": _add_replay, "eval": _add_eval, "chat": _add_chat, "serve": _add_serve,
           "record": _add_record, "report": _add_report, "auth": _add_auth, "init": _add_init}
 """The command groups, in the order ``--help`` lists them."""
 

@@ -19,6 +19,13 @@ import typer
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
+from agentforge_cli.cli.model_options import (
+    BaseUrlOption,
+    CacheOption,
+    OfflineOption,
+    RetriesOption,
+    SystemOption,
+)
 from agentforge_cli.cli.options import BindingOption, StrictOption
 from agentforge_cli.cli.usage import TEXT
 
@@ -51,27 +58,15 @@ def eval_command(
         help="Recorded conversations, in any format replay reads.")] = None,
     repeat: Annotated[int, typer.Option(
         "--repeat", "-k", min=1, max=100, help="Ask each decision this many times.")] = 1,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", metavar="URL", show_default=False,
-        help="Another server speaking the connection's API (Ollama, vLLM, Azure...).")
-    ] = None,
-    cache: Annotated[Path | None, typer.Option(
-        "--cache", metavar="FILE", dir_okay=False, show_default=False,
-        help="The VCR cassette model responses are kept in (default: "
-             ".agentforge/models/CONNECTION-MODEL.yaml).")] = None,
-    offline: Annotated[bool, typer.Option(
-        "--offline", help="Send nothing: a response not in the cassette fails (exit 3).")
-    ] = False,
+    base_url: BaseUrlOption = None,
+    cache: CacheOption = None,
+    offline: OfflineOption = False,
     concurrency: Annotated[int, typer.Option(
         "--concurrency", min=1, max=64, help="Requests in flight at most.")] = 4,
     timeout: Annotated[float, typer.Option(
         "--timeout", metavar="SECONDS", help="Seconds one request may take.")] = 60.0,
-    retries: Annotated[int, typer.Option(
-        "--retries", min=0, max=10,
-        help="Retries of a request answered 429 or 5xx, with backoff.")] = 2,
-    system: Annotated[str | None, typer.Option(
-        "--system", metavar="TEXT", show_default=False,
-        help="A system prompt sent with every request.")] = None,
+    retries: RetriesOption = 2,
+    system: SystemOption = None,
     transcript_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT", help="The transcripts' format (auto detects).")
     ] = "auto",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentforge_cli.errors import AgentForgeError
 
-__all__ = ["CacheMiss", "ModelError", "ModelUnavailableError"]
+__all__ = ["CacheMiss", "ModelError", "ModelUnavailableError", "ScriptError"]
 
 
 class ModelError(AgentForgeError):
@@ -18,3 +18,8 @@ class ModelUnavailableError(ModelError):
 
 class CacheMiss(ModelError):
     """``--offline``: a request whose response is not in the cassette."""
+
+
+class ScriptError(ModelError):
+    """A scripted model's script cannot be played: a step names an unknown tool, or its
+    arguments do not bind to the tool's parameters, or the script is played out."""

@@ -44,8 +44,8 @@ _Row = tuple[str, str, _Spans, tuple[str, str] | None]
 and the badge's ``(text, style)``."""
 
 
-def _call_rows(call: CallReport) -> list[_Row]:
-    badge = status_badges()[call.status]
+def _call_rows(call: CallReport, badges: bool = True) -> list[_Row]:
+    badge = status_badges()[call.status] if badges else None
     act: _Row = ("act", "magenta", [(safe_text(call.name, one_line=True), "bold"),
                                     (" " + _one_line(call.masked_arguments()), None)], None)
     if call.actual is None:  # drifted: not run, the drift says why
@@ -77,7 +77,8 @@ class TracePrinter:
     per-line rendering (twenty times faster on a long transcript).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, badges: bool = True) -> None:
+        self.badges = badges  # False for a live chat: nothing recorded to compare with
         self.console = stdout_console()
         self.width = max(self.console.width, 40)
         self._plain = (self.console.color_system is None
@@ -104,7 +105,7 @@ class TracePrinter:
         self._flush(final=False)
         if not self._previous_is("assistant", "call"):
             self._row("think", "yellow", [(f"call {safe_text(entry.name, one_line=True)}", "")])
-        for tag, style, body, badge in _call_rows(entry):
+        for tag, style, body, badge in _call_rows(entry, self.badges):
             self._row(tag, style, body, badge)
         self._previous = entry
         if self._plain:

@@ -9,6 +9,9 @@ loads it by hand). It gives:
 * :func:`assert_tools_match_snapshot` (also the fixture ``agentforge_snapshot``), which
   compares the current specifications with a snapshot file and fails the test with the
   classified report (:mod:`agentforge_cli.schema.schema_drift`) when a change is breaking;
+* the fixture ``agentforge_scripted_model`` — ``agentforge_scripted_model(steps)`` makes a
+  :class:`~agentforge_cli.testing.ScriptedModel` whose every call is checked against the
+  binding of the configured tools (``agentforge_service``'s);
 * ``pytest --agentforge-update-snapshots``, which (re)writes the snapshot files instead;
 * ``pytest --agentforge-record DIR``, which records every call the tests make through a
   ``ToolService`` into agentforge JSONL transcripts in DIR (``AGENTFORGE_RECORD``), to
@@ -193,6 +196,20 @@ def agentforge_service(request: pytest.FixtureRequest) -> ToolService:
 def agentforge_specs(agentforge_service: ToolService) -> list[ToolSpecification]:
     """The specifications of the configured targets' tools, in registration order."""
     return agentforge_service.specifications
+
+
+@pytest.fixture
+def agentforge_scripted_model(agentforge_service: ToolService) -> Callable[..., Any]:
+    """``agentforge_scripted_model(steps, tools=None)``: a scripted model checked against
+    ``tools`` (by default this test's ``agentforge_service``); a step that names an
+    unknown tool or does not bind fails at once, naming the step."""
+    from agentforge_cli.models.scripted import ScriptedModel
+
+    def make(steps: Any, tools: Any = None) -> ScriptedModel:
+        __tracebackhide__ = True
+        return ScriptedModel(steps, agentforge_service if tools is None else tools)
+
+    return make
 
 
 @pytest.fixture
