@@ -106,8 +106,9 @@ fuzz: $(STAMP)
 # Replay every real recording of the corpus and check it against tests/corpus/expected.toml.
 CORPUS ?= ../shared/corpus
 
+# CORPUS_HTML=FILE also writes the run's HTML report (agentforge report) there.
 corpus: $(STAMP)
-	$(PY) tests/corpus/check_corpus.py $(CORPUS)
+	$(PY) tests/corpus/check_corpus.py $(CORPUS) $(if $(CORPUS_HTML),--html $(CORPUS_HTML))
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -28,6 +28,9 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                       (replay/transcripts/errors.py)
      │    └── TranscriptFormatError   no transcript format reads the file
      │                                (replay/transcripts/errors.py)
+     ├── EventStreamError         an AWS event stream cannot be decoded (a frame cut short,
+     │                            a checksum that fails); also a ValueError
+     │                            (replay/transcripts/formats/bedrock_stream.py)
      ├── SnapshotError            a schema snapshot cannot be read (also a ValueError)
      │    └── SnapshotMissingError   the snapshot file does not exist
      ├── ProviderExportError      a provider has no accepted form for part of a schema
@@ -40,6 +43,12 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      ├── CommandInputError        an option value or an input a command cannot use (a bad
      │                            value, an unreadable arguments file); nothing has run yet;
      │                            also a ValueError
+     ├── ModelError               a model could not be asked: its server refused or failed
+     │    │                       the request (models/errors.py)
+     │    ├── ModelUnavailableError  the SDK is missing or no API key is set
+     │    │                          (models/errors.py)
+     │    └── CacheMiss           --offline, and the response is not in the cassette
+     │                            (models/errors.py)
      ├── ExtensionError           an extension point's entries clash: two share a name, or
      │                            their ``before`` order is a cycle
      │                            (core/declare/extension_points.py)

@@ -271,6 +271,18 @@ def bench_fuzz() -> None:
         ours >= 500)
 
 
+def bench_report() -> None:
+    from report_workload import report_row
+
+    report_row(row)
+
+
+def bench_corpus_report() -> None:
+    from report_workload import corpus_report_row
+
+    corpus_report_row(row)
+
+
 def main() -> int:
     print("agentforge benchmarks (each row measured against its baseline in this run)",
           file=sys.stderr)
@@ -278,7 +290,8 @@ def main() -> int:
                   bench_mcp_client,
                   bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
                   bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve,
-                  bench_plain_http, bench_demo):
+                  bench_plain_http, bench_report, bench_corpus_report,
+                  bench_demo):
         try:
             bench()
         except Exception as exc:  # a row that cannot run is reported, not hidden

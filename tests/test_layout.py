@@ -1,8 +1,8 @@
 """The package's layout: imports point down the stages and never in a circle.
 
-cli -> integrations | fuzz -> replay | schema -> core. ``errors`` (the one exception tree) and the
-package's public door sit with the core. Every import statement counts, also those inside
-functions (a lazy import still ties two modules together).
+cli -> integrations | fuzz | models -> replay | schema -> core. ``errors`` (the one exception
+tree) and the package's public door sit with the core. Every import statement counts, also
+those inside functions (a lazy import still ties two modules together).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "agentforge_cli"
 NAME = "agentforge_cli"
 
-RANK = {"core": 0, "errors": 0, "schema": 1, "replay": 1, "integrations": 2, "fuzz": 2, "cli": 3}
+RANK = {"core": 0, "errors": 0, "schema": 1, "replay": 1, "integrations": 2, "fuzz": 2,
+        "models": 2, "cli": 3}
 """A module may import modules of its own stage or of a lower rank; schema and replay,
 both rank 1, may not import each other."""
 
@@ -64,9 +65,10 @@ def test_the_stages_exist_as_subpackages():
 
 
 TESTS = PACKAGE.parent / "tests"
-PACKAGE_WIDE = {"test_corpus_checker.py", "test_import_light.py", "test_install.py",
-                "test_layout.py", "test_public_api.py", "test_sample_tools.py",
-                "test_secret_sweep.py", "test_typing.py"}
+PACKAGE_WIDE = {"test_corpus_checker.py", "test_demo.py", "test_import_light.py",
+                "test_install.py", "test_layout.py", "test_portability.py",
+                "test_public_api.py", "test_sample_tools.py", "test_secret_sweep.py",
+                "test_typing.py"}
 """The tests at the top of ``tests/``: about the package as a whole, no stage's."""
 
 

@@ -1,8 +1,9 @@
 """The typer application behind the ``agentforge`` command (kept thin).
 
 Command groups live in their own modules (``tools_cmd``, ``check_cmd``, ``fuzz_cmd``,
-``audit_cmd``, ``replay_cmd``, ``serve_cmd``, ``record_cmd``, ``init_cmd``); rich rendering lives in
-``render``; errors become exit codes in ``guard``.
+``audit_cmd``, ``resources_cmd``, ``prompts_cmd``, ``replay_cmd``, ``eval_cmd``,
+``serve_cmd``, ``record_cmd``, ``report_cmd``, ``auth_cmd``, ``init_cmd``); rich rendering
+lives in ``render``; errors become exit codes in ``guard``.
 
 A command group is imported only when the command line asks for it (``agentforge tools
 ...`` never imports the replay machinery): the start-up time of one command does not
@@ -71,8 +72,41 @@ def _add_init(root: typer.Typer) -> None:
     root.command("init", cls=Command)(init_cmd.init)
 
 
-GROUPS = {"tools": _add_tools, "replay": _add_replay, "serve": _add_serve,
-          "record": _add_record, "init": _add_init}
+def _add_report(root: typer.Typer) -> None:
+    from agentforge_cli.cli import report_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("report", cls=Command)(report_cmd.report)
+
+
+def _add_auth(root: typer.Typer) -> None:
+    from agentforge_cli.cli import auth_cmd
+
+    root.add_typer(auth_cmd.app, name="auth")
+
+
+def _add_eval(root: typer.Typer) -> None:
+    from agentforge_cli.cli import eval_cmd
+    from agentforge_cli.cli.usage import Command
+
+    root.command("eval", cls=Command)(eval_cmd.eval_command)
+
+
+def _add_resources(root: typer.Typer) -> None:
+    from agentforge_cli.cli import resources_cmd
+
+    root.add_typer(resources_cmd.app, name="resources")
+
+
+def _add_prompts(root: typer.Typer) -> None:
+    from agentforge_cli.cli import prompts_cmd
+
+    root.add_typer(prompts_cmd.app, name="prompts")
+
+
+GROUPS = {"tools": _add_tools, "resources": _add_resources, "prompts": _add_prompts,
+          "replay": _add_replay, "eval": _add_eval, "serve": _add_serve,
+          "record": _add_record, "report": _add_report, "auth": _add_auth, "init": _add_init}
 """The command groups, in the order ``--help`` lists them."""
 
 

@@ -29,6 +29,7 @@ from agentforge_cli.cli.options import (
     EnvOption,
     FailOn,
     HeaderOption,
+    OAuthOption,
     ProtocolEraOption,
     SeedOption,
     StrictOption,
@@ -67,7 +68,7 @@ def audit(
         "--json", help='Print {"ok", "summary", "findings", "tools"} as JSON instead of '
                        "the table.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Check the tools' annotations (readOnlyHint, destructiveHint, idempotentHint,
     openWorldHint) against what the tools do.
@@ -86,7 +87,7 @@ def audit(
         strict, limit = project_choices(strict, timeout, timeout_default=CALL_SECONDS)
         timeout = CALL_SECONDS if limit is None else limit
         check_audit_options(examples, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()

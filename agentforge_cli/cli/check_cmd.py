@@ -30,11 +30,14 @@ from agentforge_cli.cli.options import (
     EnvOption,
     FailOn,
     HeaderOption,
+    HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     TargetsArgument,
     ToolsOption,
     fail_on_option,
     mcp_options,
+    write_html,
 )
 from agentforge_cli.cli.usage import TEXT
 
@@ -79,8 +82,9 @@ def check(
         "--junit", metavar="FILE", show_default=False,
         help="Also write a JUnit XML report: a testcase per tool, and one for the tool "
              "set.")] = None,
+    html: HtmlOption = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
     budget: Annotated[bool, typer.Option(
         "--budget", help="Also report each provider's tokens per tool definition and for "
                          "the set; \\[tool.agentforge.budget] sets gates.")] = False,
@@ -101,7 +105,7 @@ def check(
         chosen = _clients(clients)
         configured = _configured_silencings()
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
-        reach = mcp_options(header, env, cwd, era=protocol_era,
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth,
                             on_skipped=skipped.append)
 
         from agentforge_cli.integrations.targets.loading import load_service
@@ -127,9 +131,12 @@ def check(
         counted = [f for f in findings if not f.silenced]
         if junit is not None:
             _write_junit(junit, findings, specs, fail_on, tool_set=bool(chosen))
+        document = _check_document(findings, len(specs), selected, chosen, snapshot,
+                                   fail_on, measured)
+        if html is not None:
+            write_html(html, "agentforge tools check", document)
         if json_output:
-            _write_json(_check_document(findings, len(specs), selected, chosen, snapshot,
-                                        fail_on, measured))
+            _write_json(document)
         else:
             if measured is not None:
                 measured.show()

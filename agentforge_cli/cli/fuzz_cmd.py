@@ -24,6 +24,8 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     SeedOption,
     StrictOption,
@@ -32,6 +34,7 @@ from agentforge_cli.cli.options import (
     mcp_options,
     only_tool_option,
     project_choices,
+    write_html,
 )
 from agentforge_cli.fuzz.plan import shown_name
 
@@ -54,6 +57,7 @@ def fuzz(
     junit: Annotated[str | None, typer.Option(
         "--junit", metavar="FILE", show_default=False,
         help="Also write a JUnit XML report: one testcase per tool.")] = None,
+    html: HtmlOption = None,
     crash: Annotated[list[str] | None, typer.Option(
         "--crash", metavar="EXC", show_default=False,
         help="Also count this exception class (and its subclasses) as a crash; "
@@ -74,7 +78,7 @@ def fuzz(
                                 "processes (the effect guard blocks them by default).")
     ] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
@@ -94,7 +98,7 @@ def fuzz(
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
         timeout = HANG_SECONDS if limit is None else limit
         check_options(examples, timeout, crash or [], allow or [])
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()
@@ -116,11 +120,11 @@ def fuzz(
                          seed=seed, crash=crash or (), allow=allow or (),
                          include_destructive=include_destructive, allow_effects=allow_effects,
                          served=served_tool_names(service))
-        _run(service, source.specs, plan, timeout, json_output, junit)
+        _run(service, source.specs, plan, timeout, json_output, (junit, html))
 
 
 def _run(service: Any, sources: Any, plan: Any, timeout: float, json_output: bool,
-         junit: str | None) -> None:
+         files: tuple[str | None, str | None]) -> None:
     """Fuzz the selected tools, show the reports and exit 1 when the run fails."""
     from agentforge_cli.cli import annotations, step_summary
     from agentforge_cli.cli.output import write
@@ -139,13 +143,17 @@ def _run(service: Any, sources: Any, plan: Any, timeout: float, json_output: boo
                            on_report=None if json_output else _show)
     _warn_low_coverage(reports)
     _warn_blocked(reports)
+    junit, html = files
     if junit is not None:
         from agentforge_cli.cli.replay_outputs import write_junit_text
 
         write_junit_text(junit, junit_xml(reports))
+    document = to_json(reports, seed=options.seed, examples=options.examples,
+                       timeout=timeout)
+    if html is not None:
+        write_html(html, "agentforge tools fuzz", document)
     if json_output:
-        write(json.dumps(to_json(reports, seed=options.seed, examples=options.examples,
-                                 timeout=timeout), ensure_ascii=False, indent=2))
+        write(json.dumps(document, ensure_ascii=False, indent=2))
     else:
         _verdict(reports, options.seed)
     failed = run_failed(reports)

@@ -21,7 +21,7 @@ from agentforge_cli.cli.options import TargetsArgument
 
 
 def init(targets: TargetsArgument = None) -> None:
-    """Set up agentforge in this project: [tool.agentforge] in pyproject.toml, a first
+    """Set up agentforge in this project: \\[tool.agentforge] in pyproject.toml, a first
     snapshot of the tools, pytest items that fuzz and replay them, and a GitHub Actions
     workflow.
 

@@ -5,9 +5,9 @@ A command declares them by type: ``tools: ToolsOption = None``; the target optio
 line::
 
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 
-and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era)`` to
+and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)`` to
 ``load_service``. Header and
 environment values may be secrets: no message, help screen or default ever shows one.
 
@@ -30,10 +30,11 @@ from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
 
-__all__ = ["BindingOption", "CwdOption", "EnvOption", "FailOn", "HeaderOption", "ProtocolEraOption",
-           "SchemaForm",
+__all__ = ["BindingOption", "CwdOption", "ElicitOption", "EnvOption", "FailOn", "HeaderOption",
+           "HtmlOption", "OAuthOption", "ProtocolEraOption", "RootOption", "SchemaForm",
            "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
-           "fail_on_option", "mcp_options", "only_tool_option", "project_choices"]
+           "fail_on_option", "mcp_options", "only_tool_option", "project_choices",
+           "write_html"]
 
 # -- where the tools are ------------------------------------------------------------------------
 
@@ -173,6 +174,31 @@ ProtocolEraOption = Annotated[
                       "stateless 2026-07-28 revision only."),
 ]
 
+OAuthOption = Annotated[
+    bool,
+    typer.Option("--oauth", show_default=False,
+                 help="Authorize with OAuth an http(s):// MCP target that asks for it: "
+                      "the authorization address is printed on stderr (and opened in a "
+                      "browser when there is one); the tokens are cached for the next "
+                      "commands, which use them without --oauth. Forget them with "
+                      "agentforge auth logout URL."),
+]
+
+RootOption = Annotated[
+    list[str] | None,
+    typer.Option("--root", metavar="DIR", show_default=False,
+                 help="A directory MCP servers are told the user works in, when they ask "
+                      "for the client's roots; repeatable. Default: the current directory."),
+]
+
+ElicitOption = Annotated[
+    str | None,
+    typer.Option("--elicit", metavar="FILE", show_default=False,
+                 help="A JSON or YAML object of answers by field name, given to MCP "
+                      "servers that ask for input (elicitation). Default: every request "
+                      "for input is declined."),
+]
+
 _BREAKS = ("\r", "\n", "\0")
 
 
@@ -200,17 +226,18 @@ def _pairs(values: list[str] | None, separator: str, option: str, form: str
 
 
 def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None, *,
-                era: ProtocolEra = "auto", on_skipped: Any = None) -> Any:
-    """The ``McpOptions`` of the options given (``era``: ``--protocol-era``; and
-    ``on_skipped``, which receives each unusable tool of a server), or ``None`` when none
-    is.
+                era: ProtocolEra = "auto", on_skipped: Any = None, oauth: bool = False,
+                root: list[str] | None = None, elicit: str | None = None) -> Any:
+    """The ``McpOptions`` of the options given (``era``: ``--protocol-era``; ``oauth``:
+    ``--oauth``; ``on_skipped``, which receives each unusable tool of a server; ``root``
+    and ``elicit``: ``--root`` and ``--elicit``). What the servers say or ask during the
+    command (requests answered, log messages, progress) is shown on standard error.
 
     Raises:
-        UsageError: A malformed ``--header``/``--env`` or a ``--cwd`` that is not a
-            directory (exit 2).
+        UsageError: A malformed ``--header``/``--env``, a ``--cwd`` or ``--root`` that is
+            not a directory (exit 2).
+        TargetConfigError: The ``--elicit`` file cannot be read or holds no answers.
     """
-    if not (header or env or cwd or on_skipped or era != "auto"):
-        return None
     headers = _pairs(header, ":", "--header", "KEY:VALUE")
     variables = _pairs(env, "=", "--env", "KEY=VALUE")
     directory = None
@@ -222,4 +249,64 @@ def mcp_options(header: list[str] | None, env: list[str] | None, cwd: str | None
     from agentforge_cli.integrations.mcp.client.options import McpOptions
 
     return McpOptions(headers=headers, env=variables, cwd=directory, on_skipped=on_skipped,
-                      protocol_era=era)
+                      protocol_era=era, oauth=oauth,
+                      on_authorize=show_authorization if oauth else None,
+                      answers=_client_answers(root, elicit))
+
+
+def show_authorization(url: str) -> None:
+    """Print the address the user opens to authorize agentforge (standard error: a
+    machine without a browser opens it elsewhere)."""
+    import sys
+
+    print("To authorize agentforge, open this address in a browser (it redirects to "
+          "127.0.0.1 on this machine):\n  " + url, file=sys.stderr, flush=True)
+
+
+HtmlOption = Annotated[str | None, typer.Option(
+    "--html", metavar="FILE", show_default=False,
+    help="Also write an HTML report: one self-contained page, drawn from the --json "
+         "document.")]
+
+
+def write_html(path: str, command: str, document: Any) -> None:
+    """``--html FILE``: the command's ``--json`` document drawn as the HTML report.
+
+    Raises:
+        UsageError: The file cannot be written (exit 2).
+    """
+    from agentforge_cli.cli.report import write_report
+
+    write_report(path, [(command, document)])
+
+
+def _client_answers(root: list[str] | None, elicit: str | None) -> Any:
+    """The ``ClientAnswers`` of ``--root`` and ``--elicit``, telling the user on standard
+    error."""
+    from agentforge_cli.integrations.mcp.client.server_requests import (
+        ClientAnswers,
+        load_elicit_answers,
+    )
+
+    roots = []
+    for text in root or ():
+        directory = Path(text).expanduser().resolve()
+        if not directory.is_dir():
+            raise UsageError(f"--root {text}: no such directory",
+                             hint="give a directory the servers may work in")
+        roots.append(directory)
+    answers = None if elicit is None else load_elicit_answers(Path(elicit).expanduser())
+    return ClientAnswers(roots=tuple(roots), elicit=answers, on_notice=_server_line,
+                         on_progress=_server_progress)
+
+
+def _server_line(text: str) -> None:
+    from agentforge_cli.cli.render.server_notices import server_line  # rich, when needed
+
+    server_line(text)
+
+
+def _server_progress(progress: float, total: float | None, message: str | None) -> None:
+    from agentforge_cli.cli.render.server_notices import server_progress
+
+    server_progress(progress, total, message)

@@ -30,6 +30,8 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    HtmlOption,
+    OAuthOption,
     ProtocolEraOption,
     StrictOption,
     ToolsOption,
@@ -97,13 +99,14 @@ def replay(
         help="A volatile part of every tool's results, scrubbed from the recorded and "
              "today's result before they are compared: a JSON path ($.created_at, $..id, "
              "$.items[*].updated), re:PATTERN, or timestamps, uuids, hex-ids, durations; "
-             "repeatable. Adds to [tool.agentforge.replay] and @tool(volatile=...).")] = None,
+             "repeatable. Adds to \\[tool.agentforge.replay] and @tool(volatile=...).")] = None,
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"summary", "calls"} as JSON instead of the trace.')] = False,
     junit: Annotated[Path | None, typer.Option(
         "--junit", metavar="FILE", help="Also write a JUnit XML report (a suite per "
                                         "transcript, a testcase per call).",
         dir_okay=False)] = None,
+    html: HtmlOption = None,
     update: Annotated[bool, typer.Option(
         "--update", help="Write today's results into the transcript (atomically): "
                          "differing results are replaced, missing ones added.")] = False,
@@ -134,7 +137,7 @@ def replay(
         help="Fail a call still running after this long (an MCP target's call, and its "
              "start-up: exit 3).")] = None,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded():
@@ -143,7 +146,7 @@ def replay(
 
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         strict, timeout = project_choices(strict, timeout)
         if update and STDIN in transcripts:
             raise UsageError("--update writes into the transcript file; standard input "
@@ -169,7 +172,8 @@ def replay(
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(
-            single=single, json=json_output, junit=junit, log=log,
+            single=single, json=json_output, junit=junit,
+            html=None if html is None else Path(html), log=log,
             command_line=_command_line(context))))
 
 
@@ -233,6 +237,7 @@ class _Outputs:
     json: bool
     junit: Path | None
     log: bool
+    html: Path | None = None
     command_line: tuple[str, ...] | None = None
     """The command as given, repeated by advice that suggests running it again."""
 
@@ -285,6 +290,8 @@ def _writers(session: ReplaySession[ToolSupply], options: SessionOptions, output
     if outputs.junit is not None:
         writers.append(found.JUnitWriter(outputs.junit, single=single,
                                          allow_drift=options.allow_drift))
+    if outputs.html is not None:
+        writers.append(found.HtmlWriter(outputs.html, single=single, match=options.match))
     if outputs.json:
         writers.append(found.JsonWriter(single=single, match=options.match))
     from agentforge_cli.cli import annotations

@@ -32,13 +32,15 @@ if TYPE_CHECKING:
 
 from agentforge_cli.replay.report import CallReport, call_json
 
-__all__ = ["JUnitReport", "JsonReport", "write_junit", "write_junit_text", "xml_text"]
+__all__ = ["JUnitReport", "JsonReport", "text_spool", "write_junit", "write_junit_text",
+           "xml_text"]
 
 _SPOOL_BYTES = 8 << 20
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _spool() -> Any:
+def text_spool() -> Any:
+    """A text file in memory while small, on disk once large (lone surrogates kept)."""
     return tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8",
                                          errors="surrogatepass")
 
@@ -157,7 +159,7 @@ class JUnitReport:
     def __init__(self, name: str, *, allow_drift: bool = False) -> None:
         self.name = name
         self.allow_drift = allow_drift
-        self._cases = _spool()
+        self._cases = text_spool()
         self._tests = self._failures = self._skipped = 0
         self._seconds = 0.0
 

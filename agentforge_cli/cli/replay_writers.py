@@ -1,5 +1,5 @@
 """What ``replay`` writes of a replay session, one writer per output: the trace, ``--json``,
-``--junit`` and the GitHub job summary, each handed the session's outcome values.
+``--junit``, ``--html`` and the GitHub job summary, each handed the session's outcome values.
 
 Every writer may watch each transcript as it replays (:meth:`Writer.watch`: a context
 giving what takes its entries), then is handed its outcome (:meth:`Writer.outcome`), and
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agentforge_cli.replay.session import EntrySink, SessionTotal, TranscriptOutcome
     from agentforge_cli.replay.transcripts import Transcript
 
-__all__ = ["AnnotationWriter", "JUnitWriter", "JsonWriter", "Problem", "SingleErrors",
+__all__ = ["AnnotationWriter", "HtmlWriter", "JUnitWriter", "JsonWriter", "Problem", "SingleErrors",
            "StepSummaryWriter", "TraceWriter", "Writer", "exit_code", "migration_step", "problem"]
 
 EMPTY_HINT = ("nothing was checked; pass --allow-empty if the transcript is meant to have "
@@ -122,13 +122,6 @@ def _emit(text: str) -> None:
     render.write(text, end="")
 
 
-def _emit_indented(text: str) -> None:
-    """A transcript's document inside the ``files`` list, four spaces in."""
-    from agentforge_cli.cli import render
-
-    render.write(text.replace("\n", "\n    "), end="")
-
-
 class JsonWriter(Writer):
     """``--json``: one document per transcript (``summary``, ``calls``, ``transcript``,
     ``format``, ``match``, ``updated``, and ``error`` when it failed other than by its
@@ -136,15 +129,18 @@ class JsonWriter(Writer):
     A transcript that ran no call and could not be read has no document (alone) or is
     ``{"transcript", "error"}`` (among several)."""
 
-    def __init__(self, *, single: bool, match: MatchMode) -> None:
+    def __init__(self, *, single: bool, match: MatchMode,
+                 emit: Callable[[str], None] | None = None) -> None:
         self.single, self.match = single, match
+        self._emit = emit or _emit  # ``None``: standard output
+        self._to_stdout = emit is None
         self._report: JsonReport | None = None
         self._done: tuple[JsonReport, TranscriptOutcome] | None = None  # one, until written
         self._written = 0
 
     def start(self) -> None:
         if not self.single:
-            _emit("{\n  " + _key("files") + ": [")
+            self._emit("{\n  " + _key("files") + ": [")
 
     @contextlib.contextmanager
     def watch(self, given: str, opened: Transcript) -> Iterator[EntrySink | None]:
@@ -162,20 +158,20 @@ class JsonWriter(Writer):
             elif report is not None:
                 report.close()
             return
-        _emit(",\n    " if self._written else "\n    ")
+        self._emit(",\n    " if self._written else "\n    ")
         self._written += 1
         found = problem(outcome)
         if report is None or not ran:  # not opened, or unreadable before any call ran
             if report is not None:
                 report.close()
             error = found.message if found is not None else ""
-            _emit_indented(json.dumps({"transcript": outcome.given, "error": error},
-                                      ensure_ascii=False))
+            self._emit_indented(json.dumps({"transcript": outcome.given, "error": error},
+                                           ensure_ascii=False))
             return
         members = self._members(outcome)
         if found is not None:
             members["error"] = found.message
-        report.write(_emit_indented, outcome.summary, members, end="")
+        report.write(self._emit_indented, outcome.summary, members, end="")
 
     def finish(self, total: SessionTotal) -> None:
         if self.single:
@@ -188,13 +184,17 @@ class JsonWriter(Writer):
                 found = problem(outcome)
                 if found is not None:  # as in a document of several: said beside the calls
                     members["error"] = found.message
-                report.write(_emit, outcome.summary, members,
-                             stream=output.product_stream())
+                report.write(self._emit, outcome.summary, members,
+                             stream=output.product_stream() if self._to_stdout else None)
             return
         tail = {"summary": total.summary, "transcripts": total.transcripts,
                 "failed_transcripts": total.failed_transcripts, "match": self.match}
-        _emit("\n  ]," + ",".join(f"\n  {_key(key)}: {json.dumps(value)}"
+        self._emit("\n  ]," + ",".join(f"\n  {_key(key)}: {json.dumps(value)}"
                                   for key, value in tail.items()) + "\n}\n")
+
+    def _emit_indented(self, text: str) -> None:
+        """A transcript's document inside the ``files`` list, four spaces in."""
+        self._emit(text.replace("\n", "\n    "))
 
     def _members(self, outcome: TranscriptOutcome) -> dict[str, Any]:
         """The members after ``calls`` of a transcript's document."""
@@ -216,6 +216,46 @@ class JsonWriter(Writer):
 
 def _key(name: str) -> str:
     return json.dumps(name)
+
+
+class HtmlWriter(Writer):
+    """``--html FILE``: the ``--json`` document, written into a spooled file as it would
+    be to standard output, then drawn as the HTML report
+    (:func:`~agentforge_cli.cli.report.write_report`) at the end."""
+
+    def __init__(self, path: Path, *, single: bool, match: MatchMode) -> None:
+        from agentforge_cli.cli.replay_outputs import text_spool
+
+        self.path = path
+        self._spool = text_spool()
+        self._json = JsonWriter(single=single, match=match, emit=self._write)
+
+    def _write(self, text: str) -> None:
+        self._spool.write(text)
+
+    def start(self) -> None:
+        self._json.start()
+
+    def watch(self, given: str, opened: Transcript) -> contextlib.AbstractContextManager[
+            EntrySink | None]:
+        return self._json.watch(given, opened)
+
+    def outcome(self, outcome: TranscriptOutcome) -> None:
+        self._json.outcome(outcome)
+
+    def finish(self, total: SessionTotal) -> None:
+        from agentforge_cli.cli.report import write_report
+
+        self._json.finish(total)
+        self._spool.seek(0)
+        text = self._spool.read()
+        self._spool.close()
+        if text:  # nothing ran: no report (the command's error says why)
+            write_report(self.path, [("agentforge replay", json.loads(text))])
+
+    def close(self) -> None:
+        self._json.close()
+        self._spool.close()
 
 
 class JUnitWriter(Writer):

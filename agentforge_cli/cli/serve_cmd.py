@@ -30,6 +30,7 @@ from agentforge_cli.cli.options import (
     CwdOption,
     EnvOption,
     HeaderOption,
+    OAuthOption,
     ProtocolEraOption,
     SchemaForm,
     SchemaFormOption,
@@ -77,7 +78,7 @@ def serve(
     binding: BindingOption = "native",
     schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
 
@@ -95,7 +96,7 @@ def serve(
         address = serving.choose_transport(transport, timeout=timeout, host=host, port=port,
                                            allow_origin=allow_origin, allow_host=allow_host)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         recorder = serving.open_recorder(record)
         serving.prepare_to_serve()  # no MCP SDK: exit 3, saying how to install it
         load = functools.partial(_load, [*(targets or ()), *(tools or ())], log=log,

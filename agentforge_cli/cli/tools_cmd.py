@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,9 +25,12 @@ from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
     CwdOption,
+    ElicitOption,
     EnvOption,
     HeaderOption,
+    OAuthOption,
     ProtocolEraOption,
+    RootOption,
     SchemaFormOption,
     StrictOption,
     TargetsArgument,
@@ -147,7 +150,8 @@ def list_tools(
         "--strict", help=_strict_help())] = False,
     schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    root: RootOption = None, elicit: ElicitOption = None,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -166,7 +170,8 @@ def list_tools(
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
                              hint="e.g. agentforge tools list --format mcp --schema-form "
                                   f"{schema_form}")
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
+                            elicit=elicit)
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets.loading import load_service
 
@@ -257,7 +262,8 @@ def call_tool(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto",
+    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    root: RootOption = None, elicit: ElicitOption = None,
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -270,7 +276,8 @@ def call_tool(
 
         check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era)
+        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
+                            elicit=elicit)
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text
@@ -327,7 +334,7 @@ def _call(service: Any, executor: Any, name: str, text: str, memory_id: str | No
         assert explained is not None  # made for --json
         document = call_document.call_document(request, memory_id, executor, explained, ran)
     claim_process()  # a child the tool forks ends with the tool, printing nothing
-    with _tool_logging(log):
+    with _tool_logging(log), _server_progress_bar():
         try:
             result = service.execute(request, memory_id)
         except ToolExecutionError as exc:
@@ -387,6 +394,20 @@ def _traced_failure(exc: BaseException) -> Any:
 
     render.debug_traceback(exc.__cause__ or exc)
     return ToolExecutionResult(str(exc), True)
+
+
+@contextlib.contextmanager
+def _server_progress_bar() -> Iterator[None]:
+    """While a call runs: an MCP server's progress bar, taken away when the call ends."""
+    try:
+        yield
+    finally:
+        import sys
+
+        if "agentforge_cli.cli.render.server_notices" in sys.modules:  # a bar was drawn
+            from agentforge_cli.cli.render.server_notices import finish_progress
+
+            finish_progress()
 
 
 def _tool_logging(log: bool) -> contextlib.AbstractContextManager[None]:

@@ -104,3 +104,15 @@ def test_the_tools_help_names_every_subcommand_and_every_kind_of_target(cli):
     assert "List, call, check, diff and fuzz the tools of a target." in group.stdout
     listing = cli("tools", "list", "--help").stdout
     assert "mcp:COMMAND" in listing and "http(s)://" in listing
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=lambda path: " ".join(path) or "-")
+def test_bracketed_names_survive_the_help_markup(cli, path):
+    """rich reads ``[name]`` as markup and drops it: a help text that names
+    ``[tool.agentforge]`` must escape it, or the help shows a gap."""
+    command = _click_command(path)
+    texts = [command.help or "", *(getattr(p, "help", None) or "" for p in command.params)]
+    named = {found for text in texts for found in re.findall(r"\[tool\.agentforge[\w.]*\]", text)}
+    shown = " ".join(cli(*path, "--help").stdout.split())
+    for name in named:
+        assert name in shown, (path, name)

@@ -1,7 +1,7 @@
 """The corpus run (`make corpus`): replay every real recording and check it against the
 table `tests/corpus/expected.toml`.
 
-    python tests/corpus/check_corpus.py [CORPUS_DIR] [--table FILE] [--jobs N]
+    python tests/corpus/check_corpus.py [CORPUS_DIR] [--table FILE] [--jobs N] [--html FILE]
 
 For each file the table lists (a file may be listed again with other `options`), the
 real command runs, `agentforge replay FILE -t TARGET ... --json`, with
@@ -18,6 +18,8 @@ The corpus folder (default `$AGENTFORGE_CORPUS`, then `../shared/corpus` from th
 repository root) must hold exactly the case folders the table lists and every file it
 lists: a missing corpus, an unlisted case or recording, or a listed file that is missing
 fails the run. One line per file and a summary go to stdout; exit 1 on any failure.
+With `--html FILE`, every replay's `--json` document is also merged into one HTML page by
+`agentforge report` (a file replay refused has no document and is not on it).
 """
 
 from __future__ import annotations
@@ -339,7 +341,7 @@ def first_line(text: str) -> str:
 
 # ---------------------------------------------------------------- the run
 
-def check(corpus: Path, table: Table, jobs: int) -> int:
+def check(corpus: Path, table: Table, jobs: int, html: Path | None = None) -> int:
     """Replay every case, print one line each and a summary; 0 when all passed."""
     problems = survey(corpus, table)
     if problems:
@@ -348,16 +350,35 @@ def check(corpus: Path, table: Table, jobs: int) -> int:
         print(f"corpus: not run, {len(problems)} problem(s) with {corpus}")
         return 1
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        runs = pool.map(lambda case: replay(case, corpus), table.cases)
+        runs = list(pool.map(lambda case: replay(case, corpus), table.cases))
         failed = 0
         for case, run in zip(table.cases, runs, strict=True):
             passed, text = judge(case, run)
             failed += not passed
             print(f"{'ok  ' if passed else 'FAIL'}  {case.label}: {text}", flush=True)
+    if html is not None:
+        failed += not write_report(runs, html)
     total = len(table.cases)
     print(f"corpus: {total - failed} of {total} files ok"
           + (f", {failed} failed" if failed else ""))
     return 1 if failed else 0
+
+
+def write_report(runs: list[Run], html: Path) -> bool:
+    """The runs' ``--json`` documents merged into one page at ``html``."""
+    with tempfile.TemporaryDirectory(prefix="agentforge-corpus-report-") as scratch:
+        documents = []
+        for number, run in enumerate(runs):
+            if run.stdout.lstrip().startswith("{"):
+                documents.append(Path(scratch) / f"{number:04}.json")
+                documents[-1].write_text(run.stdout, encoding="utf-8")
+        done = subprocess.run([str(AGENTFORGE), "report", *map(str, documents), "-o", str(html)],
+                              cwd=REPOSITORY, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"FAIL  report: {first_line(done.stderr)}")
+        return False
+    print(f"report: {html} ({plural(len(documents), 'replay')})")
+    return True
 
 
 def default_corpus() -> Path:
@@ -372,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                              "../shared/corpus from the repository root)")
     parser.add_argument("--table", type=Path, default=TABLE, help="the table of expectations")
     parser.add_argument("--jobs", type=int, default=2, help="files replayed at once")
+    parser.add_argument("--html", type=Path, default=None,
+                        help="also write the replays' report as one HTML page here")
     options = parser.parse_args(argv)
     try:
         table = load_table(options.table)
@@ -379,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus: cannot run: {exc}", file=sys.stderr)
         return 1
     corpus = (options.corpus or default_corpus()).resolve()
-    return check(corpus, table, options.jobs)
+    return check(corpus, table, options.jobs, options.html)
 
 
 if __name__ == "__main__":

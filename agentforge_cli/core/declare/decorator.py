@@ -21,7 +21,8 @@ TOOL_ATTRIBUTE = "__agentforge_tool__"
 class ToolMeta(Immutable):
     """What ``@tool`` recorded about a function."""
 
-    __slots__ = ("annotations", "description", "lint_ignore", "name", "title", "volatile")
+    __slots__ = ("annotations", "description", "icons", "lint_ignore", "meta", "name", "title",
+                 "volatile")
 
     name: str | None
     """The tool name the model calls, or ``None`` for the function's ``__name__``."""
@@ -32,6 +33,10 @@ class ToolMeta(Immutable):
     annotations: dict[str, object] | None
     """MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
     ``openWorldHint``), or ``None``."""
+    icons: tuple[dict[str, object], ...] | None
+    """MCP icons (``{"src": ..., "mimeType": ..., "sizes": [...]}`` each), or ``None``."""
+    meta: dict[str, object] | None
+    """The tool's MCP ``_meta`` (keys such as ``"com.example/owner"``), or ``None``."""
     lint_ignore: tuple[str, ...]
     """The lint rules ``tools check`` silences for this tool (never part of its
     schema)."""
@@ -42,19 +47,37 @@ class ToolMeta(Immutable):
 
     def __init__(self, name: str | None, description: str | None, title: str | None = None,
                  annotations: dict[str, object] | None = None,
-                 lint_ignore: tuple[str, ...] = (), volatile: tuple[str, ...] = ()) -> None:
+                 lint_ignore: tuple[str, ...] = (), volatile: tuple[str, ...] = (),
+                 icons: tuple[dict[str, object], ...] | None = None,
+                 meta: dict[str, object] | None = None) -> None:
         self._fill(name=name, description=description, title=title,
                    annotations=dict(annotations) if annotations else None,
-                   lint_ignore=tuple(lint_ignore), volatile=tuple(volatile))
+                   lint_ignore=tuple(lint_ignore), volatile=tuple(volatile),
+                   icons=tuple(dict(icon) for icon in icons) if icons else None,
+                   meta=dict(meta) if meta else None)
 
     def __repr__(self) -> str:
         return f"ToolMeta(name={self.name!r}, description={self.description!r})"
 
 
+def _check_icons(icons: object) -> None:
+    """Raise ``TypeError`` unless ``icons`` is ``None`` or a list of dicts, each with a
+    string ``src``."""
+    if icons is None:
+        return
+    if not isinstance(icons, list | tuple) or not all(
+            isinstance(icon, dict) and isinstance(icon.get("src"), str) and icon["src"]
+            and all(isinstance(key, str) for key in icon) for icon in icons):
+        raise TypeError(f'@tool(icons=...) must be a list of dicts such as [{{"src": '
+                        f'"https://example.com/icon.png"}}], got {icons!r}')
+
+
 def tool(func: Any = None, /, *, name: str | None = None, description: str | None = None,
          title: str | None = None, annotations: dict[str, object] | None = None,
          lint_ignore: list[str] | tuple[str, ...] | None = None,
-         volatile: list[str] | tuple[str, ...] | None = None) -> Any:
+         volatile: list[str] | tuple[str, ...] | None = None,
+         icons: list[dict[str, object]] | tuple[dict[str, object], ...] | None = None,
+         meta: dict[str, object] | None = None) -> Any:
     """Declare a tool: ``@tool`` or ``@tool(name=..., description=...)``.
 
     Works on module-level functions, methods (the tool is bound to its instance when the
@@ -76,6 +99,10 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
             regular expressions (``"re:op-[0-9a-f]+"``) or detectors (``"timestamps"``,
             ``"uuids"``, ``"hex-ids"``, ``"durations"``). Checked when a replay loads
             the tool. The schema does not change.
+        icons: MCP icons for clients that show them, each a dict with a ``src`` URL
+            (``https:`` or a ``data:`` URI) and optionally ``mimeType``, ``sizes``
+            (``["48x48"]``) and ``theme`` (``"light"``/``"dark"``).
+        meta: The tool's MCP ``_meta``: a dict with string keys, sent as it is.
 
     Returns:
         The function itself (or a decorator, when called with options).
@@ -103,15 +130,20 @@ def tool(func: Any = None, /, *, name: str | None = None, description: str | Non
             isinstance(rule, str) and rule.strip() for rule in volatile)):
         raise TypeError(f"@tool(volatile=...) must be a list of scrubbers such as "
                         f'["$.created_at", "timestamps"], got {volatile!r}')
-    meta = ToolMeta(name, description, title, annotations,
-                    tuple(dict.fromkeys(rule.strip() for rule in lint_ignore or ())),
-                    tuple(dict.fromkeys(volatile or ())))
+    _check_icons(icons)
+    if meta is not None and (not isinstance(meta, dict) or not all(
+            isinstance(key, str) for key in meta)):
+        raise TypeError(f"@tool(meta=...) must be a dict with string keys, got {meta!r}")
+    recorded = ToolMeta(name, description, title, annotations,
+                        tuple(dict.fromkeys(rule.strip() for rule in lint_ignore or ())),
+                        tuple(dict.fromkeys(volatile or ())),
+                        tuple(icons) if icons else None, meta)
 
     def mark(target: Any) -> Any:  # the function (or static/class method) itself
         inner = target.__func__ if isinstance(target, staticmethod | classmethod) else target
         if not callable(inner):
             raise TypeError(f"@tool can only decorate a function, got {target!r}")
-        setattr(inner, TOOL_ATTRIBUTE, meta)
+        setattr(inner, TOOL_ATTRIBUTE, recorded)
         return target
 
     if func is not None:

@@ -186,7 +186,10 @@ def define_tool(
     schema = finalize_schema(_parameters_schema(params), ctx.defs)
     spec = ToolSpecification(name=tool_name, description=tool_description, parameters=schema,
                              title=meta.title if meta else None,
-                             annotations=meta.annotations if meta else None)
+                             annotations=meta.annotations if meta else None,
+                             icons=[dict(icon) for icon in meta.icons]
+                             if meta and meta.icons else None,
+                             meta=dict(meta.meta) if meta and meta.meta else None)
     return ToolDefinition(
         name=tool_name, description=tool_description, params=tuple(params), spec=spec,
         call=func, original=source, is_async=inspect.iscoroutinefunction(source)

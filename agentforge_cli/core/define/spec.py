@@ -42,16 +42,21 @@ class ToolSpecification:
     execution: dict[str, Any] | None = None
     """How an MCP tool may be called (its ``execution``, e.g. ``{"taskSupport":
     "required"}``); ``None`` for Python tools."""
+    icons: list[dict[str, Any]] | None = None
+    """MCP icons (``@tool(icons=...)``, or an MCP tool's ``icons``)."""
+    meta: dict[str, Any] | None = None
+    """MCP ``_meta`` (``@tool(meta=...)``, or an MCP tool's ``_meta``)."""
 
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.title,
                      json.dumps([self.parameters, self.annotations, self.output_schema,
-                                 self.execution], sort_keys=True, default=repr)))
+                                 self.execution, self.icons, self.meta], sort_keys=True,
+                                default=repr)))
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"name", "description", "parameters"}`` (the ``--format json`` row),
-        plus ``title``, ``annotations``, ``output_schema`` and ``execution`` when the tool
-        has them."""
+        plus ``title``, ``annotations``, ``output_schema``, ``execution``, ``icons`` and
+        ``meta`` (MCP's ``_meta``) when the tool has them."""
         row: dict[str, Any] = {"name": self.name, "description": self.description,
                                "parameters": self.parameters}
         if self.title is not None:
@@ -62,6 +67,10 @@ class ToolSpecification:
             row["output_schema"] = self.output_schema
         if self.execution:
             row["execution"] = self.execution
+        if self.icons:
+            row["icons"] = self.icons
+        if self.meta:
+            row["meta"] = self.meta
         return row
 
 

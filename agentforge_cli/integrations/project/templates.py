@@ -70,7 +70,9 @@ jobs:
       - name: Install the project and agentforge
         run: pip install -e . "$AGENTFORGE" pytest
       - name: Lint the tools and compare them with the snapshot
-        run: agentforge tools check --snapshot {SNAPSHOT} --junit reports/check.xml
+        run: >-
+          agentforge tools check --snapshot {SNAPSHOT}
+          --junit reports/check.xml --html reports/check.html
       - name: Breaking changes the pull request accepts into the snapshot
         if: github.event_name == 'pull_request'
         continue-on-error: true
@@ -81,9 +83,9 @@ jobs:
           fi
       - name: Replay the recorded conversations
         if: hashFiles('{TRANSCRIPTS}/*.jsonl') != ''
-        run: agentforge replay {TRANSCRIPTS} --junit reports/replay.xml
+        run: agentforge replay {TRANSCRIPTS} --junit reports/replay.xml --html reports/replay.html
       - name: Fuzz the tools
-        run: agentforge tools fuzz --junit reports/fuzz.xml
+        run: agentforge tools fuzz --junit reports/fuzz.xml --html reports/fuzz.html
       - name: The project's tests, agentforge's pytest items among them
         run: pytest
       - name: Keep the reports

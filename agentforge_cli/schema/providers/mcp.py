@@ -1,8 +1,8 @@
 """MCP: the ``tools/list`` result, ``{"tools": [{"name", "description", "inputSchema"}]}``.
 
 ``inputSchema`` is JSON Schema and takes ``parameters`` as generated (it must describe an
-object). ``title``, ``annotations``, ``outputSchema`` and ``execution`` (an MCP tool's
-``taskSupport``) are added when the specification carries them.
+object). ``title``, ``annotations``, ``outputSchema``, ``execution`` (an MCP tool's
+``taskSupport``), ``icons`` and ``_meta`` are added when the specification carries them.
 Lint warns about a ``/`` in a tool name (``mcp:name``): the protocol accepts it, its
 tool-name guidance does not list it.
 """
@@ -50,6 +50,12 @@ def convert_mcp(spec: ToolSpecification) -> ToolConversion:
     execution = getattr(spec, "execution", None)
     if execution:
         data["execution"] = plain_copy(dict(execution))
+    icons = getattr(spec, "icons", None)
+    if icons:
+        data["icons"] = plain_copy(list(icons))
+    meta = getattr(spec, "meta", None)
+    if meta:
+        data["_meta"] = plain_copy(dict(meta))
     return walker.conversion(data)
 
 

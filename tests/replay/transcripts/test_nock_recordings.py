@@ -1,8 +1,8 @@
 """nock recordings (a JavaScript test suite's HTTP calls) read as an envelope of model API
 calls, as a cassette's interactions are: recordings of OpenAI chat exchanges written in the
 shape nock's recorder writes (JSON bodies parsed, a gzipped body as hex chunks), the
-corpus's Bedrock ConverseStream recording refused by name, and malformed ones refused
-naming the family."""
+corpus's Bedrock ConverseStream recording (a hex event stream) read, and malformed ones
+refused naming the family."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from agentforge_cli.replay.transcripts import open_transcript
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 CORPUS = Path(os.environ.get("AGENTFORGE_CORPUS") or REPOSITORY.parent / "shared" / "corpus")
+BEDROCK_TOOLS = "tests/corpus/tools/oi2_bedrock.py:BedrockWeatherTools"
 BEDROCK = (CORPUS / "oi-js-bedrock-recording"
            / "should-handle-streaming-tool-calls-and-responses.json")
 CRM = "sample_tools.crm:CrmTools"
@@ -84,16 +85,16 @@ def test_other_hosts_calls_are_skipped(cli, tmp_path):
     assert json.loads(done.stdout)["summary"]["matched"] == 1
 
 
-def test_the_corpus_bedrock_stream_recording_is_refused_by_name(cli):
-    """Refused as no known format before this reader (exit 2); read as a nock recording
-    now, its ConverseStream call (a binary event stream, hex-encoded) is refused by the
-    name of its API until replay reads that API, before anything runs."""
-    done = cli("replay", str(BEDROCK), "-t", CRM, "--json")
-    assert done.exit_code == 3
-    said = " ".join(done.stderr.split())
-    assert (f"{BEDROCK}, [0]: an AWS Bedrock ConverseStream call: replay does not read this "
-            "API yet (in a nock recording)") in said
-    assert "Traceback" not in done.stderr
+def test_the_corpus_bedrock_stream_recording_is_read(cli):
+    """Its ConverseStream call is a binary event stream, hex-encoded: decoded and read as
+    a Converse turn, the call found in it once (it was refused by name before the event
+    stream was read). The recording holds no result for it: unrecorded."""
+    done = cli("replay", str(BEDROCK), "-t", BEDROCK_TOOLS, "--json")
+    assert done.exit_code == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["format"] == "nock"
+    assert [(call["name"], call["status"]) for call in document["calls"]] == [
+        ("get_weather", "unrecorded")]
 
 
 def test_an_update_is_refused(cli, tmp_path):

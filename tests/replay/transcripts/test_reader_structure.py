@@ -74,7 +74,7 @@ def test_every_registered_format_keeps_to_the_declared_interfaces(tmp_path):
     assert [fmt.name for fmt in formats if fmt.files is not None] == [
         "mcp-log", "otel", "inspect", "vcr", "call-log"]
     assert {fmt.name for fmt in formats if fmt.api is not None} == {
-        "openai", "anthropic", "openai-responses", "gemini", "bedrock"}
+        "openai", "anthropic", "openai-responses", "gemini", "bedrock", "cohere", "ollama"}
     assert {fmt.name for fmt in formats if fmt.rewrite is None} == {
         "claude-code", "claude-code-web", "codex", "swe-agent", "mcp-log", "otel", "inspect",
         "vcr", "nock", "call-log"}

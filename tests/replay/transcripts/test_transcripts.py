@@ -313,7 +313,12 @@ def test_every_registered_format_is_a_declared_format():
 
 
 def test_registry_lookups(monkeypatch):
-    assert registry.format_names()[:4] == ("agentforge", "tau2", "openai", "anthropic")
+    names = registry.format_names()
+    # declared order, but a format is asked before the formats its `before` names
+    assert [name for name in names if name in ("agentforge", "tau2", "openai", "anthropic")] == [
+        "agentforge", "tau2", "openai", "anthropic"]
+    assert names.index("gemini-cli") < names.index("agentforge")
+    assert names.index("swe-agent") < names.index("openai")
     assert registry.find_format("openai").name == "openai"
     assert registry.find_format("yaml") is None
     titles = [SimpleNamespace(name=name, title=name.upper()) for name in "abc"]

@@ -40,6 +40,7 @@ from agentforge_cli.errors import (
     TargetConfigError,
     TargetError,
 )
+from agentforge_cli.integrations.mcp.client.broken_output import broken_output
 from agentforge_cli.integrations.mcp.client.eras import (
     DEFAULT_ERA,
     Agreement,
@@ -50,6 +51,7 @@ from agentforge_cli.integrations.mcp.client.eras import (
 from agentforge_cli.integrations.mcp.client.failures import (
     HTTP_HINTS,
     INSTALL_HINT,
+    OAUTH_HINT,
     answered_too_much,
     closed,
     describe,
@@ -59,6 +61,7 @@ from agentforge_cli.integrations.mcp.client.failures import (
 )
 from agentforge_cli.integrations.mcp.client.lifecycle import forget, register
 from agentforge_cli.integrations.mcp.client.listing import MAX_PAGES, SkippedTool, as_json
+from agentforge_cli.integrations.mcp.client.server_requests import ClientAnswers
 from agentforge_cli.integrations.mcp.client.transports.inference import infer_transport
 from agentforge_cli.integrations.mcp.client.transports.sse import SSE
 from agentforge_cli.integrations.mcp.client.transports.stdio import PREFIX
@@ -80,7 +83,8 @@ class McpConnection:
                  call_timeout: float | None = None,
                  headers: dict[str, str] | None = None,
                  env: Mapping[str, str] | None = None,
-                 era: ProtocolEra = DEFAULT_ERA) -> None:
+                 era: ProtocolEra = DEFAULT_ERA, oauth: Any = None,
+                 answers: ClientAnswers | None = None) -> None:
         self.spec = spec
         self.argv = argv
         self.headers = headers or {}
@@ -89,9 +93,14 @@ class McpConnection:
         self.timeout = timeout
         self.call_timeout = call_timeout
         self.era: ProtocolEra = era
+        self.oauth = oauth
+        """The server's :class:`~.oauth.Authorizer` (``None``: no OAuth)."""
+        self._asks_oauth = False  # a 401 whose WWW-Authenticate asks for OAuth
         """The protocol era asked for (``auto``: the server's)."""
         self.agreement: Agreement | None = None
         """The protocol agreed with the server, once it answered (kept across sessions)."""
+        self.answers = answers or ClientAnswers()
+        """What the server's requests are answered, and who hears of its notifications."""
         self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
@@ -107,6 +116,7 @@ class McpConnection:
         self._process: Any = None  # the stdio server's process (see stdio_process)
         self._died: str | None = None  # how the server died during a call
         self._listed_plainly = False  # listed without the SDK: its session opens at a call
+        self._plain: Any = None  # the legacy session a plain listing left open (its owner)
         self._opening = threading.Lock()
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
@@ -155,16 +165,25 @@ class McpConnection:
                                     "transport has no 2026-07-28 revision (--protocol-era "
                                     "modern)", hint="drop --protocol-era modern, or give the "
                                                     "server's streamable HTTP endpoint")
-        if self.transport is STREAMABLE_HTTP:
+        if self.transport is STREAMABLE_HTTP and self.oauth is None:
             tools = self._list_plainly()
             if tools is not None:
                 return tools
         return self._open_session()
 
-    def _open_session(self) -> list[dict[str, Any]]:
+    def open_session(self) -> None:
+        """Start the server and open the SDK's session, without listing its tools (for
+        its resources and prompts: :mod:`~agentforge_cli.integrations.mcp.client.surface`).
+
+        Raises:
+            TargetError: As :meth:`open`.
+        """
+        self._open_session(list_tools=False)
+
+    def _open_session(self, *, list_tools: bool = True) -> list[dict[str, Any]]:
         """:meth:`open` through the SDK's session."""
         try:
-            return self._open()
+            return self._open(list_tools=list_tools)
         except TargetError as error:
             instead = infer_transport(self.spec, self._refused_code)
             if self._refused_code is None or instead is self.transport or self.era == "modern":
@@ -173,7 +192,7 @@ class McpConnection:
             self._problems.clear()
             self._opening_error, self._refused_answered = None, False
             try:
-                return self._open()
+                return self._open(list_tools=list_tools)
             except TargetError:
                 raise error from None
 
@@ -181,6 +200,7 @@ class McpConnection:
         """The tools, listed without importing the SDK when the server answers plainly
         (:mod:`~agentforge_cli.integrations.mcp.client.plain_listing`); ``None`` otherwise."""
         from agentforge_cli import __version__
+        from agentforge_cli.integrations.mcp.client.answering import LOG_LEVEL
         from agentforge_cli.integrations.mcp.client.plain_listing import (
             Unanswered,
             list_tools_plainly,
@@ -188,17 +208,19 @@ class McpConnection:
 
         try:
             listing = list_tools_plainly(self.spec, self.headers, self.timeout, __version__,
-                                         MAX_PAGES, era=self.era)
+                                         MAX_PAGES, era=self.era,
+                                         log_level=LOG_LEVEL)
         except Unanswered:
             raise self._error("did not answer", TimeoutError(), self.timeout) from None
         if listing is None:
             return None
         self.agreement = listing.agreement  # the SDK's session adopts it: no second probe
+        self._plain = listing.session  # ... and goes on with a legacy session left open
         self._listed_plainly = True
         register(self)
         return listing.tools
 
-    def _open(self) -> list[dict[str, Any]]:
+    def _open(self, *, list_tools: bool = True) -> list[dict[str, Any]]:
         import tempfile
 
         try:
@@ -214,14 +236,17 @@ class McpConnection:
             self._portal = self._stack.enter_context(start_blocking_portal())
             self._session = self._stack.enter_context(
                 self._portal.wrap_async_context_manager(self._connect()))
-            tools: list[dict[str, Any]] = self._portal.call(self._bounded, self._list_tools,
-                                                            self.timeout)
+            tools: list[dict[str, Any]] = (self._portal.call(
+                self._bounded, self._list_tools, self.timeout) if list_tools else [])
             self.skipped = [SkippedTool(self.shown, name, reason)
                             for name, reason in self._sorter.skipped]
         except TargetError:
             self.close()
             raise
         except BaseException as exc:
+            if isinstance(innermost(exc), TargetError):  # the OAuth flow's own failure
+                self.close()
+                raise innermost(exc) from None
             what = "did not answer" if is_url(self.spec) else "did not start"
             if answered_too_much(exc):  # it started, and answered too much
                 what = "cannot be listed"
@@ -239,7 +264,12 @@ class McpConnection:
         if stack is not None:
             with contextlib.suppress(BaseException):  # the server is gone either way
                 stack.close()
+        plain, self._plain = self._plain, None
+        if plain is not None:  # the session the SDK's went on with, if it did: ended once
+            plain.close()
         forget(self)
+        if self.oauth is not None:
+            self.oauth.close()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -249,7 +279,6 @@ class McpConnection:
 
         @asynccontextmanager
         async def connect() -> Any:
-            import anyio
             from mcp import ClientSession
 
             async def on_message(message: Any) -> None:
@@ -259,15 +288,18 @@ class McpConnection:
             from mcp import types
 
             from agentforge_cli import __version__
+            from agentforge_cli.integrations.mcp.client.answering import session_callbacks
+            from agentforge_cli.integrations.mcp.client.deadlines import deadline
             from agentforge_cli.integrations.mcp.client.listing import tool_sorter
 
             me = types.Implementation(name="agentforge", version=__version__)
             async with self.transport.open_streams(self) as (read, write):
                 self._sorter = tool_sorter(read, write)
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
-                                         client_info=me) as session:
+                                         client_info=me,
+                                         **session_callbacks(self.answers)) as session:
                     self._sorter.version = lambda: session.protocol_version
-                    with anyio.fail_after(self.timeout):
+                    with deadline(self.timeout):  # its clock stops during an authorization
                         await self._agree(session)
                     yield session
 
@@ -287,6 +319,10 @@ class McpConnection:
             if not closed(exc):
                 self._opening_error = exc
             raise
+
+    def http_auth(self) -> Any:
+        """The ``httpx2.Auth`` of a new HTTP session (``None``: no OAuth)."""
+        return None if self.oauth is None else self.oauth.provider()
 
     def keep_process(self, process: Any) -> None:
         """Keep the process of the ``mcp:`` server (the stdio transport gives it)."""
@@ -311,6 +347,10 @@ class McpConnection:
             self._refused_code = response.status_code
             # a JSON body is the server's JSON-RPC error, which the SDK raises as it is
             self._refused_answered = "json" in response.headers.get("content-type", "")
+            if response.status_code == 401:
+                from agentforge_cli.integrations.mcp.client.oauth import asks_for_oauth
+
+                self._asks_oauth = asks_for_oauth(response)
 
     def _probing(self, request: Any) -> bool:
         """Whether ``request`` is ``auto``'s ``server/discover`` probe, whose refusal only
@@ -342,17 +382,36 @@ class McpConnection:
         raise TargetError(f"MCP server {self.label} keeps paging past {MAX_PAGES} pages of "
                           "tools/list (it always answers with a nextCursor)")
 
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call``, with progress asked for when someone listens, and a 2026-07-28
+        server's requests for input answered (:mod:`.answering`)."""
+        import functools
+
+        from agentforge_cli.integrations.mcp.client.answering import (
+            call_answering,
+            progress_callback,
+        )
+
+        send = functools.partial(self._session.call_tool, name, arguments,
+                                 progress_callback=progress_callback(self.answers))
+        return await call_answering(self._session, send)
+
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Send ``tools/call`` and return the SDK's ``CallToolResult``.
 
         Raises:
             ServerCallError: The server died during the call (or an earlier one), or did
                 not answer within the call timeout.
+            RuntimeError: The SDK refused the result: it breaks the tool's
+                ``outputSchema`` (:func:`~.broken_output.broken_output` says how).
             TargetError: The connection is closed, or failed otherwise.
         """
         if self._listed_plainly:  # the SDK's session, from the first call on
             with self._opening:  # calls from several threads open it once
                 if self._listed_plainly:
+                    if self._plain is not None:  # the SDK's session goes on with it
+                        self.headers = {**self.headers,
+                                        "Mcp-Session-Id": self._plain.session_id}
                     try:
                         self._open_session()
                     finally:  # opened, or failed (closing): the next call tries again
@@ -365,20 +424,48 @@ class McpConnection:
             raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
         try:
-            return self._portal.call(self._bounded, self._session.call_tool,
-                                     self.call_timeout, name, arguments)
+            return self._portal.call(self._bounded, self._call_tool, self.call_timeout, name,
+                                     arguments)
         except MCPError as exc:
             if not closed(exc):
                 raise
-            raise self._death(name) from None
+            raise self._death(f"tools/call {name}") from None
         except BaseException as exc:
+            if broken_output(exc, name) is not None:
+                raise  # the tool's result, refused by its own outputSchema: the caller's
             error = self._error(f"failed during tools/call {name}", exc, self.call_timeout)
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
             raise error from None
 
-    def _death(self, name: str) -> ServerCallError:
-        """The server closed the connection during ``tools/call name``: how it ended (its
+    def ask(self, what: str, request: Any, *args: Any) -> Any:
+        """``await request(session, *args)`` on the open session, within the call timeout
+        (``what`` names it in errors, e.g. ``resources/read file:///x``).
+
+        Raises:
+            mcp.shared.exceptions.MCPError: The server answered with an error.
+            ServerCallError: The server died, or did not answer in time.
+            TargetError: The connection is closed, or failed otherwise.
+        """
+        from mcp.shared.exceptions import MCPError
+
+        if self._portal is None:
+            raise TargetError(f"MCP server {self.label} is closed")
+        try:
+            return self._portal.call(self._bounded, request, self.call_timeout,
+                                     self._session, *args)
+        except MCPError as exc:
+            if not closed(exc):
+                raise
+            raise self._death(what) from None
+        except BaseException as exc:
+            error = self._error(f"failed during {what}", exc, self.call_timeout)
+            if isinstance(innermost(exc), TimeoutError):
+                raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
+            raise error from None
+
+    def _death(self, what: str) -> ServerCallError:
+        """The server closed the connection during ``what`` (``tools/call NAME``): how it ended (its
         exit status, once it has exited) and the end of its standard error."""
         import time
 
@@ -393,10 +480,10 @@ class McpConnection:
                     time.monotonic() < deadline):
                 time.sleep(0.02)
         if status is not None:
-            self._died = f"died during tools/call {name}: {status}"
+            self._died = f"died during {what}: {status}"
         else:
-            self._died = (f"closed the connection during tools/call {name}" if is_url(
-                self.spec) else f"closed its standard output during tools/call {name}")
+            self._died = (f"closed the connection during {what}" if is_url(
+                self.spec) else f"closed its standard output during {what}")
         return ServerCallError(f"MCP server {self.shown} {self._died}", outcome="died",
                                hint=self._stderr_tail())
 
@@ -410,8 +497,9 @@ class McpConnection:
             if self._refused.startswith(("HTTP 401", "HTTP 404")):
                 what = ("needs authorization" if self._refused.startswith("HTTP 401")
                         else what)
-                return TargetError(f"MCP server {self.shown} {what}: {reason}",
-                                   hint=HTTP_HINTS[self._refused[:8]])
+                told = (OAUTH_HINT if self._asks_oauth and self.oauth is None
+                        else HTTP_HINTS[self._refused[:8]])
+                return TargetError(f"MCP server {self.shown} {what}: {reason}", hint=told)
         if self._problems:
             reason += ("; it wrote something other than MCP on standard output: "
                        f"{not_mcp(self._problems[0])}")

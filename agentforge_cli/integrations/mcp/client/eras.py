@@ -49,6 +49,9 @@ class Agreement:
     """The protocol version, e.g. ``2026-07-28`` or ``2025-11-25``."""
     discovered: Mapping[str, Any] | None = None
     """The ``server/discover`` result of a modern server (``None``: a legacy one)."""
+    initialized: Mapping[str, Any] | None = None
+    """The ``initialize`` result of a legacy session still open, which a session opened
+    later adopts to go on with it (its ``Mcp-Session-Id`` given by the caller)."""
 
     @property
     def era(self) -> str:
@@ -86,6 +89,11 @@ async def agree(session: Any, era: ProtocolEra, known: Agreement | None, *,
         from mcp import types
 
         session.adopt(types.DiscoverResult.model_validate(dict(known.discovered)))
+    elif known is not None and known.initialized is not None:
+        from mcp import types
+
+        session.adopt(types.InitializeResult.model_validate(dict(known.initialized)))
+        return known
     elif known is not None or era == "legacy" or legacy_transport:
         await session.initialize()
     elif era == "modern":

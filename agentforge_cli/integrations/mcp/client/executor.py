@@ -22,6 +22,7 @@ from agentforge_cli.core.run.call_policy import CallPolicy
 from agentforge_cli.errors import (
     ToolErrorAnswer,
 )
+from agentforge_cli.integrations.mcp.client.broken_output import broken_output
 from agentforge_cli.integrations.mcp.client.tasks import TASK_REQUIRED_TEXT, task_required
 
 if TYPE_CHECKING:
@@ -100,6 +101,11 @@ class McpToolExecutor:
             if exc.code == TOO_LARGE_CODE:  # an answer past the limit of a line
                 return self._too_large(f"an answer of {exc.error.data} bytes")
             return self._failed(f"Error executing tool {self.name}: {exc.message}", exc.code)
+        except RuntimeError as exc:  # connection.call lets only a broken result through
+            text = broken_output(exc, self.name)
+            if text is None:
+                raise
+            return self.policy.failure(self.name, ToolErrorAnswer(text))
         text = blocks_text(block.model_dump(mode="json", by_alias=True, exclude_none=True)
                             for block in result.content)
         limit = policy.max_result_chars  # the limit a Python tool's result has

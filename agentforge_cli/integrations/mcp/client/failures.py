@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CONNECTION_CLOSED", "HTTP_HINTS", "INSTALL_HINT", "answered_too_much", "closed",
-           "describe", "http_status", "innermost", "not_mcp"]
+__all__ = ["CONNECTION_CLOSED", "HTTP_HINTS", "INSTALL_HINT", "OAUTH_HINT", "answered_too_much",
+           "closed", "describe", "http_status", "innermost", "not_mcp"]
 
 INSTALL_HINT = ("MCP targets need the official MCP SDK: in a clone of agentforge run "
                 "`pip install '.[mcp]'` (or `pip install mcp`)")
@@ -21,6 +21,10 @@ HTTP_HINTS = {
                 "and tried both here)",
 }
 """What to do about a refused request, by the start of its status."""
+OAUTH_HINT = ("it asks for OAuth: add --oauth to authorize agentforge in a browser (the "
+              "tokens are cached for the next commands), or send a token with --header "
+              "'Authorization: Bearer ...'")
+"""What to do about a ``401`` whose ``WWW-Authenticate`` asks for OAuth."""
 
 
 def innermost(exc: BaseException) -> BaseException:

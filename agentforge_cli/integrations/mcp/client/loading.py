@@ -52,7 +52,8 @@ def tool_specification(tool: Mapping[str, Any] | Any) -> ToolSpecification:
                              parameters=tool["inputSchema"], title=tool.get("title"),
                              annotations=tool.get("annotations") or None,
                              output_schema=tool.get("outputSchema"),
-                             execution=tool.get("execution") or None)
+                             execution=tool.get("execution") or None,
+                             icons=tool.get("icons") or None, meta=tool.get("_meta") or None)
 
 
 def _refuse_duplicates(connection: McpConnection, tools: list[Any]) -> None:
@@ -116,11 +117,18 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
         raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package is "
                                   "not installed", hint=INSTALL_HINT)
     options = options or McpOptions()
+    oauth = None
+    if url:
+        from agentforge_cli.integrations.mcp.client.oauth import authorizer_for
+
+        oauth = authorizer_for(spec, interactive=options.oauth,
+                               on_authorize=options.on_authorize)
     connection = McpConnection(spec, argv, cwd=options.cwd or base,
                                timeout=startup_timeout(timeout),
                                call_timeout=options.call_timeout if timeout is None else timeout,
                                headers=merged_headers(options.headers) if url else None,
-                               env=None if url else options.env, era=options.protocol_era)
+                               env=None if url else options.env, era=options.protocol_era,
+                               oauth=oauth, answers=options.answers)
     table: dict[ToolSpecification, Any] = {}
     tools = connection.open()
     _refuse_duplicates(connection, tools)

@@ -1,5 +1,6 @@
 """How to reach the MCP servers of a command: :class:`McpOptions` (``--header``, ``--env``,
-``--cwd``, ``--protocol-era``, the call timeout), the timeouts' defaults and the
+``--cwd``, ``--protocol-era``, ``--oauth``, ``--root``, ``--elicit``, the call timeout), the
+timeouts' defaults and the
 environment variables read."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from agentforge_cli.errors import TargetConfigError
 from agentforge_cli.integrations.mcp.client.eras import DEFAULT_ERA, ProtocolEra, check_era
 from agentforge_cli.integrations.mcp.client.listing import SkippedTool
+from agentforge_cli.integrations.mcp.client.server_requests import ClientAnswers
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_TIMEOUT", "HEADERS_VAR", "TIMEOUT_VAR",
            "McpOptions", "startup_timeout"]
@@ -48,6 +50,18 @@ class McpOptions:
     """How sessions open: ``auto`` (``server/discover``, falling back to ``initialize``),
     ``legacy`` (``initialize`` only) or ``modern`` (2026-07-28 only); see
     :mod:`~agentforge_cli.integrations.mcp.client.eras`."""
+    oauth: bool = False
+    """Authorize with OAuth an ``http(s)://`` server that asks for it (``--oauth``): the
+    user is sent to the authorization URL, given to :attr:`on_authorize`. Without it,
+    tokens cached by an earlier authorization are still used (and refreshed); see
+    :mod:`~agentforge_cli.integrations.mcp.client.oauth`."""
+    on_authorize: Callable[[str], None] | None = None
+    """Receives the authorization URL to show the user (the command line prints it on
+    standard error)."""
+    answers: ClientAnswers = field(default_factory=ClientAnswers)
+    """What the servers' requests are answered (roots, elicitation) and who hears of them
+    and of the servers' progress and log messages; see
+    :mod:`~agentforge_cli.integrations.mcp.client.server_requests`."""
 
     def __post_init__(self) -> None:
         try:

@@ -14,7 +14,9 @@ for (:mod:`~agentforge_cli.integrations.mcp.client.eras`):
   or without a modern version) is a legacy one, as the SDK's ``Client(mode="auto")``
   decides;
 * ``legacy`` (and ``auto`` after a refused probe): ``initialize``,
-  ``notifications/initialized``, ``tools/list`` (each page) and the session's ``DELETE``.
+  ``notifications/initialized`` and ``tools/list`` (each page). The session stays open
+  (:attr:`PlainListing.session`): the SDK's session goes on with it at a call, so that a
+  command opens one session, and its owner ends it (the ``DELETE``).
 
 :func:`list_tools_plainly` returns the tools as the server sent them, and the protocol
 agreed, when everything is plain:
@@ -48,6 +50,7 @@ from agentforge_cli.integrations.mcp.client.eras import (
     ProtocolEra,
 )
 from agentforge_cli.integrations.mcp.client.plain_session import PlainSession
+from agentforge_cli.integrations.mcp.client.server_requests import CLIENT_CAPABILITIES
 
 __all__ = ["HANDSHAKE_VERSIONS", "PlainListing", "Unanswered", "list_tools_plainly",
            "surely_valid"]
@@ -78,7 +81,10 @@ class PlainListing:
     tools: list[dict[str, Any]]
     """Every ``tools/list`` entry, as the server sent it."""
     agreement: Agreement
-    """The protocol version (and a modern server's ``server/discover`` result)."""
+    """The protocol version (and a modern server's ``server/discover`` result, or the
+    ``initialize`` result of the legacy session left open)."""
+    session: PlainSession | None = None
+    """A legacy session left open (its ``Mcp-Session-Id``): the caller closes it."""
 
 
 def surely_valid(tool: object) -> bool:
@@ -131,9 +137,14 @@ def _object_schema(schema: object) -> bool:
 
 def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                        client_version: str, max_pages: int, *,
-                       era: ProtocolEra = DEFAULT_ERA) -> PlainListing | None:
+                       era: ProtocolEra = DEFAULT_ERA, log_level: str | None = None
+                       ) -> PlainListing | None:
     """The tools of the server at ``url`` (every page) and the protocol agreed, or
-    ``None`` when anything is not plain (see the module).
+    ``None`` when anything is not plain (see the module). Every request declares the
+    client capabilities of
+    :data:`~agentforge_cli.integrations.mcp.client.server_requests.CLIENT_CAPABILITIES`
+    (and, to a modern server, asks for log messages from ``log_level`` up), as the SDK's
+    session does.
 
     Raises:
         Unanswered: The server did not answer within ``timeout`` seconds.
@@ -149,21 +160,29 @@ def list_tools_plainly(url: str, headers: Mapping[str, str], timeout: float,
                                       and not proxy_bypass(parts.hostname))):
             return None
         session = PlainSession(parts.scheme, parts.netloc, parts.path or "/", parts.query,
-                               headers, time.monotonic() + timeout)
+                               headers, time.monotonic() + timeout, log_level=log_level)
     except (ValueError, http.client.HTTPException):  # the SDK's path says what is wrong
         return None
+    kept = False
     try:
         agreed = _agree(session, era, {"name": "agentforge", "version": client_version})
         if agreed is None:
             return None
         tools = _tools(session, max_pages, modern=agreed.discovered is not None)
-        return None if tools is None else PlainListing(tools, agreed)
+        if tools is None:
+            return None
+        if agreed.initialized is not None and session.session_id is not None:
+            kept = True  # the session goes on: the caller ends it
+            session.connection.close()  # (a request later connects again)
+            return PlainListing(tools, agreed, session)
+        return PlainListing(tools, Agreement(agreed.version, agreed.discovered))
     except TimeoutError:
         raise Unanswered(f"no answer within {timeout:g} s") from None
     except (OSError, http.client.HTTPException, ValueError, RecursionError):
         return None  # (RecursionError: JSON nested too deep)
     finally:
-        session.close()
+        if not kept:
+            session.close()
 
 
 def _agree(session: PlainSession, era: ProtocolEra, client: dict[str, str]
@@ -177,13 +196,14 @@ def _agree(session: PlainSession, era: ProtocolEra, client: dict[str, str]
             return None  # the SDK's path says why
         session.speak_legacy()
     init = session.request("initialize", {
-        "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": {}, "clientInfo": client})
+        "protocolVersion": HANDSHAKE_VERSIONS[-1], "capabilities": CLIENT_CAPABILITIES,
+        "clientInfo": client})
     if init is None or not _plain_initialize(init):
         return None
     session.version = init["protocolVersion"]
     if not session.notify("notifications/initialized"):
         return None
-    return Agreement(init["protocolVersion"])
+    return Agreement(init["protocolVersion"], initialized=init)
 
 
 def _discover(session: PlainSession, client: dict[str, str]) -> Agreement | str | None:

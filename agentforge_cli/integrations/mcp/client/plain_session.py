@@ -26,13 +26,15 @@ MAX_BODY = 64 * 1024 * 1024
 _PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 _CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 _CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 
 class PlainSession:
     """One MCP conversation over streamable HTTP, request by request."""
 
     def __init__(self, scheme: str, netloc: str, path: str, query: str,
-                 headers: Mapping[str, str], deadline: float) -> None:
+                 headers: Mapping[str, str], deadline: float, *,
+                 log_level: str | None = None) -> None:
         import http.client
 
         kind = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
@@ -45,13 +47,19 @@ class PlainSession:
         """The ``MCP-Protocol-Version`` header of every request (``None``: none)."""
         self.meta: dict[str, Any] | None = None
         """The ``_meta`` of every request of a modern conversation (``None``: legacy)."""
+        self.log_level = log_level
+        """The ``logLevel`` of a modern conversation's ``_meta`` (``None``: none)."""
         self._next_id = 0
 
     def speak_modern(self, version: str, client: Mapping[str, str]) -> None:
         """From now on, stamp every request as the stateless revision ``version`` asks."""
         self.version = version
+        from agentforge_cli.integrations.mcp.client.server_requests import CLIENT_CAPABILITIES
+
         self.meta = {_PROTOCOL_VERSION: version, _CLIENT_INFO: dict(client),
-                     _CLIENT_CAPABILITIES: {}}
+                     _CLIENT_CAPABILITIES: CLIENT_CAPABILITIES}
+        if self.log_level is not None:
+            self.meta[_LOG_LEVEL] = self.log_level
 
     def speak_legacy(self) -> None:
         """From now on, send requests without a modern stamp (until a version is agreed)."""

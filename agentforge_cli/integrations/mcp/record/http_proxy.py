@@ -14,7 +14,9 @@ of the stdio proxy
 (:class:`~agentforge_cli.integrations.mcp.record.stdio_proxy.SessionLog`): a POST's
 JSON body (``client_to_server``), and the server's JSON answers and the ``data`` of its SSE
 events (``server_to_client``). A message is written and flushed before the bytes that end
-it are forwarded, so an answer is never logged before its request.
+it are forwarded, so an answer is never logged before its request. Before the older HTTP+SSE
+transport's stream reaches the client, its ``endpoint`` event is rewritten to name the
+proxy, and the POSTs to that path are written down too (:class:`_Endpoint`).
 
 Headers are never written. With masking on, the messages are masked as the stdio proxy
 masks them, and the ``--header`` values, the values of the client's headers named like a
@@ -37,7 +39,7 @@ import sys
 import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from agentforge_cli.core.observe.masking import is_secret_value, is_sensitive_name, secret_values
 from agentforge_cli.core.observe.terminal_text import safe_text
@@ -177,6 +179,72 @@ class _Messages:
             self.kind = value
 
 
+_EVENT_ENDS = (b"\r\n\r\n", b"\n\n", b"\r\r")
+_ENDPOINT_HELD = 64 * 1024
+"""How much of a legacy SSE stream is held back looking for its ``endpoint`` event."""
+
+
+class _Endpoint:
+    """Rewrites the ``endpoint`` event of a legacy HTTP+SSE stream (the first event, the URL
+    the client is to POST its messages to) so that the client posts to the proxy, and
+    notes that path as one whose messages are written down.
+
+    The stream is held back until its first event with data is whole (at most
+    :data:`_ENDPOINT_HELD` bytes); the rest passes as it arrives.
+    """
+
+    def __init__(self, proxy: RecordingProxy, base: str) -> None:
+        self.proxy = proxy
+        self.base = base  # the URL the stream was asked of: a relative endpoint's base
+        self.held = bytearray()
+        self.done = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self.done:
+            return chunk
+        self.held += chunk
+        out = bytearray()
+        while not self.done:
+            ends = [(at, len(end)) for end in _EVENT_ENDS if (at := self.held.find(end)) >= 0]
+            if not ends:
+                break
+            at, size = min(ends)
+            event, self.held = bytes(self.held[:at + size]), self.held[at + size:]
+            out += self._rewritten(event)
+        if not self.done and len(self.held) > _ENDPOINT_HELD:
+            self.done = True
+        if self.done:
+            out += self.held
+            self.held = bytearray()
+        return bytes(out)
+
+    def close(self) -> bytes:
+        """The stream ended: what is still held."""
+        self.done, held, self.held = True, bytes(self.held), bytearray()
+        return held
+
+    def _rewritten(self, event: bytes) -> bytes:
+        lines = event.splitlines()
+        fields = [line.partition(b":") for line in lines if line and not line.startswith(b":")]
+        if not fields:
+            return event  # a comment (a keep-alive): the endpoint comes after it
+        self.done = True
+        kinds = [value.strip() for name, _, value in fields if name == b"event"]
+        data = b"\n".join(value[1:] if value.startswith(b" ") else value
+                           for name, _, value in fields if name == b"data")
+        if kinds[-1:] != [b"endpoint"]:
+            return event
+        target = urlsplit(urljoin(self.base, data.decode("utf-8", "replace").strip()))
+        if f"{target.scheme}://{target.netloc}" != self.proxy.origin:
+            print(f"agentforge record: the server sends its messages' endpoint to another "
+                  f"origin ({_public(target.geturl())}); those messages are not recorded",
+                  file=sys.stderr, flush=True)
+            return event
+        self.proxy.endpoints.add(target.path)
+        here = target.path + (f"?{target.query}" if target.query else "")
+        return b"event: endpoint\r\ndata: " + here.encode() + b"\r\n\r\n"
+
+
 class RecordingProxy:
     """The ASGI app: every request sent on to ``upstream``'s server, the messages on its
     path written to ``log``.
@@ -198,6 +266,7 @@ class RecordingProxy:
                         for name, value in (headers or {}).items()]
         self.replaced = {name for name, _ in self.headers}
         self.client: httpx.AsyncClient | None = None
+        self.endpoints: set[str] = set()  # legacy HTTP+SSE: where the client POSTs
         for _, value in self.headers:
             self._hide(value)
         for key, secret in parse_qsl(self.query):
@@ -274,13 +343,14 @@ class RecordingProxy:
                     self._hide(value)
         headers += self.headers
         mcp = scope["path"] == self.path
-        url = self.origin + scope["raw_path"].decode("latin-1")
-        query = [self.query] if mcp and self.query else []
+        posted = scope["path"] in self.endpoints  # a legacy client's messages: answered
+        url = self.origin + scope["raw_path"].decode("latin-1")  # on the event stream
+        query = [self.query] if (mcp or posted) and self.query else []
         if scope.get("query_string"):
             query.append(scope["query_string"].decode("latin-1"))
         if query:
             url += "?" + "&".join(query)
-        if mcp and body:
+        if (mcp or posted) and body:
             content_type = _header(scope["headers"], b"content-type")
             messages = _Messages(self.log, _TO_SERVER, content_type,
                                  _header(scope["headers"], b"content-encoding"))
@@ -297,13 +367,18 @@ class RecordingProxy:
                   file=sys.stderr, flush=True)
             await _answer(send, 502, b"agentforge record: cannot reach the MCP server\n")
             return
+        endpoint = None
+        if mcp and scope["method"] == "GET" and not response.headers.get("content-encoding"):
+            endpoint = _Endpoint(self, url)  # the legacy HTTP+SSE transport's stream
         try:
-            await self._answer_with(response, mcp, send)
+            await self._answer_with(response, mcp, send, endpoint)
         finally:
             await response.aclose()
 
-    async def _answer_with(self, response: httpx.Response, mcp: bool, send: Send) -> None:
-        """Send ``response`` back as it arrives, writing its messages to the log."""
+    async def _answer_with(self, response: httpx.Response, mcp: bool, send: Send,
+                           endpoint: _Endpoint | None) -> None:
+        """Send ``response`` back as it arrives, writing its messages to the log
+        (``endpoint``: the stream's ``endpoint`` event rewritten)."""
         import httpx
 
         raw = response.headers.raw
@@ -323,11 +398,15 @@ class RecordingProxy:
                     messages.feed(chunk)
                     if not messages.events:
                         chunk, held = (held or b""), chunk
+                    elif endpoint is not None:
+                        chunk = endpoint.feed(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx.HTTPError:
             pass  # the server broke off: the client gets what came, then the end
         if messages is not None:
             messages.close()
+            if messages.events and endpoint is not None:
+                held = endpoint.close()
         await send({"type": "http.response.body", "body": held or b"", "more_body": False})
 
 

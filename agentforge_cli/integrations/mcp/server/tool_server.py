@@ -90,6 +90,13 @@ SERVER_NAME = "agentforge"
 MCP_MIN_VERSION = (2, 3)
 """Oldest ``mcp`` SDK release this module is written against (its API differs from 1.x)."""
 _RESOURCE_NOT_FOUND = -32002
+"""An unknown resource, up to revision 2025-11-25 (from 2026-07-28: Invalid Params)."""
+
+
+def resource_not_found_code(version: str | None) -> int:
+    """The error code of an unknown resource in a session of protocol ``version``:
+    ``-32602`` (Invalid Params) from 2026-07-28 on (SEP-2164), ``-32002`` before."""
+    return -32602 if version is not None and version >= "2026-07-28" else _RESOURCE_NOT_FOUND
 """The JSON-RPC error code MCP gives an unknown resource."""
 LOG_BACKLOG = 10_000
 """Call-log records (``serve --log``) waiting for standard error at most; more are dropped
@@ -305,11 +312,12 @@ def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None
 
     schemas = output_schemas or OutputSchemas(service)
     return types.ListToolsResult(tools=[
-        types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                   input_schema=spec.parameters,
-                   output_schema=spec.output_schema or schemas.schema(spec.name),
-                   annotations=types.ToolAnnotations.model_validate(spec.annotations)
-                   if spec.annotations else None)
+        types.Tool.model_validate({
+            "name": spec.name, "title": spec.title, "description": spec.description,
+            "inputSchema": spec.parameters,
+            "outputSchema": spec.output_schema or schemas.schema(spec.name),
+            "annotations": spec.annotations or None, "execution": spec.execution or None,
+            "icons": spec.icons or None, "_meta": spec.meta or None})
         for spec in service.specifications
     ])
 
@@ -362,7 +370,8 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
 
     async def on_read_resource(ctx: ServerRequestContext,
                                params: types.ReadResourceRequestParams) -> Any:
-        raise MCPError(code=_RESOURCE_NOT_FOUND, message=f"Resource not found: {params.uri}")
+        raise MCPError(code=resource_not_found_code(ctx.protocol_version),
+                       message=f"Resource not found: {params.uri}")
 
     async def on_list_prompts(ctx: ServerRequestContext,
                               params: PaginatedRequestParams | None) -> Any:

@@ -33,7 +33,11 @@ from agentforge_cli.replay.transcripts.files.limits import (
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.model import TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
-from agentforge_cli.replay.transcripts.reading.exchanges import Unreadable, parse_events
+from agentforge_cli.replay.transcripts.reading.exchanges import (
+    Unreadable,
+    parse_events,
+    parse_json_lines,
+)
 
 __all__ = ["MAX_YAML_NESTING", "body_value", "is_cassette", "iter_interactions"]
 
@@ -299,7 +303,9 @@ def body_value(side: dict[str, Any]) -> Any:
     bytes. A body that does not decompress is read as it is (a header that says gzip over
     plain text is common in recordings); one that inflates to more than
     :data:`~agentforge_cli.replay.transcripts.files.limits.MAX_LINE_BYTES` is unreadable, found
-    out without inflating more, as is a ``br`` or ``zstd`` body. Never raises.
+    out without inflating more, as is a ``br`` or ``zstd`` body. Text of one JSON value a
+    line is a stream of chunks (Ollama's); a binary body is unreadable with its bytes
+    kept (an AWS event stream, which Bedrock's reader decodes). Never raises.
     """
     if "parsed_body" in side:
         return side["parsed_body"]
@@ -325,12 +331,14 @@ def body_value(side: dict[str, Any]) -> Any:
     if encoding in _NOT_DECOMPRESSED:
         return Unreadable(f"a {encoding}-compressed body (replay does not decompress "
                           f"{encoding})")
+    if body.startswith(b"\x00"):  # never text: an AWS event stream's length, say
+        return Unreadable(f"{len(body)} bytes of binary data", body)
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:
         if damaged is not None:
             return Unreadable(f"a compressed body that does not decompress ({damaged})")
-        return Unreadable(f"{len(body)} bytes of binary data")
+        return Unreadable(f"{len(body)} bytes of binary data", body)
     start = text.lstrip()[:6]
     if not start:
         return None
@@ -340,6 +348,6 @@ def body_value(side: dict[str, Any]) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        return Unreadable("text that is not JSON")
+        return parse_json_lines(text) or Unreadable("text that is not JSON")
     except RecursionError:
         return Unreadable("JSON nested too deeply")

@@ -11,12 +11,14 @@ request), or JSONL of messages; and ``converse`` calls in cassettes.
 
 ``--update`` replaces the ``content`` (and ``status``) of ``toolResult`` blocks and adds a
 ``toolResult`` block for each call that had none to the next user message (a new one when
-the next is not a user's). ``converse-stream`` bodies (AWS's binary event stream) are not
-read.
+the next is not a user's). A ``converse-stream`` call's response, AWS's binary event stream
+(:mod:`.bedrock_stream`), is joined into the message its events spell out; a stream that
+ends in an exception is a turn without an answer, as an HTTP error status is.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -24,6 +26,11 @@ from agentforge_cli.replay.transcripts.files.envelopes import envelope_records
 from agentforge_cli.replay.transcripts.files.json_text import dumps
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import ApiReading, Claim, TranscriptFormat
+from agentforge_cli.replay.transcripts.formats.bedrock_stream import (
+    EventMessage,
+    EventStreamError,
+    decode_event_stream,
+)
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
@@ -39,14 +46,14 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     rewrite_in_turns,
     update_parts,
 )
-from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, unread
+from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, Unreadable, unread
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
 __all__ = ["API_PATHS", "FORMAT", "claims", "http_exchange", "record_events", "rewrite"]
 
 _OWN_BLOCKS = ("toolUse", "toolResult", "reasoningContent")
-API_PATHS = ("/converse",)
+API_PATHS = ("/converse", "/converse-stream")
 
 
 def claims(data: Any) -> Claim:
@@ -179,7 +186,9 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
 
 def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A ``converse`` call: the request's ``messages`` and the response's
-    ``output.message``."""
+    ``output.message``; or a ``converse-stream`` call, whose response is an AWS event
+    stream: its bytes (:class:`Unreadable` binary data, or ``bytes``) or its decoded
+    messages (a list of :class:`~.bedrock_stream.EventMessage`)."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
         return None
     output = response.get("output") if isinstance(response, dict) else None
@@ -191,7 +200,83 @@ def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchan
     if isinstance(message, dict):
         at = where.at("response body").at("output", "message")
         return Exchange(asked=asked, answer=[Record({"role": "assistant", **message}, at)])
-    return Exchange(asked=asked, unread=unread(response, "a Converse output message"))
+    stream = _event_stream(response)
+    if isinstance(stream, list):
+        return _streamed(asked, stream, where.at("response body").at("stream"))
+    return Exchange(asked=asked, unread=stream or unread(response, "a Converse output message",
+                                                           "an AWS Bedrock Converse call"))
+
+
+def _event_stream(response: Any) -> list[EventMessage] | str | None:
+    """The messages of a response that is an AWS event stream; what is wrong with it
+    when it does not decode; ``None`` when it is no binary body."""
+    if isinstance(response, list) and all(isinstance(m, EventMessage) for m in response):
+        return response
+    data = response.data if isinstance(response, Unreadable) else response
+    if not isinstance(data, bytes) or not data:
+        return None
+    try:
+        return decode_event_stream(data)
+    except EventStreamError as exc:
+        return f"an AWS Bedrock ConverseStream event stream that does not decode: {exc}"
+
+
+def _streamed(asked: list[Record], stream: list[EventMessage], at: Place) -> Exchange:
+    """The assistant message a ConverseStream's events spell out (``messageStart``,
+    ``contentBlockStart``/``Delta``/``Stop``, ``messageStop``); a stream that holds an
+    exception (a throttling, a model error) is a turn without an answer."""
+    blocks: dict[int, dict[str, Any]] = {}
+    inputs: dict[int, list[str]] = {}
+    started = False
+    for event in stream:
+        if event.message_type != "event":
+            return Exchange(asked=asked)
+        try:
+            data = event.json()
+        except EventStreamError as exc:
+            return Exchange(asked=asked, unread=f"an AWS Bedrock ConverseStream event "
+                                                f"stream: {exc}")
+        if not isinstance(data, dict):
+            continue
+        started = started or event.name.startswith(("messageStart", "contentBlock"))
+        index = data.get("contentBlockIndex")
+        if not isinstance(index, int):
+            continue
+        start = data.get("start")
+        if event.name == "contentBlockStart" and isinstance(start, dict) and isinstance(
+                start.get("toolUse"), dict):
+            blocks[index] = {"toolUse": {**start["toolUse"]}}
+            inputs[index] = []
+        delta = data.get("delta")
+        if event.name == "contentBlockDelta" and isinstance(delta, dict):
+            _add_delta(blocks.setdefault(index, {}), inputs, index, delta)
+    if not started:
+        return Exchange(asked=asked, unread="an AWS event stream whose events are not a "
+                                            "Converse output message")
+    for index, pieces in inputs.items():
+        if "toolUse" not in blocks.get(index, {}):
+            continue  # input pieces of a block never started: nothing to call
+        text = "".join(pieces)
+        try:
+            blocks[index]["toolUse"]["input"] = json.loads(text) if text.strip() else {}
+        except ValueError:
+            blocks[index]["toolUse"]["input"] = text  # refused by the reading, by place
+    content = [blocks[i] for i in sorted(blocks) if blocks[i]]
+    return Exchange(asked=asked, answer=[Record({"role": "assistant", "content": content},
+                                                at)])
+
+
+def _add_delta(block: dict[str, Any], inputs: dict[int, list[str]], index: int,
+               delta: dict[str, Any]) -> None:
+    if isinstance(delta.get("text"), str):
+        block["text"] = block.get("text", "") + delta["text"]
+    tool_use = delta.get("toolUse")
+    if isinstance(tool_use, dict) and isinstance(tool_use.get("input"), str):
+        inputs.setdefault(index, []).append(tool_use["input"])
+    reasoning = delta.get("reasoningContent")
+    if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
+        said = block.setdefault("reasoningContent", {"reasoningText": {"text": ""}})
+        said["reasoningText"]["text"] += reasoning["text"]
 
 
 FORMAT: TranscriptFormat[CallBook] = TranscriptFormat(

@@ -6,8 +6,9 @@ An envelope, as a VCR cassette is: each recorded call becomes a cassette interac
 (``scope`` + ``path`` its URI; a ``body`` or ``response`` that nock parsed as JSON kept as
 that value; a ``responseIsBinary`` response decoded from its hex, a gzipped one from its
 hex chunks) and is read by :mod:`.vcr`, which asks the model API formats and rebuilds the
-conversations, each call read once. So what a cassette reads, skips or refuses by name
-(an AWS Bedrock ConverseStream call, for one), a nock recording does too.
+conversations, each call read once. So what a cassette reads, skips or refuses by name,
+a nock recording does too (an AWS Bedrock ConverseStream body in hex, for one, is read as
+the binary event stream it is).
 
 ``--update`` is refused: the recorded bodies stay as they were; record the suite again.
 """

@@ -79,8 +79,6 @@ conversations' own state: what a request that does not extend its conversation's
 is matched against (a bound on memory for cassettes of thousands of conversations)."""
 
 _NOT_READ = (
-    (re.compile(r"/converse-stream\Z"),
-     "an AWS Bedrock ConverseStream call: replay does not read this API yet"),
     (re.compile(r"/invoke\Z"), "an AWS Bedrock InvokeModel call: replay does not read this "
                                "API yet"),
     (re.compile(r"/invoke-with-response-stream\Z"),

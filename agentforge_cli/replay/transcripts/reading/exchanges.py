@@ -22,20 +22,23 @@ from urllib.parse import urlsplit
 
 from agentforge_cli.replay.transcripts.files.records import Record
 
-__all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "stream_chunks",
-           "unread", "uri_path"]
+__all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "parse_json_lines",
+           "stream_chunks", "unread", "uri_path"]
 
 
 class ServerEvents(list[tuple[str | None, Any]]):
     """A streamed body: its events in order, each ``(event name or None, data)`` with the
-    data parsed as JSON where it is JSON (else the text)."""
+    data parsed as JSON where it is JSON (else the text); a body of JSON lines is events
+    without names, one a line."""
 
 
 @dataclass(frozen=True, slots=True)
 class Unreadable:
-    """A body that holds no JSON value: what it is, for a message."""
+    """A body that holds no JSON value: what it is, for a message, and, for binary data,
+    its bytes (a format may decode them itself: Bedrock's AWS event streams)."""
 
     found: str
+    data: bytes = b""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -55,8 +58,12 @@ class Exchange:
     """The response this request continues, where it says so (Responses)."""
 
 
-def unread(response: Any, expected: str) -> str:
-    """What a response body the reader could not use was, for a message."""
+def unread(response: Any, expected: str, api: str = "") -> str:
+    """What a response body the reader could not use was, for a message; ``api`` names
+    the call's API when ``expected`` does not (``a Cohere v2 /v2/chat call``), so that a
+    refusal names the family the recording is of."""
+    if api and (isinstance(response, Unreadable) or response is None):
+        return f"{unread(response, expected)}, in {api}"
     if isinstance(response, Unreadable):
         return response.found
     if isinstance(response, ServerEvents):
@@ -104,6 +111,19 @@ def parse_events(text: str) -> ServerEvents:
         elif line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
     flush()
+    return events
+
+
+def parse_json_lines(text: str) -> ServerEvents | None:
+    """The chunks of a body streamed as one JSON value a line (Ollama's ``/api/chat``),
+    each an event without a name; ``None`` when a line is not JSON."""
+    events = ServerEvents()
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                events.append((None, json.loads(line)))
+            except (ValueError, RecursionError):
+                return None
     return events
 
 

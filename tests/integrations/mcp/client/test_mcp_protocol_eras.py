@@ -397,7 +397,7 @@ def test_every_command_that_reaches_servers_takes_the_option() -> None:
 
 
 def test_the_options_carry_the_era() -> None:
-    assert mcp_options(None, None, None) is None
+    assert mcp_options(None, None, None).protocol_era == "auto"
     assert mcp_options(None, None, None, era="legacy").protocol_era == "legacy"
     assert McpOptions().protocol_era == "auto"
     with pytest.raises(TargetConfigError, match="unknown protocol era 'newest'"):

@@ -90,6 +90,28 @@ def _bedrock(rounds: Rounds, inner: dict[str, Any]) -> list[Any]:
     return [*records, {"role": "assistant", "content": [{"text": "done"}]}]
 
 
+def _cohere(rounds: Rounds, inner: dict[str, Any]) -> list[Any]:
+    records: list[Any] = [{"role": "user", "content": "caf\u00e9?"}]
+    for calls in rounds:
+        records.append({"role": "assistant", "tool_plan": "caf\u00e9", "tool_calls": [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.args, **inner)}}
+            for c in calls]})
+        records.extend({"role": "tool", "tool_call_id": c.id, "content": [
+            {"type": "document", "document": {"data": c.result}}]} for c in calls)
+    return [*records, {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
+
+
+def _ollama(rounds: Rounds, inner: dict[str, Any]) -> list[Any]:
+    records: list[Any] = [{"role": "user", "content": "caf\u00e9?"}]
+    for calls in rounds:
+        records.append({"role": "assistant", "content": "", "tool_calls": [
+            {"function": {"name": c.name, "arguments": c.args}} for c in calls]})
+        records.extend({"role": "tool", "content": c.result, "tool_name": c.name}
+                       for c in calls)
+    return [*records, {"role": "assistant", "content": "done"}]
+
+
 def _gemini(rounds: Rounds, inner: dict[str, Any], ids: bool = True) -> list[Any]:
     def named(c: Call, **more: Any) -> dict[str, Any]:
         return {"id": c.id, "name": c.name, **more} if ids else {"name": c.name, **more}
@@ -200,6 +222,9 @@ RECORDERS = [
     Recorder("openai-responses", _responses, envelope="input", marks_errors=False),
     Recorder("anthropic", _anthropic),
     Recorder("bedrock", _bedrock, envelope="messages"),
+    Recorder("cohere", _cohere, envelope="messages", marks_errors=False),
+    Recorder("ollama", _ollama, envelope="messages", marks_errors=False),
+    Recorder("ollama", _ollama, jsonl=True, marks_errors=False),
     Recorder("gemini", _gemini, envelope="contents"),
     Recorder("gemini", lambda rounds, inner: _gemini(rounds, inner, ids=False), jsonl=True),
     Recorder("gemini-cli", _gemini_cli, envelope="messages"),

@@ -41,6 +41,7 @@ async def _open_streams(endpoint: Endpoint) -> AsyncIterator[Streams]:
     read = max(_SSE_READ, endpoint.call_timeout or _SSE_FOREVER, endpoint.timeout)
     async with sse_client(endpoint.spec, headers=dict(endpoint.headers),
                           timeout=endpoint.timeout, sse_read_timeout=read,
+                          auth=endpoint.http_auth(),
                           httpx_client_factory=_http_client_noting(endpoint.note_status)
                           ) as streams:
         yield streams

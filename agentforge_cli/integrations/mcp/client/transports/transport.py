@@ -53,6 +53,9 @@ if TYPE_CHECKING:
         def errlog(self) -> TextIO:
             """Where an ``mcp:`` server's standard error goes."""
 
+        def http_auth(self) -> Any:
+            """The ``httpx2.Auth`` of a new HTTP session (OAuth), or ``None``."""
+
         def keep_process(self, process: Any) -> None:
             """Receives the process of an ``mcp:`` server once started."""
 

@@ -1,0 +1,159 @@
+"""An MCP server's resources, resource templates and prompts: listed, read and got through
+the SDK's session (:class:`ServerSurface`), for ``agentforge resources`` and ``agentforge
+prompts``.
+
+Each list is read page by page, as ``tools/list`` is; a server that does not declare the
+capability (``resources``, ``prompts``) is not asked, and has none. Every object is kept
+as the JSON of the protocol (``by_alias``, no ``null``), which is what the commands print
+with ``--format json`` and what snapshots keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.errors import TargetError
+from agentforge_cli.integrations.mcp.client.connection import McpConnection
+from agentforge_cli.integrations.mcp.client.listing import MAX_PAGES
+from agentforge_cli.integrations.mcp.client.options import McpOptions
+
+__all__ = ["ServerSurface", "open_surface"]
+
+
+def _json(model: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
+
+
+class ServerSurface:
+    """The resources and prompts of one MCP server, on an open connection."""
+
+    def __init__(self, connection: McpConnection) -> None:
+        self.connection = connection
+
+    @property
+    def shown(self) -> str:
+        """The server as messages name it, with its protocol version."""
+        return self.connection.shown
+
+    def _declares(self, capability: str) -> bool:
+        capabilities = self.connection.ask("capabilities", _capabilities)
+        return capabilities.get(capability) is not None
+
+    def _pages(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = self.connection.ask(method, _page, method, cursor)
+            items.extend(page.get(key) or [])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+        raise TargetError(f"MCP server {self.shown} keeps paging past {MAX_PAGES} pages of "
+                          f"{method} (it always answers with a nextCursor)")
+
+    def resources(self) -> list[dict[str, Any]]:
+        """Every resource of ``resources/list``."""
+        return self._pages("resources/list", "resources") if self._declares("resources") else []
+
+    def templates(self) -> list[dict[str, Any]]:
+        """Every resource template of ``resources/templates/list``."""
+        if not self._declares("resources"):
+            return []
+        return self._pages("resources/templates/list", "resourceTemplates")
+
+    def prompts(self) -> list[dict[str, Any]]:
+        """Every prompt of ``prompts/list``."""
+        return self._pages("prompts/list", "prompts") if self._declares("prompts") else []
+
+    def read(self, uri: str) -> dict[str, Any]:
+        """The ``resources/read`` result of ``uri``.
+
+        Raises:
+            mcp.shared.exceptions.MCPError: The server refused it (no such resource...).
+        """
+        return self.connection.ask(f"resources/read {uri}", _read, uri)  # type: ignore[no-any-return]  # the JSON of a result
+
+    def get(self, name: str, arguments: Mapping[str, str]) -> dict[str, Any]:
+        """The ``prompts/get`` result of ``name`` with ``arguments``.
+
+        Raises:
+            mcp.shared.exceptions.MCPError: The server refused it.
+        """
+        return self.connection.ask(f"prompts/get {name}", _get, name,  # type: ignore[no-any-return]  # the JSON of a result
+                                   dict(arguments))
+
+    def close(self) -> None:
+        """End the session and the server."""
+        self.connection.close()
+
+
+async def _capabilities(session: Any) -> dict[str, Any]:
+    capabilities = session.server_capabilities
+    return {} if capabilities is None else _json(capabilities)
+
+
+async def _page(session: Any, method: str, cursor: str | None) -> dict[str, Any]:
+    from mcp import types
+
+    params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+    if method == "resources/list":
+        return _json(await session.list_resources(params=params))
+    if method == "resources/templates/list":
+        return _json(await session.list_resource_templates(params=params))
+    return _json(await session.list_prompts(params=params))
+
+
+async def _read(session: Any, uri: str) -> dict[str, Any]:
+    import functools
+
+    from agentforge_cli.integrations.mcp.client.answering import call_answering
+
+    return _json(await call_answering(session, functools.partial(session.read_resource, uri)))
+
+
+async def _get(session: Any, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    import functools
+
+    from agentforge_cli.integrations.mcp.client.answering import call_answering
+
+    send = functools.partial(session.get_prompt, name, arguments)
+    return _json(await call_answering(session, send))
+
+
+def open_surface(spec: str, base: Path, *, options: McpOptions | None = None,
+                 timeout: float | None = None) -> ServerSurface:
+    """Start the server ``spec`` names (``mcp:COMMAND`` or a URL) and open its session.
+
+    Raises:
+        TargetConfigError: A malformed command or URL, or the SDK is not installed.
+        TargetError: The server cannot be started or spoken to.
+    """
+    import importlib.util
+
+    from agentforge_cli.core.observe.masking import mask_target
+    from agentforge_cli.errors import MCPUnavailableError
+    from agentforge_cli.integrations.mcp.client.failures import INSTALL_HINT
+    from agentforge_cli.integrations.mcp.client.headers import merged_headers
+    from agentforge_cli.integrations.mcp.client.options import startup_timeout
+    from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
+    from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
+
+    url = is_url(spec)
+    if url:
+        check_url(spec)
+    argv = [] if url else command_argv(spec)
+    if importlib.util.find_spec("mcp") is None:
+        raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package "
+                                  "is not installed", hint=INSTALL_HINT)
+    options = options or McpOptions()
+    connection = McpConnection(spec, argv, cwd=options.cwd or base,
+                               timeout=startup_timeout(timeout),
+                               call_timeout=options.call_timeout if timeout is None else timeout,
+                               headers=merged_headers(options.headers) if url else None,
+                               env=None if url else options.env, era=options.protocol_era,
+                               answers=options.answers)
+    connection.open_session()
+    return ServerSurface(connection)

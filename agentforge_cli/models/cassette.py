@@ -1,0 +1,142 @@
+"""Model responses kept on disk: a VCR cassette (vcrpy's YAML, version 1), keyed by the
+request, that ``agentforge replay`` reads like any other cassette.
+
+A request's key is its method, its URL (without a ``key`` query parameter) and its JSON
+body with the keys sorted: the same conversation, model and tools give the same key,
+whoever serialised them. A cassette may hold one request several times (``--repeat``):
+within one run, the n-th time a key is asked the n-th response recorded for it plays,
+as vcrpy plays each interaction once; when they are used up, the request goes out and
+its response is added. Only what a request needs is written: the method, the URL, the
+``content-type`` header and the body; never an authorization header or a key.
+
+Writes are atomic (a temporary file renamed over the cassette) and made after every new
+response, so an interrupted run keeps what it paid for. Safe across threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import urllib.parse
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Cassette", "Recorded", "request_key"]
+
+_SECRET_QUERY = frozenset({"key", "api_key", "api-key"})
+
+
+def clean_uri(uri: str) -> str:
+    """The URL without a key in its query (Gemini's ``?key=`` form)."""
+    parts = urllib.parse.urlsplit(uri)
+    query = [(name, value) for name, value in urllib.parse.parse_qsl(parts.query, True)
+             if name.lower() not in _SECRET_QUERY]
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
+def _canonical_body(body: str) -> str:
+    try:
+        return json.dumps(json.loads(body), sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"))
+    except ValueError:
+        return body
+
+
+def request_key(method: str, uri: str, body: str) -> str:
+    """The key a response is kept under."""
+    text = "\n".join((method.upper(), clean_uri(uri), _canonical_body(body)))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Recorded:
+    """One kept response: status, content type, body text."""
+
+    __slots__ = ("body", "content_type", "status")
+
+    def __init__(self, status: int, content_type: str, body: str) -> None:
+        self.status = status
+        self.content_type = content_type
+        self.body = body
+
+
+class Cassette:
+    """The cassette at ``path`` (created at the first response kept)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._interactions: list[dict[str, Any]] = []
+        self._by_key: dict[str, list[Recorded]] = defaultdict(list)
+        self._played: dict[str, int] = defaultdict(int)
+        if path.is_file():
+            self._load()
+
+    def _load(self) -> None:
+        import yaml
+
+        from agentforge_cli.models.errors import ModelError
+
+        try:
+            document = yaml.safe_load(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise ModelError(f"cannot read the model cassette {self.path}: {exc}") from None
+        interactions = document.get("interactions") if isinstance(document, dict) else None
+        if not isinstance(interactions, list):
+            raise ModelError(f"cannot read the model cassette {self.path}: it holds no "
+                             "interactions list (is it a VCR cassette?)")
+        for interaction in interactions:
+            try:
+                request, response = interaction["request"], interaction["response"]
+                key = request_key(request["method"], request["uri"], request["body"])
+                headers = response.get("headers") or {}
+                kind = (headers.get("content-type") or ["application/json"])[0]
+                self._by_key[key].append(Recorded(int(response["status"]["code"]), kind,
+                                                  response["body"]["string"]))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # an interaction of another shape: not ours to play
+            self._interactions.append(interaction)
+
+    def play(self, key: str) -> Recorded | None:
+        """The next response kept for ``key`` in this run, or ``None``."""
+        with self._lock:
+            kept = self._by_key.get(key, [])
+            turn = self._played[key]
+            if turn >= len(kept):
+                return None
+            self._played[key] = turn + 1
+            return kept[turn]
+
+    def add(self, method: str, uri: str, body: str, answer: Recorded) -> None:
+        """Keep a new response (the request's ``play`` turn counts it) and write."""
+        key = request_key(method, uri, body)
+        interaction = {
+            "request": {"body": body, "headers": {"content-type": ["application/json"]},
+                        "method": method.upper(), "uri": clean_uri(uri)},
+            "response": {"body": {"string": answer.body},
+                         "headers": {"content-type": [answer.content_type]},
+                         "status": {"code": answer.status, "message": "OK"}},
+        }
+        with self._lock:
+            self._by_key[key].append(answer)
+            self._played[key] += 1
+            self._interactions.append(interaction)
+            self._write()
+
+    def _write(self) -> None:
+        import yaml
+
+        text = yaml.safe_dump({"interactions": self._interactions, "version": 1},
+                              allow_unicode=True, sort_keys=False, width=1 << 20)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".cassette-", dir=self.path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise

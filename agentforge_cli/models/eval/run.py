@@ -1,0 +1,76 @@
+"""Asking the model at every decision: ``repeat`` times each, at most ``concurrency``
+requests at a time, in a thread pool (the SDKs' clients are thread-safe). Results keep
+the transcripts' order whatever order the answers come in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentforge_cli.models.eval.decisions import Decision, find_decisions
+from agentforge_cli.models.eval.judge import Judge, Judgement
+from agentforge_cli.models.eval.scores import DecisionScore, TranscriptScore
+from agentforge_cli.models.model import Model
+from agentforge_cli.models.prompt import Prompt
+
+__all__ = ["EvalOptions", "evaluate"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EvalOptions:
+    repeat: int = 1
+    concurrency: int = 4
+    system: str | None = None
+    """A system prompt for every request (the transcript readers do not keep theirs)."""
+    format: str = "auto"
+
+
+def read_decisions(path: str, transcript_format: str) -> tuple[str, list[Decision]]:
+    """The format read and the decisions of one transcript."""
+    from agentforge_cli.replay.transcripts import open_transcript
+
+    transcript = open_transcript(Path(path), transcript_format)
+    decisions = list(find_decisions(transcript.events()))
+    return transcript.format, decisions
+
+
+def evaluate(paths: Sequence[str], service: Any, model: Model, options: EvalOptions,
+             progress: Callable[[int, int], None] | None = None) -> list[TranscriptScore]:
+    """Every decision of every transcript, asked and judged.
+
+    Raises:
+        TranscriptError: A transcript cannot be read (before any request is sent).
+        ModelError: A request failed (the requests not yet sent are cancelled).
+    """
+    read = [(path, *read_decisions(path, options.format)) for path in paths]
+    tools = model.export(service.specifications)
+    judge = Judge(service)
+    jobs = [(t, d, r) for t, (_, _, decisions) in enumerate(read)
+            for d, _ in enumerate(decisions) for r in range(options.repeat)]
+    answers: dict[tuple[int, int, int], Judgement] = {}
+
+    def ask(decision: Decision) -> Judgement:
+        reply = model.ask(Prompt(options.system, decision.context, tools))
+        return judge.judge(decision.recorded, reply)
+
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
+        futures: dict[Future[Judgement], tuple[int, int, int]] = {
+            pool.submit(ask, read[t][2][d]): (t, d, r) for t, d, r in jobs}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise future.exception()  # type: ignore[misc]  # checked: not None
+                answers[futures[future]] = future.result()
+            if progress is not None:
+                progress(len(answers), len(jobs))
+    return [TranscriptScore(path, transcript_format, [
+        DecisionScore(decision, tuple(answers[t, d, r] for r in range(options.repeat)))
+        for d, decision in enumerate(decisions)])
+        for t, (path, transcript_format, decisions) in enumerate(read)]

@@ -1,0 +1,102 @@
+"""The HTTP client every connection's SDK is given: requests answered from the cassette
+when it holds them, sent (and kept) otherwise, refused when offline.
+
+The SDKs do not all use one HTTP library (the Anthropic SDK has moved to ``httpx2``, an
+``httpx`` with the same API under another name), so the transport is made for the
+library the connection names; what it decides is in one :class:`CacheGate` shared by
+all. A refused request is answered ``404`` with ``x-should-retry: false`` (so no SDK
+retries it) and remembered for the thread, so the model raises
+:class:`~agentforge_cli.models.errors.CacheMiss` rather than the SDK's own error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Any
+
+from agentforge_cli.models.cassette import Cassette, Recorded, request_key
+
+__all__ = ["CacheGate", "caching_client"]
+
+
+class CacheGate:
+    """The cassette (or none), offline or not, and the counts of a run."""
+
+    def __init__(self, cassette: Cassette | None, *, offline: bool) -> None:
+        self.cassette = cassette
+        self.offline = offline
+        self.sent = 0
+        self.cached = 0
+        self._lock = threading.Lock()
+        self._state = threading.local()
+
+    def take_miss(self) -> str | None:
+        """The request of this thread's last refusal, once."""
+        missed: str | None = getattr(self._state, "missed", None)
+        self._state.missed = None
+        return missed
+
+    def last_cached(self) -> bool:
+        """This thread's last request was answered from the cassette."""
+        return bool(getattr(self._state, "cached", False))
+
+    def kept(self, method: str, uri: str, body: str) -> Recorded | None:
+        """The response to play, or ``None`` to send (counted either way)."""
+        kept = self.cassette.play(request_key(method, uri, body)) \
+            if self.cassette is not None else None
+        self._state.cached = kept is not None
+        if kept is not None or not self.offline:
+            with self._lock:
+                if kept is not None:
+                    self.cached += 1
+                else:
+                    self.sent += 1
+        return kept
+
+    def refuse(self, what: str) -> None:
+        self._state.missed = what
+
+    def keep(self, method: str, uri: str, body: str, answer: Recorded) -> None:
+        if self.cassette is not None and answer.status < 300:
+            self.cassette.add(method, uri, body, answer)
+
+
+def _transport_class(http: Any) -> Any:
+    """A transport class of the HTTP library ``http`` (``httpx`` or ``httpx2``)."""
+
+    class CachingTransport(http.BaseTransport):  # type: ignore[misc]  # a base made per library
+        def __init__(self, gate: CacheGate) -> None:
+            self.gate = gate
+            self.inner = http.HTTPTransport()
+
+        def handle_request(self, request: Any) -> Any:
+            body = request.read().decode("utf-8", "surrogatepass")
+            uri = str(request.url)
+            kept = self.gate.kept(request.method, uri, body)
+            if kept is not None:
+                return http.Response(kept.status, headers={"content-type": kept.content_type},
+                                     content=kept.body.encode("utf-8", "surrogatepass"),
+                                     request=request)
+            if self.gate.offline:
+                self.gate.refuse(f"{request.method} {request.url.copy_with(query=None)}")
+                return http.Response(404, headers={"x-should-retry": "false"},
+                                     json={"error": {"message": "not in the cassette"}},
+                                     request=request)
+            answer = self.inner.handle_request(request)
+            answer.read()  # decoded: what the SDK reads, and what is kept
+            self.gate.keep(request.method, uri, body, Recorded(
+                answer.status_code, answer.headers.get("content-type", "application/json"),
+                answer.text))
+            return answer
+
+        def close(self) -> None:
+            self.inner.close()
+
+    return CachingTransport
+
+
+def caching_client(library: str, gate: CacheGate, timeout: float) -> Any:
+    """A client of the HTTP library ``library`` whose requests go through ``gate``."""
+    http = importlib.import_module(library)
+    return http.Client(transport=_transport_class(http)(gate), timeout=timeout)
