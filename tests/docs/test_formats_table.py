@@ -155,7 +155,8 @@ def test_a_row_the_registry_disagrees_with_is_named(monkeypatch: pytest.MonkeyPa
     assert table_problems(retitled) == [
         "codex: the row says 'Codex rollouts', the registry 'Codex CLI rollouts'"]
     first, *rest = registry.transcript_formats()
-    _registered(monkeypatch, [dataclasses.replace(first, api=rest[3].api), *rest])
+    api = next(fmt.api for fmt in rest if fmt.api is not None)
+    _registered(monkeypatch, [dataclasses.replace(first, api=api), *rest])
     assert api_problems(text) == [f"{first.name}: no API row"]
 
 
