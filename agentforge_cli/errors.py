@@ -51,6 +51,8 @@ Every error the library raises on purpose derives from :class:`AgentForgeError`,
      │    │                       (models/errors.py)
      │    └── ScriptError         a scripted model's step names an unknown tool or does
      │                            not bind, or the script is played out (models/errors.py)
+     ├── ScenarioFileError        an eval scenario file cannot be read or is not a valid one
+     │                            (models/scenarios/cases.py)
      ├── ExtensionError           an extension point's entries clash: two share a name, or
      │                            their ``before`` order is a cycle
      │                            (core/declare/extension_points.py)
