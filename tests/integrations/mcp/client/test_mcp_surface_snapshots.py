@@ -147,3 +147,24 @@ def test_server_everything(tmp_path: Path) -> None:
         {"name": "state", "required": False}]
     assert "demo://resource/dynamic/text/{resourceId}" in data["resourceTemplates"]  # type: ignore[operator]  # JSON
     assert "demo://resource/static/document/architecture.md" in data["resources"]  # type: ignore[operator]  # JSON
+
+
+def test_a_server_that_refuses_a_list_exits_3(tmp_path: Path) -> None:
+    target = f"mcp:{sys.executable} {HERE / 'refusing_surface_server.py'}"
+    done = agentforge("tools", "check", target, "--snapshot", str(tmp_path / "s.json"),
+                      "--update-snapshot", "--protocol-era", "legacy")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "refused to list its resources or prompts for the snapshot" in done.stderr
+    assert "the prompt store is down" in done.stderr
+    assert not (tmp_path / "s.json").exists()
+    listed = agentforge("tools", "list", target, "--protocol-era", "legacy")
+    assert listed.returncode == 0, listed.stderr  # without --snapshot nothing is asked
+
+
+def test_what_serve_declares_is_snapshotted_through_it(tmp_path: Path) -> None:
+    served = f"mcp:{AGENTFORGE} serve {HERE / 'extras_tools.py'}"
+    data = _snapshot(tmp_path / "s.json", served)
+    assert set(data["prompts"]) == {"review", "dialogue", "summarize"}  # type: ignore[arg-type]  # JSON
+    assert data["prompts"]["review"]["arguments"][1] == {  # type: ignore[index]  # JSON
+        "name": "language", "required": False}
+    assert set(data["resourceTemplates"]) == {"memo://notes/{topic}"}  # type: ignore[arg-type]  # JSON
