@@ -91,9 +91,10 @@ def load_snapshot(path: str | os.PathLike[str]) -> list[ToolSpecification]:
 
 
 def read_snapshot(path: str | os.PathLike[str]
-                  ) -> tuple[list[ToolSpecification], McpSurface]:
+                  ) -> tuple[list[ToolSpecification], McpSurface | None]:
     """Read a snapshot (or a ``tools list --format json`` array): its tools, and its
-    resources, templates and prompts (none in an array or an older snapshot).
+    resources, templates and prompts (none in an older snapshot; ``None`` for an array,
+    which cannot hold them, so they are not compared).
 
     Raises:
         SnapshotMissingError: No such file.
@@ -116,8 +117,9 @@ def read_snapshot(path: str | os.PathLike[str]
     except RecursionError:
         raise SnapshotError(f"{source}: nested too deeply to read as JSON") from None
     specs = parse_snapshot(data, str(source))
-    surface = McpSurface.from_snapshot(data, str(source)) if isinstance(data, dict) else None
-    return specs, surface or McpSurface()
+    if not isinstance(data, dict):
+        return specs, None
+    return specs, McpSurface.from_snapshot(data, str(source))
 
 
 _EXPECTED = ('expected {"version": 1, "tools": {name: {"description", "parameters"}}} or a '
@@ -161,10 +163,14 @@ def parse_snapshot(data: Any, source: str = "snapshot") -> list[ToolSpecificatio
 
 def diff_snapshots(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list[Finding]:
     """``tools diff OLD NEW``: :func:`diff_specs` between two snapshot files, then
-    :func:`~agentforge_cli.schema.surface.diff_surfaces` between their MCP sections."""
+    :func:`~agentforge_cli.schema.surface.diff_surfaces` between their MCP sections (not
+    when either file is a ``tools list --format json`` array)."""
     old_specs, old_surface = read_snapshot(old)
     new_specs, new_surface = read_snapshot(new)
-    return [*diff_specs(old_specs, new_specs), *diff_surfaces(old_surface, new_surface)]
+    findings = diff_specs(old_specs, new_specs)
+    if old_surface is not None and new_surface is not None:
+        findings.extend(diff_surfaces(old_surface, new_surface))
+    return findings
 
 
 def check_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[str], *,
@@ -172,8 +178,9 @@ def check_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
     """Compare ``specs`` with a snapshot file, or (``update``) rewrite the file.
 
     ``surface``: the MCP servers' resources, templates and prompts, compared with the
-    file's sections and written with the tools; ``None`` leaves them out of both (only
-    the tools are compared, and an update writes the tools alone).
+    file's sections (unless the file is a ``tools list --format json`` array) and
+    written with the tools; ``None`` leaves them out of both (only the tools are
+    compared, and an update writes the tools alone).
 
     Returns:
         The classified differences; with ``update``, one ``snapshot-updated`` info
@@ -197,6 +204,6 @@ def check_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
                         message=f"snapshot {target} written ({len(specs)} tools)")]
     old_specs, old_surface = read_snapshot(path)
     findings = diff_specs(old_specs, specs)
-    if surface is not None:
+    if surface is not None and old_surface is not None:
         findings.extend(diff_surfaces(old_surface, surface))
     return findings

@@ -79,10 +79,13 @@ def test_an_older_snapshot_without_the_sections_loads_and_compares(tmp_path: Pat
     assert len(removed) == 5
 
 
-def test_a_list_of_tools_has_no_sections(tmp_path: Path) -> None:
+def test_a_list_of_tools_cannot_hold_them_so_they_are_not_compared(tmp_path: Path) -> None:
     path = tmp_path / "list.json"
-    path.write_text(json.dumps([{"name": "echo", "description": "x"}]))
-    assert read_snapshot(path)[1] == McpSurface()
+    path.write_text(json.dumps([{"name": "echo", "description": "Says it back"}]))
+    assert read_snapshot(path)[1] is None
+    snapshot = write_snapshot([ECHO], tmp_path / "s.json", _surface())
+    assert diff_snapshots(snapshot, path) == diff_snapshots(path, snapshot) == []
+    assert check_snapshot([ECHO], path, surface=_surface()) == []
 
 
 def test_removals_and_argument_changes_are_breaking_additions_compatible() -> None:
