@@ -190,3 +190,40 @@ def test_two_prompts_of_one_name_in_targets_exit_3(tmp_path: Path) -> None:
     assert done.returncode == 3
     assert "cannot load the resources and prompts of" in done.stderr
     assert "two prompts are named 'hi'" in done.stderr
+
+
+def test_served_over_streamable_http_too() -> None:
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([str(AGENTFORGE), "serve", MODULE, "--transport", "http",
+                                "--port", str(port)], cwd=ROOT, env=client_env(),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+
+    async def main() -> tuple[list[str], str]:
+        from mcp import ClientSession
+
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            names = [p.name for p in (await session.list_prompts()).prompts]
+            return names, (await session.read_resource("memo://notes/tea")).contents[0].text
+
+    try:
+        for _ in range(400):
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None
+            time.sleep(0.05)
+        assert anyio.run(main) == (["review", "dialogue", "summarize"], "a note on tea")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
