@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names __getattr__ imports
     from typing import Any
 
     from agentforge_cli.core.declare.aliases import Float32, Int8, Int16, Int32, Int64
+    from agentforge_cli.core.declare.served_extras import prompt, resource
     from agentforge_cli.core.define.definition import tool_specification_from
     from agentforge_cli.core.define.spec import (
         ToolExecutionRequest,
@@ -64,6 +65,8 @@ __all__ = [
     "TracingToolExecutor",
     "__version__",
     "build_local_tools",
+    "prompt",
+    "resource",
     "tool",
     "tool_specification_from",
 ]
@@ -90,6 +93,8 @@ _LAZY = {
     "ToolSpecification": "agentforge_cli.core.define.spec",
     "ToolService": "agentforge_cli.core.run.service",
     "build_local_tools": "agentforge_cli.core.run.discovery",
+    "prompt": "agentforge_cli.core.declare.served_extras",
+    "resource": "agentforge_cli.core.declare.served_extras",
     "tool_specification_from": "agentforge_cli.core.define.definition",
 }
 

@@ -122,7 +122,7 @@ def check(
             findings = run_checks(table, providers=selected, snapshot=snapshot,
                                   update_snapshot=update_snapshot,
                                   origins=tool_origins(service), silencings=configured,
-                                  clients=chosen)
+                                  clients=chosen, surface=_surface(snapshot, table))
         findings[:0] = silence(_mcp_findings(skipped, specs), silencings)
         measured = _measured(specs, selected, budget, results)
         if measured is not None:
@@ -152,6 +152,16 @@ def check(
             annotations.emit(annotations.for_findings(findings, annotations.sources(service),
                                                       fail_on.value))
         raise typer.Exit(code)
+
+
+def _surface(snapshot: str | None, table: dict[Any, Any]) -> Any:
+    """With ``--snapshot``, the MCP servers' resources, templates and prompts (``None``
+    without an MCP target: the snapshot keeps the tools only)."""
+    if snapshot is None:
+        return None
+    from agentforge_cli.integrations.mcp.client.surface import served_surface
+
+    return served_surface(table.values())
 
 
 def _check_snapshot_options(snapshot: str | None, update_snapshot: bool) -> None:

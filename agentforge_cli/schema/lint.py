@@ -73,6 +73,7 @@ from agentforge_cli.schema.silencing import (
     silence,
 )
 from agentforge_cli.schema.snapshots import check_snapshot
+from agentforge_cli.schema.surface import McpSurface
 from agentforge_cli.schema.tool_origins import ToolOrigin, origin_of
 
 __all__ = ["check_specs", "run_checks"]
@@ -149,7 +150,8 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
                snapshot: Any = None, update_snapshot: bool = False,
                origins: Mapping[str, ToolOrigin] | None = None,
                silencings: Iterable[Silencing] = (),
-               clients: Iterable[str] = ()) -> list[Finding]:
+               clients: Iterable[str] = (), surface: McpSurface | None = None
+               ) -> list[Finding]:
     """Everything ``tools check`` runs: lint, then the snapshot comparison if asked.
 
     Args:
@@ -162,6 +164,8 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
         silencings: Rules silenced per tool (see :func:`check_specs`); snapshot changes
             are never silenced.
         clients: Client names for the client rules (see :func:`check_specs`).
+        surface: The MCP servers' resources, templates and prompts, compared with the
+            snapshot's and written into it (``None``: the tools only).
 
     Raises:
         SnapshotMissingError: ``snapshot`` does not exist and ``update_snapshot`` is off
@@ -172,7 +176,8 @@ def run_checks(specs: Iterable[ToolSpecification], *, providers: Iterable[str] =
                            clients=clients)
     specs = list(specs)
     if snapshot is not None:
-        findings.extend(check_snapshot(specs, snapshot, update=update_snapshot))
+        findings.extend(check_snapshot(specs, snapshot, update=update_snapshot,
+                                       surface=surface))
     return findings
 
 

@@ -5,6 +5,12 @@ A snapshot is one JSON file — ``{"version": 1, "tools": {name: {"description",
 diffs well in review and two runs on the same tools write the same bytes. A list of
 ``{"name", "description", "parameters"}`` (``tools list --format json``) loads as a
 snapshot too.
+
+A snapshot of MCP servers also keeps their resources, resource templates and prompts, in
+the optional sections ``"resources"``, ``"resourceTemplates"`` and ``"prompts"``
+(:mod:`~agentforge_cli.schema.surface`), written only when there is something in them: a
+snapshot without them reads as a server that has none, and the tools' part of the format
+is unchanged, so older snapshots still load and compare.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from agentforge_cli.core.define.spec import ToolSpecification
 from agentforge_cli.errors import SnapshotError, SnapshotMissingError
 from agentforge_cli.schema.findings import INFO, Finding
 from agentforge_cli.schema.schema_drift import diff_specs
+from agentforge_cli.schema.surface import McpSurface, diff_surfaces
 
 __all__ = [
     "SNAPSHOT_VERSION",
@@ -29,6 +36,7 @@ __all__ = [
     "dumps_snapshot",
     "load_snapshot",
     "parse_snapshot",
+    "read_snapshot",
     "write_snapshot",
 ]
 
@@ -49,14 +57,19 @@ def _entries(specs: Iterable[ToolSpecification]) -> dict[str, dict[str, Any]]:
     return entries
 
 
-def dumps_snapshot(specs: Iterable[ToolSpecification]) -> str:
-    """The snapshot text: sorted keys, two-space indent, UTF-8 as is, final newline."""
-    data = {"version": SNAPSHOT_VERSION, "tools": _entries(specs)}
+def dumps_snapshot(specs: Iterable[ToolSpecification],
+                   surface: McpSurface | None = None) -> str:
+    """The snapshot text: sorted keys, two-space indent, UTF-8 as is, final newline;
+    with a ``surface``, its non-empty sections too."""
+    data: dict[str, Any] = {"version": SNAPSHOT_VERSION, "tools": _entries(specs)}
+    if surface:
+        data.update(surface.to_snapshot())
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False,
                       allow_nan=False) + "\n"
 
 
-def write_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[str]) -> Path:
+def write_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[str],
+                   surface: McpSurface | None = None) -> Path:
     """Write the snapshot atomically (temporary file, fsync, ``os.replace``: a reader sees
     the old file or the new one, never half of one).
 
@@ -68,12 +81,20 @@ def write_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
     from agentforge_cli.core.observe.fileio import write_text_atomic
 
     target = Path(path)
-    write_text_atomic(target, dumps_snapshot(specs))
+    write_text_atomic(target, dumps_snapshot(specs, surface))
     return target
 
 
 def load_snapshot(path: str | os.PathLike[str]) -> list[ToolSpecification]:
-    """Read a snapshot (or a ``tools list --format json`` array).
+    """Read a snapshot's tools (see :func:`read_snapshot`)."""
+    return read_snapshot(path)[0]
+
+
+def read_snapshot(path: str | os.PathLike[str]
+                  ) -> tuple[list[ToolSpecification], McpSurface | None]:
+    """Read a snapshot (or a ``tools list --format json`` array): its tools, and its
+    resources, templates and prompts (none in an older snapshot; ``None`` for an array,
+    which cannot hold them, so they are not compared).
 
     Raises:
         SnapshotMissingError: No such file.
@@ -95,7 +116,10 @@ def load_snapshot(path: str | os.PathLike[str]) -> list[ToolSpecification]:
                             f"{exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise SnapshotError(f"{source}: nested too deeply to read as JSON") from None
-    return parse_snapshot(data, str(source))
+    specs = parse_snapshot(data, str(source))
+    if not isinstance(data, dict):
+        return specs, None
+    return specs, McpSurface.from_snapshot(data, str(source))
 
 
 _EXPECTED = ('expected {"version": 1, "tools": {name: {"description", "parameters"}}} or a '
@@ -138,13 +162,25 @@ def parse_snapshot(data: Any, source: str = "snapshot") -> list[ToolSpecificatio
 
 
 def diff_snapshots(old: str | os.PathLike[str], new: str | os.PathLike[str]) -> list[Finding]:
-    """``tools diff OLD NEW``: :func:`diff_specs` between two snapshot files."""
-    return diff_specs(load_snapshot(old), load_snapshot(new))
+    """``tools diff OLD NEW``: :func:`diff_specs` between two snapshot files, then
+    :func:`~agentforge_cli.schema.surface.diff_surfaces` between their MCP sections (not
+    when either file is a ``tools list --format json`` array)."""
+    old_specs, old_surface = read_snapshot(old)
+    new_specs, new_surface = read_snapshot(new)
+    findings = diff_specs(old_specs, new_specs)
+    if old_surface is not None and new_surface is not None:
+        findings.extend(diff_surfaces(old_surface, new_surface))
+    return findings
 
 
 def check_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[str], *,
-                   update: bool = False) -> list[Finding]:
+                   update: bool = False, surface: McpSurface | None = None) -> list[Finding]:
     """Compare ``specs`` with a snapshot file, or (``update``) rewrite the file.
+
+    ``surface``: the MCP servers' resources, templates and prompts, compared with the
+    file's sections (unless the file is a ``tools list --format json`` array) and
+    written with the tools; ``None`` leaves them out of both (only the tools are
+    compared, and an update writes the tools alone).
 
     Returns:
         The classified differences; with ``update``, one ``snapshot-updated`` info
@@ -158,12 +194,16 @@ def check_snapshot(specs: Iterable[ToolSpecification], path: str | os.PathLike[s
     if update:
         target = Path(path)
         try:
-            unchanged = target.read_text(encoding="utf-8") == dumps_snapshot(specs)
+            unchanged = target.read_text(encoding="utf-8") == dumps_snapshot(specs, surface)
         except (OSError, UnicodeDecodeError):
             unchanged = False
         if unchanged:
             return []
-        write_snapshot(specs, target)
+        write_snapshot(specs, target, surface)
         return [Finding(tool="", rule="snapshot-updated", level=INFO,
                         message=f"snapshot {target} written ({len(specs)} tools)")]
-    return diff_specs(load_snapshot(path), specs)
+    old_specs, old_surface = read_snapshot(path)
+    findings = diff_specs(old_specs, specs)
+    if surface is not None and old_surface is not None:
+        findings.extend(diff_surfaces(old_surface, surface))
+    return findings

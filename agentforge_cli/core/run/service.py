@@ -24,6 +24,7 @@ from agentforge_cli.errors import ArgumentError, ToolArgumentsError
 if TYPE_CHECKING:
     from agentforge_cli.core.define.capabilities import AsyncExecute
     from agentforge_cli.core.observe.recording import CallRecorder, ToolRecording
+    from agentforge_cli.core.run.served_extras import DeclaredExtras
 
 __all__ = ["ToolService", "unknown_tool_message"]
 
@@ -66,6 +67,9 @@ class ToolService(ExecutorWrapper):
         self._specifications: dict[str, ToolSpecification] = {}
         self.recorder: CallRecorder | None = None
         """Where calls are recorded, or ``None``."""
+        self.extras: DeclaredExtras | None = None
+        """The resources and prompts the targets declare (``@resource``, ``@prompt``),
+        which ``agentforge serve`` serves; ``None``: none were looked for."""
         if record is not None or os.environ.get("AGENTFORGE_RECORD"):
             from agentforge_cli.core.observe.recording import recorder_for
 

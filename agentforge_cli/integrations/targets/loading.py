@@ -45,7 +45,7 @@ from typing import Any
 
 from agentforge_cli.core.define.capabilities import ForeignToolExecutor
 from agentforge_cli.core.run.wrapping import innermost
-from agentforge_cli.errors import TargetConfigError, TargetError
+from agentforge_cli.errors import TargetConfigError, TargetError, ToolDefinitionError
 from agentforge_cli.integrations.config.keys import refuse_unknown_keys as _known_keys
 from agentforge_cli.integrations.targets.importing import (
     call_factory,
@@ -374,6 +374,17 @@ def _count_tools(spec: str, objects: list[Any]) -> int:
     return count
 
 
+def _declares_extras(objects: list[Any]) -> bool:
+    """Whether ``objects`` declare a resource or a prompt (``serve`` serves a target that
+    has only those)."""
+    from agentforge_cli.core.run.served_extras import DeclaredExtras
+
+    try:
+        return bool(DeclaredExtras.find(objects))
+    except ToolDefinitionError:
+        return True  # refused with its reason when the service is built
+
+
 def _made_by(spec: str, name: str, factory: Any, created: dict[type, Any]) -> list[Any]:
     """What the factory ``name`` returns, expanded as a ``:Name`` value; refused when it
     holds no tool."""
@@ -415,7 +426,7 @@ def _contribute(spec: str, base: Path | None, created: dict[type, Any]) -> _Cont
         from agentforge_cli.integrations.frameworks import module_members
 
         objects.extend(module_members(value))  # LangChain tools, FastMCP servers, ...
-    if not _count_tools(spec, objects):
+    if not _count_tools(spec, objects) and not _declares_extras(objects):
         hint = None
         if name is None and isinstance(module, types.ModuleType):
             defined = _tool_classes(module)
@@ -472,7 +483,6 @@ def _python_table(objects: list[Any], specs: Sequence[str], options: dict[str, A
     """The table of Python objects: agentforge's tools, then those of other libraries
     (``frameworks``; ``options["binding"]`` says how they are called)."""
     from agentforge_cli.core.run.discovery import build_local_tools
-    from agentforge_cli.errors import ToolDefinitionError
     from agentforge_cli.integrations.frameworks import Binding, adapter_for, foreign_table
 
     named = ", ".join(specs) or "the objects given"
@@ -514,14 +524,22 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
         TargetError: A target cannot be loaded, or its tools cannot be defined.
         TargetConfigError: A target string is malformed.
     """
+    return _load_tools(source, objects, mcp_options, options)[0]
+
+
+def _load_tools(source: TargetSource, objects: Sequence[Any], mcp_options: Any,
+                options: dict[str, Any]) -> tuple[dict[Any, Any], list[Any]]:
+    """:func:`load_tools`' table, and the Python objects it was read from."""
     local, servers = _split_servers(source)
     table: dict[Any, Any] = {}
+    python: list[Any] = []
     if local.specs or objects:
         loaded = load_objects(local) if local.specs else []
-        table = _python_table(_each_once([*loaded, *objects]), local.specs, options)
+        python = _each_once([*loaded, *objects])
+        table = _python_table(python, local.specs, options)
     for spec in servers:
         _add_server_tools(table, spec, source.base, options, mcp_options)
-    return table
+    return table, python
 
 
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
@@ -562,11 +580,17 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
         TargetConfigError: No target given anywhere, or a malformed one.
         TargetError: A target cannot be loaded, or its tools cannot be defined.
     """
+    from agentforge_cli.core.run.served_extras import DeclaredExtras
     from agentforge_cli.core.run.service import ToolService
 
     service = ToolService(record=record)
-    service.tools(load_tools(find_targets(given, cwd=cwd), mcp_options=mcp_options,
-                             **options))
+    table, python = _load_tools(find_targets(given, cwd=cwd), (), mcp_options, options)
+    service.tools(table)
+    try:
+        service.extras = DeclaredExtras.find(python)
+    except ToolDefinitionError as exc:
+        raise TargetError(f"cannot load the resources and prompts of "
+                          f"{', '.join(given or ()) or 'the targets'}: {exc}") from exc
     return service
 
 

@@ -406,16 +406,7 @@ class McpConnection:
                 ``outputSchema`` (:func:`~.broken_output.broken_output` says how).
             TargetError: The connection is closed, or failed otherwise.
         """
-        if self._listed_plainly:  # the SDK's session, from the first call on
-            with self._opening:  # calls from several threads open it once
-                if self._listed_plainly:
-                    if self._plain is not None:  # the SDK's session goes on with it
-                        self.headers = {**self.headers,
-                                        "Mcp-Session-Id": self._plain.session_id}
-                    try:
-                        self._open_session()
-                    finally:  # opened, or failed (closing): the next call tries again
-                        self._listed_plainly = self._stack is None
+        self._sdk_session()
         from mcp.shared.exceptions import MCPError
 
         if self._portal is None:
@@ -438,6 +429,20 @@ class McpConnection:
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
             raise error from None
 
+    def _sdk_session(self) -> None:
+        """Open the SDK's session when the tools were listed without it: from the first
+        call or request on."""
+        if self._listed_plainly:
+            with self._opening:  # calls from several threads open it once
+                if self._listed_plainly:
+                    if self._plain is not None:  # the SDK's session goes on with it
+                        self.headers = {**self.headers,
+                                        "Mcp-Session-Id": self._plain.session_id}
+                    try:
+                        self._open_session()
+                    finally:  # opened, or failed (closing): the next call tries again
+                        self._listed_plainly = self._stack is None
+
     def ask(self, what: str, request: Any, *args: Any) -> Any:
         """``await request(session, *args)`` on the open session, within the call timeout
         (``what`` names it in errors, e.g. ``resources/read file:///x``).
@@ -447,6 +452,7 @@ class McpConnection:
             ServerCallError: The server died, or did not answer in time.
             TargetError: The connection is closed, or failed otherwise.
         """
+        self._sdk_session()
         from mcp.shared.exceptions import MCPError
 
         if self._portal is None:

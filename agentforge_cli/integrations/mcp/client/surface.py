@@ -10,16 +10,19 @@ with ``--format json`` and what snapshots keep.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.mcp.client.connection import McpConnection
 from agentforge_cli.integrations.mcp.client.listing import MAX_PAGES
 from agentforge_cli.integrations.mcp.client.options import McpOptions
 
-__all__ = ["ServerSurface", "open_surface"]
+if TYPE_CHECKING:
+    from agentforge_cli.schema.surface import McpSurface
+
+__all__ = ["ServerSurface", "open_surface", "served_surface"]
 
 
 def _json(model: Any) -> dict[str, Any]:
@@ -157,3 +160,40 @@ def open_surface(spec: str, base: Path, *, options: McpOptions | None = None,
                                answers=options.answers)
     connection.open_session()
     return ServerSurface(connection)
+
+
+def served_surface(executors: Iterable[Any]) -> McpSurface | None:
+    """The resources, templates and prompts of every MCP server whose tools ``executors``
+    call (each server once, on the connection its tools already use), for a snapshot;
+    ``None`` when no executor calls an MCP server.
+
+    Raises:
+        SnapshotError: Two servers list an object under one key.
+        TargetError: A server cannot be spoken to, or refused a list.
+    """
+    from mcp.shared.exceptions import MCPError
+
+    from agentforge_cli.core.run.wrapping import innermost
+    from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
+    from agentforge_cli.schema.surface import McpSurface
+
+    connections: list[McpConnection] = []
+    for executor in executors:
+        base = innermost(executor)
+        if isinstance(base, McpToolExecutor) and all(base.connection is not c
+                                                     for c in connections):
+            connections.append(base.connection)
+    if not connections:
+        return None
+    listed: dict[str, list[dict[str, Any]]] = {"resources": [], "resourceTemplates": [],
+                                               "prompts": []}
+    for connection in connections:
+        surface = ServerSurface(connection)
+        try:
+            listed["resources"].extend(surface.resources())
+            listed["resourceTemplates"].extend(surface.templates())
+            listed["prompts"].extend(surface.prompts())
+        except MCPError as exc:
+            raise TargetError(f"MCP server {surface.shown} refused to list its resources "
+                              f"or prompts for the snapshot: {exc}") from None
+    return McpSurface.from_lists(listed)

@@ -18,8 +18,10 @@ message says how to install the extra, when the SDK is missing or too old.
   checked against the tool's ``outputSchema`` when its return type has one
   (:mod:`~agentforge_cli.integrations.mcp.server.output_schemas`); an MCP target's tool keeps its
   ``outputSchema`` and its results go on as its server sent them;
-* ``resources/list``, ``resources/templates/list`` and ``prompts/list`` are empty lists;
-  ``tools/list`` has one page, so a ``cursor`` is ``-32602``;
+* ``resources/list``, ``resources/templates/list`` and ``prompts/list`` list what the
+  targets declare with ``@resource`` and ``@prompt``, read and got through
+  :mod:`~agentforge_cli.integrations.mcp.server.extras_handlers` (empty lists when none);
+  every list has one page, so a ``cursor`` is ``-32602``;
 * ``async def`` Python tools run on a tool loop, off the server's event loop
   (:mod:`~agentforge_cli.core.run.tool_loops`: one that blocks, ``time.sleep`` in an ``async
   def``, holds up nothing else and still times out); sync tools each on a thread of their
@@ -343,7 +345,6 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
     require_mcp()
-    from mcp import types
     from mcp.server import Server, ServerRequestContext
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
@@ -359,28 +360,6 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
                                                         "tools/list has one page")
         return list_tools_result(service, schemas)
 
-    # No resources or prompts: empty lists (clients list them without asking first).
-    async def on_list_resources(ctx: ServerRequestContext,
-                                params: PaginatedRequestParams | None) -> Any:
-        return types.ListResourcesResult(resources=[])
-
-    async def on_list_resource_templates(ctx: ServerRequestContext,
-                                         params: PaginatedRequestParams | None) -> Any:
-        return types.ListResourceTemplatesResult(resource_templates=[])
-
-    async def on_read_resource(ctx: ServerRequestContext,
-                               params: types.ReadResourceRequestParams) -> Any:
-        raise MCPError(code=resource_not_found_code(ctx.protocol_version),
-                       message=f"Resource not found: {params.uri}")
-
-    async def on_list_prompts(ctx: ServerRequestContext,
-                              params: PaginatedRequestParams | None) -> Any:
-        return types.ListPromptsResult(prompts=[])
-
-    async def on_get_prompt(ctx: ServerRequestContext,
-                            params: types.GetPromptRequestParams) -> Any:
-        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {params.name!r}")
-
     async def on_call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> Any:
         if not calls.knows(params.name):
             # A protocol error, not a result: the client asked for a tool never listed.
@@ -389,12 +368,13 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         return await calls.answer(params.name, params.arguments,
                                   None if ctx.request_id is None else str(ctx.request_id))
 
+    # resources and prompts the targets declare; empty lists when none (clients list
+    # them without asking first)
+    from agentforge_cli.integrations.mcp.server.extras_handlers import extras_handlers
+
     return Server(name, version=version or __version__, instructions=instructions,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                  on_list_resources=on_list_resources,
-                  on_list_resource_templates=on_list_resource_templates,
-                  on_read_resource=on_read_resource, on_list_prompts=on_list_prompts,
-                  on_get_prompt=on_get_prompt)
+                  **extras_handlers(service.extras, resource_not_found_code))
 
 
 class _UnblockingHandler(logging.Handler):
