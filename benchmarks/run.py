@@ -271,6 +271,12 @@ def bench_fuzz() -> None:
         ours >= 500)
 
 
+def bench_eval() -> None:
+    from eval_workload import eval_overhead_row
+
+    eval_overhead_row(row)
+
+
 def bench_report() -> None:
     from report_workload import report_row
 
@@ -290,7 +296,7 @@ def main() -> int:
                   bench_mcp_client,
                   bench_specs, bench_replay, bench_floor, bench_trace, bench_document,
                   bench_cassette, bench_folder, bench_pytest_replay, bench_fuzz, bench_serve,
-                  bench_plain_http, bench_report, bench_corpus_report,
+                  bench_plain_http, bench_eval, bench_report, bench_corpus_report,
                   bench_demo):
         try:
             bench()

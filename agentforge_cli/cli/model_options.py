@@ -22,4 +22,4 @@ RetriesOption = Annotated[int, typer.Option(
     "--retries", min=0, max=10, help="Retries of a request answered 429 or 5xx, with backoff.")]
 SystemOption = Annotated[str | None, typer.Option(
     "--system", metavar="TEXT", show_default=False,
-    help="A system prompt sent with every request.")]
+    help="A system prompt sent with every request (eval: in place of the recorded one).")]

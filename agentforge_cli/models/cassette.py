@@ -10,7 +10,9 @@ its response is added. Only what a request needs is written: the method, the URL
 ``content-type`` header and the body; never an authorization header or a key.
 
 Writes are atomic (a temporary file renamed over the cassette) and made after every new
-response, so an interrupted run keeps what it paid for. Safe across threads.
+response, so an interrupted run keeps what it paid for. Each interaction is turned into
+YAML once (with libyaml's emitter where PyYAML has it) and its text kept: a write joins
+the texts, so a run of n responses emits n interactions, not n²/2. Safe across threads.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class Cassette:
         self.path = path
         self._lock = threading.Lock()
         self._interactions: list[dict[str, Any]] = []
+        self._texts: list[str] = []
+        """The YAML of each interaction, as an item of the ``interactions`` list."""
         self._by_key: dict[str, list[Recorded]] = defaultdict(list)
         self._played: dict[str, int] = defaultdict(int)
         if path.is_file():
@@ -127,10 +131,9 @@ class Cassette:
             self._write()
 
     def _write(self) -> None:
-        import yaml
-
-        text = yaml.safe_dump({"interactions": self._interactions, "version": 1},
-                              allow_unicode=True, sort_keys=False, width=1 << 20)
+        self._texts.extend(_item_yaml(interaction)
+                           for interaction in self._interactions[len(self._texts):])
+        text = "".join(("interactions:\n", *self._texts, "version: 1\n"))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".cassette-", dir=self.path.parent)
         try:
@@ -140,3 +143,15 @@ class Cassette:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _item_yaml(interaction: dict[str, Any]) -> str:
+    """One interaction as an item of a block list at the top level: what ``safe_dump``
+    writes for it inside ``{"interactions": [...]}`` (PyYAML does not indent a list
+    under its key)."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text: str = yaml.dump([interaction], Dumper=dumper, allow_unicode=True, sort_keys=False,
+                          width=1 << 20)
+    return text

@@ -60,6 +60,7 @@ from agentforge_cli.replay.report import (
 from agentforge_cli.replay.transcripts.model import (
     ConversationStart,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -298,6 +299,8 @@ class Replayer:
                 report.expected_is_error = event.is_error
                 report.result_where = event.where
                 self._settle(report)
+        elif isinstance(event, SystemPrompt):
+            return  # what the model was told: nothing to run or compare
         else:
             if isinstance(event, ConversationStart) and not event.alongside:
                 self._conversations.clear()  # every earlier conversation is over

@@ -6,7 +6,8 @@ transcript's events; its context is every message, call and result before it in 
 same conversation, the text the model wrote in the same turn excluded (it is part of the
 answer). A call whose result was never recorded gets one saying so, because an API
 refuses a conversation with an unanswered call. Calls without ids (Gemini) get
-``call_<index>``. Private reasoning is left out.
+``call_<index>``. Private reasoning is left out. The system prompt a conversation was
+recorded with (its last before the decision) goes with it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agentforge_cli.replay.transcripts import (
     AssistantMessage,
     ConversationStart,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     UserMessage,
@@ -40,6 +42,8 @@ class Decision:
     """Where its first call is in the file (``line 3, ...``)."""
     context: tuple[Item, ...]
     recorded: tuple[Call, ...]
+    system: str | None = None
+    """The recorded system prompt, if the transcript keeps one."""
 
 
 @dataclass(slots=True)
@@ -49,6 +53,7 @@ class _Thread:
     items: list[Item] = field(default_factory=list)
     calls: dict[int, Call] = field(default_factory=dict)
     waiting: list[int] = field(default_factory=list)
+    system: str | None = None
 
 
 def _call(event: ToolCall) -> Call:
@@ -85,7 +90,7 @@ def find_decisions(events: Iterable[Event]) -> Iterator[Decision]:
         calls = tuple(_call(event) for event in events_)
         number += 1
         decision = Decision(number, conversation, str(events_[0].where),
-                            tuple(_answered(thread, context)), calls)
+                            tuple(_answered(thread, context)), calls, thread.system)
         thread.items.append(Asked(calls, text))
         for event, call in zip(events_, calls, strict=True):
             thread.calls[event.index] = call
@@ -122,6 +127,8 @@ def find_decisions(events: Iterable[Event]) -> Iterator[Decision]:
                 Said("assistant", event.content))
         elif isinstance(event, ToolResult):
             _record_result(threads, event)
+        elif isinstance(event, SystemPrompt):
+            threads.setdefault(current, _Thread()).system = event.content
     done = finish()
     if done is not None:
         yield done

@@ -24,7 +24,7 @@ class EvalOptions:
     repeat: int = 1
     concurrency: int = 4
     system: str | None = None
-    """A system prompt for every request (the transcript readers do not keep theirs)."""
+    """A system prompt for every request, in place of the one each transcript recorded."""
     format: str = "auto"
 
 
@@ -53,7 +53,8 @@ def evaluate(paths: Sequence[str], service: Any, model: Model, options: EvalOpti
     answers: dict[tuple[int, int, int], Judgement] = {}
 
     def ask(decision: Decision) -> Judgement:
-        reply = model.ask(Prompt(options.system, decision.context, tools))
+        system = options.system if options.system is not None else decision.system
+        reply = model.ask(Prompt(system, decision.context, tools))
         return judge.judge(decision.recorded, reply)
 
     with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:

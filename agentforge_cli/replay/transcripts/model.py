@@ -8,9 +8,12 @@ A conversation is a sequence of four kinds of events::
     ToolResult         what the tool answered, recorded: content and (where the format
                        records it) whether it was an error
 
-and, in a file holding more than one conversation, ``ConversationStart`` before each
-conversation's first event (``ToolCall.conversation`` names the conversation a call
-belongs to: 0 for a file of one conversation).
+``SystemPrompt`` (the instructions the model was given: a ``system`` or ``developer``
+message, a request's ``system``, ``systemInstruction`` or ``instructions``) where a format
+records one; replay passes it over, ``eval`` sends it again. In a file holding more than
+one conversation, ``ConversationStart`` comes before each conversation's first event
+(``ToolCall.conversation`` names the conversation a call belongs to: 0 for a file of one
+conversation).
 
 Calls are numbered in the order they appear (``ToolCall.index``); a ``ToolResult`` names
 the call it answers by that number (``call_index``), whatever way the format pairs them
@@ -29,6 +32,7 @@ __all__ = [
     "AssistantMessage",
     "ConversationStart",
     "Event",
+    "SystemPrompt",
     "ToolCall",
     "ToolResult",
     "TranscriptError",
@@ -56,6 +60,17 @@ class AssistantMessage:
     """Where it is in the file."""
     thinking: bool = False
     """The text is the model's private reasoning (Anthropic ``thinking`` blocks)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SystemPrompt:
+    """The system prompt the conversation was given, from where it is first recorded
+    (a later one replaces it)."""
+
+    content: str
+    """The text."""
+    where: Place = WHOLE_FILE
+    """Where it is in the file."""
 
 
 # Hot path (ToolCall, ToolResult): two events a replayed call. Not frozen (a frozen
@@ -121,5 +136,6 @@ class ConversationStart:
     interleave); ``False``: every earlier conversation is over (their tools may go)."""
 
 
-Event = UserMessage | AssistantMessage | ToolCall | ToolResult | ConversationStart
+Event = (UserMessage | AssistantMessage | ToolCall | ToolResult | ConversationStart
+         | SystemPrompt)
 """Anything a transcript yields."""

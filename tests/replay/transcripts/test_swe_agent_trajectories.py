@@ -63,8 +63,8 @@ def test_a_trajectory_is_detected_and_replays_all_matched(cli, tmp_path):
     transcript = open_transcript(path)
     assert transcript.format == "swe-agent"
     events = list(transcript.events())
-    assert [type(e).__name__ for e in events] == [
-        "UserMessage", "AssistantMessage", "ToolCall", "ToolResult"]  # no system, no demo
+    assert [type(e).__name__ for e in events] == [  # the system prompt kept, no demo
+        "SystemPrompt", "UserMessage", "AssistantMessage", "ToolCall", "ToolResult"]
     done = cli("replay", str(path), "-t", CRM, "--json")
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)["summary"]["matched"] == 1

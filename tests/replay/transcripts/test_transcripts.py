@@ -100,9 +100,10 @@ def test_openai_jsonl_of_messages_and_legacy_function_call(tmp_path):
     transcript = open_transcript(path)
     assert (transcript.format, transcript.container) == ("openai", "jsonl")
     events = list(transcript.events())
-    assert kinds(transcript) == ["UserMessage", "AssistantMessage", "ToolCall", "ToolResult",
-                                 "ToolCall", "ToolResult"]
-    assert events[0].content == "hi"
+    assert kinds(transcript) == ["SystemPrompt", "UserMessage", "AssistantMessage", "ToolCall",
+                                 "ToolResult", "ToolCall", "ToolResult"]
+    assert events[0].content == "be brief"
+    assert events[1].content == "hi"
     assert events[-1].call_index == 1
 
 

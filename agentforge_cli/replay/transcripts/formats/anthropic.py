@@ -41,6 +41,7 @@ from agentforge_cli.replay.transcripts.reading.exchanges import (
     stream_chunks,
     unread,
     uri_path,
+    with_system,
 )
 from agentforge_cli.replay.transcripts.reading.fields import (
     content_text,
@@ -203,6 +204,11 @@ API_PATHS = ("/v1/messages",)
 
 
 def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
+    """The call read by :func:`_http_exchange`, with the request's ``system``."""
+    return with_system(_http_exchange(request, response, uri, where), request, "system")
+
+
+def _http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A Messages API call: the request's ``messages`` and the response's ``content``
     blocks (a streamed response's ``content_block_*`` events joined into them)."""
     if not isinstance(request, dict) or not isinstance(request.get("messages"), list):

@@ -44,7 +44,12 @@ from agentforge_cli.replay.transcripts.reading.calls import (
     rewrite_in_turns,
     update_parts,
 )
-from agentforge_cli.replay.transcripts.reading.exchanges import Exchange, stream_chunks, unread
+from agentforge_cli.replay.transcripts.reading.exchanges import (
+    Exchange,
+    stream_chunks,
+    unread,
+    with_system,
+)
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
@@ -253,6 +258,13 @@ API_PATHS = (":generateContent", ":streamGenerateContent")
 
 
 def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
+    """The call read by :func:`_http_exchange`, with the request's ``systemInstruction``."""
+    return with_system(_http_exchange(request, response, uri, where),
+                       request, "systemInstruction",
+                       "system_instruction")
+
+
+def _http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A ``generateContent`` call: the request's ``contents`` and the response's
     ``candidates[0].content`` (a streamed response's chunks, a JSON array or server-sent
     events, joined into one content)."""

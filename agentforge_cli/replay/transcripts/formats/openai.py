@@ -6,7 +6,7 @@
   is a JSON *string*; the legacy ``function_call: {"name", "arguments"}`` is read too;
 * ``role: tool`` messages answer them by ``tool_call_id`` (legacy ``role: function``
   messages answer the oldest call waiting); the format records no error flag;
-* ``system`` and ``developer`` messages are skipped.
+* ``system`` and ``developer`` messages are the system prompt (a ``SystemPrompt``).
 
 ``--update`` replaces the ``content`` of tool messages and inserts a tool message for each
 call that had none, after the tool messages that already follow its assistant message.
@@ -27,6 +27,7 @@ from agentforge_cli.replay.transcripts.format import ApiReading, Claim, Transcri
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -52,8 +53,8 @@ from agentforge_cli.replay.transcripts.reading.fields import (
 )
 from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
-_SKIPPED = ("system", "developer")
-_TEXT_ROLES = ("user", "assistant", *_SKIPPED)
+_SYSTEM = ("system", "developer")
+_TEXT_ROLES = ("user", "assistant", *_SYSTEM)
 _RESULT_ROLES = ("tool", "function")
 
 
@@ -106,8 +107,9 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
     role = data["role"]
     content = data.get("content")
     _blocks_check(content, path, where)
-    if role in _SKIPPED:
-        return []
+    if role in _SYSTEM:
+        text = content_text(content)
+        return [SystemPrompt(content=text, where=where)] if text else []
     if role == "user":
         return [UserMessage(content=content_text(content), where=where)]
     if role == "assistant":

@@ -7,7 +7,8 @@ dump ``{"input": [...], "output": [...]}`` (either array alone too).
   (``output`` a string or ``input_text`` parts); the format records no error flag;
 * ``message`` items (``{"type": "message", "role", "content"}``, or the short
   ``{"role", "content"}``) carry text, as a string or ``input_text``/``output_text``
-  parts; ``system`` and ``developer`` messages are skipped;
+  parts; ``system`` and ``developer`` messages are the system prompt, as a request's
+  ``instructions`` are;
 * a ``reasoning`` item's summary is the model's reasoning; the built-in tools' items
   (web search, file search, computer use, MCP, ...) are skipped.
 
@@ -29,6 +30,7 @@ from agentforge_cli.replay.transcripts.format import ApiReading, Claim, Transcri
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -46,6 +48,7 @@ from agentforge_cli.replay.transcripts.reading.exchanges import (
     stream_chunks,
     unread,
     uri_path,
+    with_system,
 )
 from agentforge_cli.replay.transcripts.reading.fields import optional_id
 from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
@@ -62,7 +65,7 @@ _SKIPPED_TYPES = frozenset({
     "custom_tool_call_output", "compaction"})
 _OWN_TYPES = frozenset({_CALL, _OUTPUT, "message", "reasoning"}) | _SKIPPED_TYPES
 _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "refusal")
-_SKIPPED_ROLES = ("system", "developer")
+_SYSTEM_ROLES = ("system", "developer")
 
 
 def claims(data: Any) -> Claim:
@@ -136,8 +139,8 @@ def item_events(data: Any, where: Place, book: CallBook) -> list[Event]:
         if "content" not in data:  # never an empty turn: the text is elsewhere
             raise TranscriptError(path, where, f'a message item needs "content"; found '
                                   f"{record_shape(data)}")
-        if role in _SKIPPED_ROLES:
-            return []
+        if role in _SYSTEM_ROLES:
+            return _system(data["content"], path, where)
         text = parts_text(data["content"], path, where)
         if role == "user":
             return [UserMessage(content=text, where=where)]
@@ -153,6 +156,16 @@ def item_events(data: Any, where: Place, book: CallBook) -> list[Event]:
         return []
     raise TranscriptError(path, where, f"not a Responses item ({record_shape(data)}); "
                           "expected a function_call, function_call_output or message")
+
+
+def _system(content: Any, path: Path, where: Place) -> list[Event]:
+    """A system or developer message as the system prompt; none when its text does not
+    read (replay passes it over, so it never fails a file)."""
+    try:
+        text = parts_text(content, path, where)
+    except TranscriptError:
+        return []
+    return [SystemPrompt(content=text, where=where)] if text else []
 
 
 def record_events(record: Record, book: CallBook) -> list[Event]:
@@ -193,6 +206,11 @@ API_PATHS = ("/responses",)
 
 
 def http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
+    """The call read by :func:`_http_exchange`, with the request's ``instructions``."""
+    return with_system(_http_exchange(request, response, uri, where), request, "instructions")
+
+
+def _http_exchange(request: Any, response: Any, uri: str, where: Place) -> Exchange | None:
     """A Responses call: the request's ``input`` items (a string is one user message) and
     the response's ``output`` items (a streamed response's ``response.completed`` event,
     else its ``response.output_item.done`` items)."""

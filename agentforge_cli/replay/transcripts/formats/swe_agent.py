@@ -12,9 +12,9 @@ messages that SWE-agent marks with ``agent`` and ``message_type``.
 * an action given only as a command line (``action`` with no ``tool_calls``, as older
   SWE-agent versions parse a model's text) is shown as not replayable: it names no tool
   and no arguments;
-* ``system`` messages and the demonstrations (``is_demo``) are skipped; the ``submit``
-  that ends a run is a step of ``trajectory`` and no message of ``history``, so it is no
-  call.
+* ``system`` messages are the system prompt; the demonstrations (``is_demo``) are
+  skipped; the ``submit`` that ends a run is a step of ``trajectory`` and no message of
+  ``history``, so it is no call.
 
 ``--update`` is refused: the trajectory keeps each observation twice (rendered in
 ``history``, raw in ``trajectory``), and ``sweagent run-replay`` replays the second; a

@@ -62,6 +62,7 @@ from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -112,6 +113,8 @@ class _Thread:
     """The calls of its last response, in order: (name, arguments key, file index)."""
     response_id: str | None = None
     """Its last response's id (a Responses request may continue it by naming it)."""
+    system: str | None = None
+    """The system prompt its requests gave last (beside their messages)."""
 
 
 class CassetteBook(CallBook):
@@ -364,6 +367,9 @@ def _read_exchange(fmt: TranscriptFormat[Any], exchange: Exchange, where: Place,
         history_is_new = True
     else:
         history_is_new = thread.number in book.unread
+    if exchange.system is not None and exchange.system != thread.system:
+        thread.system = exchange.system
+        events.append(SystemPrompt(content=exchange.system, where=where.at("request body")))
     scratch = fmt.start(book.path, book.formats)
     scratch.earlier = thread.by_id or {}
     asked = [(i, fmt.record_events(record, scratch)) for i, record in
@@ -493,6 +499,8 @@ def _file_event(event: Event, thread: _Thread, mapping: dict[int, int], book: Ca
         return event if user else None
     if isinstance(event, AssistantMessage):
         return event if assistant else None
+    if isinstance(event, SystemPrompt):
+        return event if user else None  # a system message: new when first sent
     return None
 
 

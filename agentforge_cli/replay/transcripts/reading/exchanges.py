@@ -15,6 +15,7 @@ JSON value, :class:`ServerEvents` for a streamed (server-sent events) body, or
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 from agentforge_cli.replay.transcripts.files.records import Record
 
 __all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "parse_json_lines",
-           "stream_chunks", "unread", "uri_path"]
+           "stream_chunks", "unread", "uri_path", "with_system"]
 
 
 class ServerEvents(list[tuple[str | None, Any]]):
@@ -56,6 +57,33 @@ class Exchange:
     """The response's id, where a later request may name it (Responses)."""
     previous_response_id: str | None = None
     """The response this request continues, where it says so (Responses)."""
+    system: str | None = None
+    """The system prompt the request gives beside its messages (Anthropic's ``system``,
+    Gemini's ``systemInstruction``, Responses' ``instructions``)."""
+
+
+def with_system(exchange: Exchange | None, request: Any, *keys: str) -> Exchange | None:
+    """``exchange`` with the system prompt the request gives under the first of ``keys``
+    it has, as text (a string, text blocks or parts, a Gemini content); unchanged when
+    it gives none."""
+    found = next((request[key] for key in keys if key in request), None) \
+        if isinstance(request, dict) else None
+    text = _system_text(found)
+    if exchange is None or not text:
+        return exchange
+    return dataclasses.replace(exchange, system=text)
+
+
+def _system_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(text for item in value if (text := _system_text(item)))
+    if isinstance(value, dict):
+        for key in ("text", "parts", "content"):
+            if key in value:
+                return _system_text(value[key])
+    return ""
 
 
 def unread(response: Any, expected: str, api: str = "") -> str:

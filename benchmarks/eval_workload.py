@@ -1,0 +1,133 @@
+"""``agentforge eval``'s own overhead per decision, beside the model's response time.
+
+A loopback OpenAI-compatible server answers every chat completion after ``LATENCY``
+seconds with the call the transcript recorded; eval asks it at each decision of a
+generated transcript, one request at a time, through the official SDK and a fresh
+cassette (every request is sent and kept, as in a first run). The server times each
+request from reading its body to its answer written; eval's overhead per decision is its
+wall time per decision minus that.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+LATENCY = 0.05
+DECISIONS = 40
+TARGET = 0.05  # the harness adds at most 5 % to the model's time
+
+_ANSWER = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
+           "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+               "role": "assistant", "content": None, "tool_calls": [{
+                   "id": "call_0", "type": "function", "function": {
+                       "name": "queryCustomer",
+                       "arguments": json.dumps({"name": "长路", "limit": 5})}}]}}],
+           "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+
+
+class _SlowModel:
+    """The server; ``seconds`` holds the time it spent on each request."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+        timings = self.seconds
+        answer = json.dumps(_ANSWER).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as a real server does
+            disable_nagle_algorithm = True  # headers and body sent apart: no 40 ms ACK wait
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                started = time.perf_counter()
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                json.loads(body)
+                time.sleep(LATENCY)
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+                timings.append(time.perf_counter() - started)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+
+def _transcript(path: Path) -> None:
+    """A conversation of ``DECISIONS`` decisions, each a call and its result."""
+    lines = [{"type": "user", "content": '查一下客户"长路"的信息'}]
+    for n in range(DECISIONS):
+        lines += [
+            {"type": "tool_call", "id": f"call_{n}", "name": "queryCustomer",
+             "arguments": json.dumps({"name": "长路", "limit": 5})},
+            {"type": "tool_result", "id": f"call_{n}", "content": "customer:长路,limit:5",
+             "is_error": False},
+            {"type": "user", "content": f"again, time {n}"}]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines),
+                    encoding="utf-8")
+
+
+def _run(server: _SlowModel, transcript: Path, cassette: Path) -> float:
+    """Seconds one eval of the transcript takes, from opening the model to the scores."""
+    from agentforge_cli.integrations.targets.loading import load_service
+    from agentforge_cli.models.eval.run import EvalOptions, evaluate
+    from agentforge_cli.models.model import open_model
+    from agentforge_cli.models.registry import parse_model
+
+    service = load_service(["sample_tools.crm:CrmTools"])
+    connection, name = parse_model("openai:bench")
+    started = time.perf_counter()
+    model = open_model(connection, name, cassette=cassette, base_url=server.base_url)
+    try:
+        scores = evaluate([str(transcript)], service, model, EvalOptions(concurrency=1))
+    finally:
+        model.close()
+    seconds = time.perf_counter() - started
+    agreed = sum(decision.agreed for decision in scores[0].decisions)
+    assert agreed == DECISIONS, f"{agreed} of {DECISIONS} decisions agreed"
+    return seconds
+
+
+def eval_overhead_row(row: Callable[..., None], runs: int = 3) -> None:
+    server = _SlowModel()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            transcript = Path(folder) / "long.jsonl"
+            _transcript(transcript)
+            best: tuple[float, float] | None = None  # (overhead, server) per decision
+            for run in range(runs + 1):  # the first run warms the imports up
+                server.seconds.clear()
+                wall = _run(server, transcript, Path(folder) / f"cassette-{run}.yaml")
+                assert len(server.seconds) == DECISIONS
+                served = sum(server.seconds) / DECISIONS
+                overhead = wall / DECISIONS - served
+                if run and (best is None or overhead < best[0]):
+                    best = (overhead, served)
+    finally:
+        server.stop()
+    assert best is not None
+    overhead, served = best
+    share = overhead / served
+    row(f"eval, per decision ({DECISIONS} decisions, one at a time)",
+        f"{overhead * 1000:.2f} ms added", f"model server {served * 1000:.1f} ms",
+        (overhead + served) / served, f"adds <= {TARGET:.0%}", share <= TARGET)
