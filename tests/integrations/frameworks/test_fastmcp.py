@@ -57,6 +57,11 @@ def _listed(server: Any) -> list[dict[str, Any]]:
             row["annotations"] = tool.annotations.model_dump(by_alias=True, exclude_none=True)
         if tool.output_schema is not None:
             row["output_schema"] = tool.output_schema
+        if tool.icons:
+            row["icons"] = [icon.model_dump(by_alias=True, exclude_none=True)
+                            for icon in tool.icons]
+        if tool.meta is not None:  # FastMCP's own `_meta` (its tags), kept as listed
+            row["meta"] = tool.meta
         rows.append(row)
     return rows
 
