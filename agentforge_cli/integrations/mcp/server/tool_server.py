@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.types import CallToolResult, ListToolsResult
 
+    from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.stdio import Wire
 
 __all__ = [
@@ -327,7 +328,8 @@ def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None
 
 def build_server(service: ToolService, *, name: str = SERVER_NAME,
                  version: str | None = None, instructions: str | None = None,
-                 memory_id: object = None, calls: ToolCalls | None = None) -> Server:
+                 memory_id: object = None, calls: ToolCalls | None = None,
+                 identity: ServerIdentity | None = None) -> Server:
     """Build a low-level MCP ``Server`` serving ``service``'s tools.
 
     Args:
@@ -338,6 +340,9 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         memory_id: Passed to every execution (shows in call logs).
         calls: How calls are answered, when shared with another path (made from
             ``service`` and ``memory_id`` by default).
+        identity: The project's ``[tool.agentforge.serve]``: its name, version and
+            instructions win over the arguments, and its title, description, website and
+            icons are added to ``serverInfo``.
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
@@ -389,7 +394,13 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         return await calls.answer(params.name, params.arguments,
                                   None if ctx.request_id is None else str(ctx.request_id))
 
-    return Server(name, version=version or __version__, instructions=instructions,
+    from agentforge_cli.integrations.config.serve import ServerIdentity
+
+    said = identity or ServerIdentity()
+    icons = [types.Icon.model_validate(icon) for icon in said.icons] or None
+    return Server(said.name or name, version=said.version or version or __version__,
+                  instructions=said.instructions or instructions, title=said.title,
+                  description=said.description, website_url=said.website, icons=icons,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   on_list_resources=on_list_resources,
                   on_list_resource_templates=on_list_resource_templates,
@@ -469,7 +480,8 @@ def _log_to_stderr() -> None:
 
 async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
                       version: str | None = None, instructions: str | None = None,
-                      log: bool = False, wire: Wire | None = None) -> None:
+                      log: bool = False, wire: Wire | None = None,
+                      identity: ServerIdentity | None = None) -> None:
     """Serve ``service`` over stdio until the client closes stdin and every request read
     has been answered.
 
@@ -483,7 +495,8 @@ async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
-    server = build_server(service, name=name, version=version, instructions=instructions)
+    server = build_server(service, name=name, version=version, instructions=instructions,
+                          identity=identity)
     from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
 
     if log:
@@ -515,7 +528,7 @@ async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
 
 def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | None = None,
               instructions: str | None = None, log: bool = False,
-              wire: Wire | None = None) -> None:
+              wire: Wire | None = None, identity: ServerIdentity | None = None) -> None:
     """Blocking :func:`serve_stdio` (the body of ``agentforge serve``); returns when the
     client disconnects (closes stdin, once every request read is answered, or stops
     reading stdout), or on Ctrl-C.
@@ -529,7 +542,8 @@ def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | N
 
     try:
         anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
-                                    instructions=instructions, log=log, wire=wire))
+                                    instructions=instructions, log=log, wire=wire,
+                                    identity=identity))
     except* BrokenPipeError:
         pass  # the client stopped reading our stdout: it has gone, the session is over
     except* KeyboardInterrupt:
