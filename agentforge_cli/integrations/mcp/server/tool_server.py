@@ -266,12 +266,27 @@ def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
     )
 
 
-def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
-             ) -> ToolExecutionResult:
+ANY_STRUCTURED_CONTENT = "2026-07-28"
+"""The first protocol revision whose ``structuredContent`` may be any JSON value."""
+
+
+def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
+             version: str | None = None) -> ToolExecutionResult:
     """``result``, or an error result when it does not match the tool's ``outputSchema``
-    (a client would refuse it)."""
-    if result.is_error or schemas.schema(name) is None:
+    (a client would refuse it); in a session of ``version`` 2026-07-28 or later, the
+    value of a tool returning a scalar or a list as its ``structuredContent``."""
+    if result.is_error:
         return result
+    if schemas.schema(name) is None:
+        if version is None or version < ANY_STRUCTURED_CONTENT or getattr(
+                result, "content", None) is not None:
+            return result
+        found, value = schemas.value(name, result.text)
+        if not found:
+            return result
+        structured = StructuredResult(result.text, False)
+        structured.structured_content = value
+        return structured
     value, problem = schemas.structured(name, result.text)
     if value is not None and problem is None:
         checked = StructuredResult(result.text, False)
@@ -295,14 +310,14 @@ class ToolCalls:
     def knows(self, name: str) -> bool:
         return self.service.executor(name) is not None
 
-    async def answer(self, name: str, arguments: Any, request_id: str | None
-                     ) -> CallToolResult:
+    async def answer(self, name: str, arguments: Any, request_id: str | None,
+                     version: str | None = None) -> CallToolResult:
         """The result of calling the known tool ``name`` with the ``arguments`` object as
         received (``parse_arguments`` takes a dict as parsed, then binding and coercion
-        run as for ``agentforge tools call``)."""
+        run as for ``agentforge tools call``), for a session of protocol ``version``."""
         request = ToolExecutionRequest(id=request_id, name=name, arguments=arguments)
         result = await execute_tool(self.service, request, self.memory_id)
-        return call_tool_result(_checked(result, name, self.schemas))
+        return call_tool_result(_checked(result, name, self.schemas, version))
 
 
 def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None = None
@@ -392,7 +407,8 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
             raise MCPError(code=INVALID_PARAMS,
                            message=unknown_tool_message(params.name, service.names))
         return await calls.answer(params.name, params.arguments,
-                                  None if ctx.request_id is None else str(ctx.request_id))
+                                  None if ctx.request_id is None else str(ctx.request_id),
+                                  ctx.protocol_version)
 
     from agentforge_cli.integrations.config.serve import ServerIdentity
 
