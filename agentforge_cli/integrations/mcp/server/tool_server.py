@@ -406,9 +406,10 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
             # A protocol error, not a result: the client asked for a tool never listed.
             raise MCPError(code=INVALID_PARAMS,
                            message=unknown_tool_message(params.name, service.names))
-        return await calls.answer(params.name, params.arguments,
-                                  None if ctx.request_id is None else str(ctx.request_id),
-                                  ctx.protocol_version)
+        async with passing_progress_on(ctx):
+            return await calls.answer(params.name, params.arguments,
+                                      None if ctx.request_id is None else str(ctx.request_id),
+                                      ctx.protocol_version)
 
     from agentforge_cli.integrations.config.serve import ServerIdentity
 
@@ -422,6 +423,33 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
                   on_list_resource_templates=on_list_resource_templates,
                   on_read_resource=on_read_resource, on_list_prompts=on_list_prompts,
                   on_get_prompt=on_get_prompt)
+
+
+@contextlib.asynccontextmanager
+async def passing_progress_on(ctx: Any) -> Any:
+    """Within it, the progress a re-served MCP server reports for a call (heard on its
+    connection's thread, :data:`~agentforge_cli.integrations.mcp.client.answering.CALL_PROGRESS`)
+    goes on to this request's client as its own ``notifications/progress``
+    (``ctx.session.report_progress``: nothing when the client asked for none), all of it before
+    the result."""
+    import asyncio
+
+    from agentforge_cli.integrations.mcp.client.answering import CALL_PROGRESS
+
+    loop = asyncio.get_running_loop()
+    sent: list[Any] = []
+
+    def forward(progress: float, total: float | None, message: str | None) -> None:
+        sent.append(asyncio.run_coroutine_threadsafe(
+            ctx.session.report_progress(progress, total, message), loop))
+
+    token = CALL_PROGRESS.set(forward)
+    try:
+        yield
+    finally:
+        CALL_PROGRESS.reset(token)
+        if sent:  # the last reports reach the client before the result does
+            await asyncio.gather(*map(asyncio.wrap_future, sent), return_exceptions=True)
 
 
 class _UnblockingHandler(logging.Handler):
