@@ -96,6 +96,9 @@ def serve(
         address = serving.choose_transport(transport, timeout=timeout, host=host, port=port,
                                            allow_origin=allow_origin, allow_host=allow_host)
         strict, timeout = project_choices(strict, timeout)
+        from agentforge_cli.integrations.targets.loading import find_settings
+
+        identity = find_settings().server  # [tool.agentforge.serve]
         reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
         recorder = serving.open_recorder(record)
         serving.prepare_to_serve()  # no MCP SDK: exit 3, saying how to install it
@@ -103,7 +106,7 @@ def serve(
                                  strict=strict, timeout=timeout, reach=reach, record=recorder,
                                  binding=binding, schema_form=schema_form)
         if address is None:
-            serving.serve_stdio(load, log=log)
+            serving.serve_stdio(load, log=log, identity=identity)
             return
         from agentforge_cli.integrations.mcp.server.streamable_http import (
             ListenError,
@@ -114,7 +117,7 @@ def serve(
             sock = bind_socket(address.host, address.port)  # before any tool is imported
         except ListenError as exc:
             raise LoadError(str(exc), hint="pick another --port, or 0 for a free one") from None
-        serving.serve_http(load, sock, address, log=log)
+        serving.serve_http(load, sock, address, log=log, identity=identity)
 
 
 def _load(targets: list[str], *, log: bool, strict: bool, timeout: float | None, reach: Any,

@@ -185,7 +185,7 @@ def list_tools(
 
 
 def _warn_task_only(specs: Sequence[Any]) -> None:
-    """A warning per MCP tool that must be called as a task (its calls are refused)."""
+    """A warning per MCP tool that must be called as a task (the server refuses its calls)."""
     if not any(spec.execution for spec in specs):
         return
     from agentforge_cli.cli.render import warning
@@ -193,7 +193,8 @@ def _warn_task_only(specs: Sequence[Any]) -> None:
 
     for spec in specs:
         if task_required(spec):
-            warning(f'tool "{spec.name}": {TASK_REQUIRED_TEXT} (its calls are refused)')
+            warning(f'tool "{spec.name}": {TASK_REQUIRED_TEXT} (its calls are sent without '
+                    "one: the server refuses them)")
 
 
 # -- tools call ---------------------------------------------------------------------------------

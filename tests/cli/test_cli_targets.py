@@ -53,7 +53,7 @@ def test_an_unknown_key_in_the_table_is_an_error_with_a_suggestion(tmp_path):
     with pytest.raises(TargetConfigError, match=r"unknown key 'tool' in \[tool\.agentforge\]"
                        ) as info:
         find_targets([], cwd=tmp_path, environ={})
-    assert "providers, replay, strict, timeout, tools" in info.value.message
+    assert "providers, replay, serve, strict, timeout, tools" in info.value.message
     assert info.value.hint == "did you mean 'tools'?"
 
 

@@ -66,8 +66,8 @@ __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("budget", "clients", "lint", "providers", "replay", "strict", "timeout",
-               "tools")
+CONFIG_KEYS = ("budget", "clients", "lint", "providers", "replay", "serve", "strict",
+               "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -141,8 +141,9 @@ def find_providers(*, cwd: Path | None = None, key: str = "providers"
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ProjectSettings:
-    """``strict`` and ``timeout`` under ``[tool.agentforge]``, and the scrubbers of
-    ``[tool.agentforge.replay]`` (``None``: not set)."""
+    """``strict`` and ``timeout`` under ``[tool.agentforge]``, the scrubbers of
+    ``[tool.agentforge.replay]`` and the identity of ``[tool.agentforge.serve]`` (``None``:
+    not set)."""
 
     strict: bool | None = None
     """Bind strictly (``True``) or leniently (``False``)."""
@@ -151,6 +152,9 @@ class ProjectSettings:
     scrub: Any = None
     """What ``replay`` scrubs from results: a
     :class:`~agentforge_cli.replay.scrubbing.ScrubSettings`."""
+    server: Any = None
+    """How ``serve`` introduces itself (``[tool.agentforge.serve]``): a
+    :class:`~agentforge_cli.integrations.config.serve.ServerIdentity`."""
 
 
 def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
@@ -164,9 +168,11 @@ def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
         return ProjectSettings()
     table = _agentforge_table(pyproject)
     from agentforge_cli.integrations.config.replay import replay_scrubbing
+    from agentforge_cli.integrations.config.serve import server_identity
 
     return ProjectSettings(strict=table.get("strict"), timeout=table.get("timeout"),
-                           scrub=replay_scrubbing(pyproject, table))
+                           scrub=replay_scrubbing(pyproject, table),
+                           server=server_identity(pyproject, table))
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
@@ -207,6 +213,10 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
         from agentforge_cli.integrations.config.replay import replay_scrubbing
 
         replay_scrubbing(path, table)  # [tool.agentforge.replay]
+    if "serve" in table:
+        from agentforge_cli.integrations.config.serve import server_identity
+
+        server_identity(path, table)  # [tool.agentforge.serve]
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "

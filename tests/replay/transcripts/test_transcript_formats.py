@@ -264,7 +264,9 @@ def test_mcp_pairs_tools_call_responses_by_id(tmp_path, container):
     assert open_transcript(path).format == "mcp"
     results = [(e.call_index, e.id, e.content, e.is_error)
                for e in open_transcript(path).events() if isinstance(e, ToolResult)]
-    assert results == [(1, "b", "x\ny", True), (2, "4", "Unknown tool", True),
+    # a JSON-RPC error is worded as an MCP target's failed call is
+    refused = "Error executing tool queryCustomer: Unknown tool"
+    assert results == [(1, "b", "x\ny", True), (2, "4", refused, True),
                        (0, "2", "two", False)]
 
 

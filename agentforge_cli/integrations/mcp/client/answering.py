@@ -10,6 +10,7 @@ The SDK is imported when a function is called, not with this module.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from agentforge_cli.integrations.mcp.client.server_requests import (
@@ -19,7 +20,18 @@ from agentforge_cli.integrations.mcp.client.server_requests import (
     roots_listing,
 )
 
-__all__ = ["LOG_LEVEL", "call_answering", "log_line", "progress_callback", "session_callbacks"]
+__all__ = ["CALL_PROGRESS", "LOG_LEVEL", "ProgressListener", "call_answering", "log_line",
+           "progress_callback", "session_callbacks"]
+
+ProgressListener = Callable[[float, float | None, str | None], None]
+"""Hears a call's progress: progress, total (``None``: unknown) and message."""
+CALL_PROGRESS: ContextVar[ProgressListener | None] = ContextVar(
+    "agentforge_call_progress", default=None)
+"""Who hears the progress of the calls made in this context instead of
+:attr:`ClientAnswers.on_progress`: ``serve`` sets it, for a call of a re-served server's
+tool, to pass that server's progress on to its own client. Read where the call is sent
+(:meth:`~agentforge_cli.integrations.mcp.client.connection.McpConnection.call`), in the
+caller's thread."""
 
 LOG_LEVEL = "info"
 """The lowest level of the log messages a 2026-07-28 server is asked for (``debug`` is
@@ -63,10 +75,11 @@ def session_callbacks(answers: ClientAnswers) -> dict[str, Any]:
             "sampling_callback": sample, "logging_callback": log, "log_level": LOG_LEVEL}
 
 
-def progress_callback(answers: ClientAnswers) -> Any:
-    """The SDK's progress callback passing each report to :attr:`ClientAnswers.on_progress`
-    (``None`` when nothing listens: no progress is asked for)."""
-    listener = answers.on_progress
+def progress_callback(answers: ClientAnswers, forward: ProgressListener | None = None) -> Any:
+    """The SDK's progress callback passing each report to ``forward`` (a
+    :data:`CALL_PROGRESS`), else to :attr:`ClientAnswers.on_progress` (``None`` when
+    nothing listens: no progress is asked for)."""
+    listener = forward or answers.on_progress
     if listener is None:
         return None
 

@@ -382,9 +382,11 @@ class McpConnection:
         raise TargetError(f"MCP server {self.label} keeps paging past {MAX_PAGES} pages of "
                           "tools/list (it always answers with a nextCursor)")
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """``tools/call``, with progress asked for when someone listens, and a 2026-07-28
-        server's requests for input answered (:mod:`.answering`)."""
+    async def _call_tool(self, name: str, arguments: dict[str, Any],
+                         forward: Any = None) -> Any:
+        """``tools/call``, with progress asked for when someone listens (``forward``, the
+        caller's :data:`~.answering.CALL_PROGRESS`, else the options' listener), and a
+        2026-07-28 server's requests for input answered (:mod:`.answering`)."""
         import functools
 
         from agentforge_cli.integrations.mcp.client.answering import (
@@ -393,7 +395,7 @@ class McpConnection:
         )
 
         send = functools.partial(self._session.call_tool, name, arguments,
-                                 progress_callback=progress_callback(self.answers))
+                                 progress_callback=progress_callback(self.answers, forward))
         return await call_answering(self._session, send)
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
@@ -414,9 +416,11 @@ class McpConnection:
         if self._died is not None:
             raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
+        from agentforge_cli.integrations.mcp.client.answering import CALL_PROGRESS
+
         try:
             return self._portal.call(self._bounded, self._call_tool, self.call_timeout, name,
-                                     arguments)
+                                     arguments, CALL_PROGRESS.get())
         except MCPError as exc:
             if not closed(exc):
                 raise

@@ -1,7 +1,8 @@
 """The executor of an MCP server's tool (:class:`McpToolExecutor`): calling it sends
 ``tools/call`` with the arguments as given (the server binds them) and returns a
 :class:`McpToolResult` (the text, plus the content blocks and ``structuredContent`` as the
-server sent them); a tool that must be called as a task is refused. The tools and their
+server sent them); a tool that must be called as a task is called as any other (the
+server answers, with its own refusal). The tools and their
 executors come from :func:`~agentforge_cli.integrations.mcp.client.loading.load_mcp_tools`.
 """
 
@@ -23,15 +24,11 @@ from agentforge_cli.errors import (
     ToolErrorAnswer,
 )
 from agentforge_cli.integrations.mcp.client.broken_output import broken_output
-from agentforge_cli.integrations.mcp.client.tasks import TASK_REQUIRED_TEXT, task_required
 
 if TYPE_CHECKING:
     from agentforge_cli.integrations.mcp.client.connection import McpConnection
 
 __all__ = ["McpToolExecutor", "McpToolResult"]
-
-_METHOD_NOT_FOUND = -32601  # what a server answers a task-only tool called without a task
-
 
 class McpToolResult(ToolExecutionResult):
     """A :class:`ToolExecutionResult` that also keeps what the server sent: ``arguments``
@@ -92,9 +89,6 @@ class McpToolExecutor:
         policy = self.policy
         arguments = parse_arguments(request.arguments, max_chars=policy.max_argument_chars,
                                     max_depth=policy.max_depth)
-        if task_required(self.specification):  # the server would answer -32601
-            return self._failed(f"Error executing tool {self.name}: "
-                                f"{TASK_REQUIRED_TEXT}", _METHOD_NOT_FOUND)
         try:
             result = self.connection.call(self.name, arguments)
         except MCPError as exc:  # a JSON-RPC error answer: the call failed

@@ -25,6 +25,7 @@ def mcp_findings(skipped: Iterable[SkippedTool], specs: Iterable[ToolSpecificati
                      f"MCP server {tool.server} lists it, but it cannot be used and is "
                      f"left out: {tool.reason}") for tool in skipped]
     found.extend(finding(spec.name, TASK_RULE, WARNING,
-                         f"{TASK_REQUIRED_TEXT}: its calls are refused")
+                         f"{TASK_REQUIRED_TEXT}: its calls are sent without one, and "
+                         "the server refuses them")
                  for spec in specs if task_required(spec))
     return found

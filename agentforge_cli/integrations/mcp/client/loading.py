@@ -11,7 +11,8 @@ streamable-HTTP server that answers plainly is listed without the SDK
 (:mod:`~agentforge_cli.integrations.mcp.client.plain_listing`). Its tools come from
 ``tools/list`` (every page) and keep the server's names, descriptions, ``inputSchema``,
 ``outputSchema``, title, annotations and ``execution`` (a tool the SDK's types refuse is
-left out and reported; one that must be called as a task is refused when called);
+left out and reported; one that must be called as a task is
+reported, and its calls are sent as plain ones);
 calling one sends ``tools/call`` with the arguments as given (the server binds them):
 :mod:`~agentforge_cli.integrations.mcp.client.executor`.
 

@@ -1,6 +1,7 @@
 """MCP tools that must be called as a task (``execution.taskSupport: "required"``), which
-agentforge cannot do yet: how to tell one, and the words that say why its calls are
-refused."""
+agentforge cannot do yet: how to tell one, and the words that warn about it. Its calls are
+still sent, without a task, so the server's own answer (a refusal) comes back, as it does
+to any client that calls it so, and a recorded call replays matched."""
 
 from __future__ import annotations
 

@@ -13,7 +13,12 @@ successful result is also sent as ``structuredContent`` matching it:
   serialization schema, by field name, or by alias when the model serializes by alias),
   so the result's JSON object is the ``structuredContent`` as it is.
 
-Other return types declare none. A client validates ``structuredContent`` against the
+Other return types declare none. In a session of revision 2026-07-28, where
+``structuredContent`` may be any JSON value, a tool whose return type is not an object (a
+number, a string, a boolean, a list, a tuple: :meth:`OutputSchemas.value`) also sends its
+successful result's value as ``structuredContent``, when it matches the JSON Schema of
+that type (it declares no ``outputSchema``: older sessions, which list the same tools,
+must see an object there). A client validates ``structuredContent`` against the
 ``outputSchema``, so a result that does not match (a tool returning something other than
 it declares) is checked here first and becomes an error result saying so (``jsonschema``
 comes with the ``mcp`` SDK).
@@ -40,6 +45,30 @@ class OutputSchemas:
         self.service = service
         self._schemas: dict[str, dict[str, Any] | None] = {}
         self._validators: dict[str, Any] = {}
+        self._values: dict[str, tuple[bool, Any] | None] = {}
+
+    def value(self, name: str, text: str) -> tuple[bool, Any]:
+        """``(True, value)``: the JSON value of a successful result's ``text`` for the
+        Python tool ``name`` whose return type is not an object (a ``str`` return's text
+        is the string itself), when it matches that type's JSON Schema; else
+        ``(False, None)``."""
+        if name not in self._values:
+            base = innermost(self.service.executor(name))
+            self._values[name] = (_value_type(base.definition) if isinstance(
+                base, DefinedToolExecutor) else None)
+        known = self._values[name]
+        if known is None:
+            return False, None
+        is_text, validator = known
+        if is_text:
+            return True, text
+        try:
+            value = json.loads(text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            return False, None
+        if type(value) is dict or not validator.is_valid(value):
+            return False, None
+        return True, value
 
     def schema(self, name: str) -> dict[str, Any] | None:
         """The ``outputSchema`` of the Python tool ``name``, or ``None``."""
@@ -85,7 +114,7 @@ class StructuredResult(ToolExecutionResult):
     """A successful result and the ``structuredContent`` that matches its tool's
     ``outputSchema``."""
 
-    structured_content: dict[str, Any]
+    structured_content: Any
 
 
 def _refuse_constant(name: str) -> Any:
@@ -114,6 +143,31 @@ def objects_of_arrays(value: Any, schema: Any, defs: dict[str, Any], depth: int 
             if changed is not value:
                 return changed
     return value
+
+
+def _value_type(definition: Any) -> tuple[bool, Any] | None:
+    """``(is_str, validator)`` of a return type that is not an object: whether it is
+    ``str`` (its text is the value), and a validator of its JSON Schema; ``None`` for an
+    object type, ``None`` or a type no parameter could have."""
+    from agentforge_cli.core.define.handlers.registry import BuildContext
+    from agentforge_cli.core.define.handlers.schema_defs import finalize_schema
+
+    try:
+        returned = typing.get_type_hints(definition.original).get("return")
+    except Exception:  # an unresolvable annotation: nothing structured
+        return None
+    if returned is None or returned is type(None) or returned is typing.Any:
+        return None
+    context = BuildContext()
+    try:
+        schema = finalize_schema(dict(context.resolve(returned).schema), context.defs)
+    except Exception:  # a return type no parameter could have
+        return None
+    if schema.get("type") == "object" or not ("type" in schema or "anyOf" in schema):
+        return None
+    from jsonschema import Draft202012Validator
+
+    return returned is str, Draft202012Validator(schema)
 
 
 def _schema_of(definition: Any) -> dict[str, Any] | None:

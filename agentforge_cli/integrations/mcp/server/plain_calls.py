@@ -211,7 +211,7 @@ class PlainCalls:
 
         try:
             result = await self.calls.answer(params["name"], params["arguments"],
-                                             str(request_id))
+                                             str(request_id), version)
         except Exception as exc:  # written as the SDK's dispatcher writes it
             error = handler_exception_to_error_data(exc)
             if error is None:

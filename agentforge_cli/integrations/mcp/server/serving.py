@@ -20,6 +20,7 @@ from agentforge_cli.errors import CommandInputError
 if TYPE_CHECKING:
     from agentforge_cli.core.observe.recording import CallRecorder
     from agentforge_cli.core.run.service import ToolService
+    from agentforge_cli.integrations.config.serve import ServerIdentity
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "HttpAddress", "choose_transport", "open_recorder",
            "prepare_to_serve", "serve_http", "serve_stdio"]
@@ -103,20 +104,21 @@ def prepare_to_serve() -> None:
     claim_process()
 
 
-def serve_stdio(load: Callable[[], ToolService], *, log: bool) -> None:
+def serve_stdio(load: Callable[[], ToolService], *, log: bool,
+                identity: ServerIdentity | None = None) -> None:
     """Claim standard input and output for the protocol, then load the tools and serve
-    them until the client closes standard input."""
+    them until the client closes standard input (introduced as ``identity`` says)."""
     from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
     from agentforge_cli.integrations.mcp.server.tool_server import run_stdio
 
     with claim_stdio() as wire:
         # The call log is the logging decorator's (the service built with logging=log)
         # rendered by run_stdio's stderr handler (log=log).
-        run_stdio(load(), log=log, wire=wire)
+        run_stdio(load(), log=log, wire=wire, identity=identity)
 
 
 def serve_http(load: Callable[[], ToolService], sock: socket.socket, address: HttpAddress,
-               *, log: bool) -> None:
+               *, log: bool, identity: ServerIdentity | None = None) -> None:
     """Claim standard output (nothing but the product's output may reach it), then load
     the tools and serve them on ``sock`` until Ctrl-C or SIGTERM. ``sock`` is bound
     first (:func:`~agentforge_cli.integrations.mcp.server.streamable_http.bind_socket`),
@@ -126,4 +128,4 @@ def serve_http(load: Callable[[], ToolService], sock: socket.socket, address: Ht
 
     with sock, claim_stdio():
         run_http(load(), host=address.host, sock=sock, allow_origins=address.allow_origins,
-                 allow_hosts=address.allow_hosts, log=log)
+                 allow_hosts=address.allow_hosts, log=log, identity=identity)

@@ -41,6 +41,8 @@ from agentforge_cli.integrations.mcp.server.http_sessions import SessionGuard, S
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
+    from agentforge_cli.integrations.config.serve import ServerIdentity
+
 __all__ = ["MCP_PATH", "HeaderGuard", "ListenError", "bind_socket", "build_app", "host_names",
            "machine_names", "run_http"]
 
@@ -225,7 +227,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] = (),
-              allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None) -> Any:
+              allow_hosts: Iterable[str] = (), limits: SessionLimits | None = None,
+              identity: ServerIdentity | None = None) -> Any:
     """The ASGI app: the SDK's streamable HTTP app at :data:`MCP_PATH`, its answers sent
     as JSON when nothing streams
     (:class:`~agentforge_cli.integrations.mcp.server.json_answers.JsonAnswers`) and plain
@@ -244,7 +247,7 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
     limits = limits or SessionLimits()
     calls = ToolCalls(service)
     # no idle timer in the SDK: it would not see plain calls; SessionGuard ends idle sessions
-    app = build_server(service, calls=calls).streamable_http_app(
+    app = build_server(service, calls=calls, identity=identity).streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, session_idle_timeout=None,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     answering = PlainCalls(JsonAnswers(app), calls, MCP_PATH)
@@ -254,10 +257,10 @@ def build_app(service: ToolService, *, host: str, allow_origins: Iterable[str] =
 
 def run_http(service: ToolService, *, host: str, sock: socket.socket,
              allow_origins: Iterable[str] = (), allow_hosts: Iterable[str] = (),
-             log: bool = False) -> None:
+             log: bool = False, identity: ServerIdentity | None = None) -> None:
     """Serve ``service`` on the bound ``sock`` until SIGINT or SIGTERM (``log``: the
-    call log to stderr, as for stdio). A host other than loopback gets a warning on
-    stderr: nothing authenticates the callers."""
+    call log to stderr, as for stdio; ``identity``: the project's ``serverInfo``). A host
+    other than loopback gets a warning on stderr: nothing authenticates the callers."""
     import asyncio
 
     import uvicorn
@@ -294,7 +297,8 @@ def run_http(service: ToolService, *, host: str, sock: socket.socket,
             reading.close_oldest(len(reading.waiting))  # no request of theirs to finish
             await super().shutdown(sockets=sockets)
 
-    app = build_app(service, host=host, allow_origins=allow_origins, allow_hosts=allow_hosts)
+    app = build_app(service, host=host, allow_origins=allow_origins, allow_hosts=allow_hosts,
+                    identity=identity)
     config = uvicorn.Config(app, http=protocol_class(reading), backlog=BACKLOG,
                             log_config=None, log_level=logging.WARNING, access_log=False,
                             lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE)

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.types import CallToolResult, ListToolsResult
 
+    from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.stdio import Wire
 
 __all__ = [
@@ -267,12 +268,27 @@ def call_tool_result(result: ToolExecutionResult) -> CallToolResult:
     )
 
 
-def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas
-             ) -> ToolExecutionResult:
+ANY_STRUCTURED_CONTENT = "2026-07-28"
+"""The first protocol revision whose ``structuredContent`` may be any JSON value."""
+
+
+def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
+             version: str | None = None) -> ToolExecutionResult:
     """``result``, or an error result when it does not match the tool's ``outputSchema``
-    (a client would refuse it)."""
-    if result.is_error or schemas.schema(name) is None:
+    (a client would refuse it); in a session of ``version`` 2026-07-28 or later, the
+    value of a tool returning a scalar or a list as its ``structuredContent``."""
+    if result.is_error:
         return result
+    if schemas.schema(name) is None:
+        if version is None or version < ANY_STRUCTURED_CONTENT or getattr(
+                result, "content", None) is not None:
+            return result
+        found, value = schemas.value(name, result.text)
+        if not found:
+            return result
+        structured = StructuredResult(result.text, False)
+        structured.structured_content = value
+        return structured
     value, problem = schemas.structured(name, result.text)
     if value is not None and problem is None:
         checked = StructuredResult(result.text, False)
@@ -296,14 +312,14 @@ class ToolCalls:
     def knows(self, name: str) -> bool:
         return self.service.executor(name) is not None
 
-    async def answer(self, name: str, arguments: Any, request_id: str | None
-                     ) -> CallToolResult:
+    async def answer(self, name: str, arguments: Any, request_id: str | None,
+                     version: str | None = None) -> CallToolResult:
         """The result of calling the known tool ``name`` with the ``arguments`` object as
         received (``parse_arguments`` takes a dict as parsed, then binding and coercion
-        run as for ``agentforge tools call``)."""
+        run as for ``agentforge tools call``), for a session of protocol ``version``."""
         request = ToolExecutionRequest(id=request_id, name=name, arguments=arguments)
         result = await execute_tool(self.service, request, self.memory_id)
-        return call_tool_result(_checked(result, name, self.schemas))
+        return call_tool_result(_checked(result, name, self.schemas, version))
 
 
 def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None = None
@@ -329,7 +345,8 @@ def list_tools_result(service: ToolService, output_schemas: OutputSchemas | None
 
 def build_server(service: ToolService, *, name: str = SERVER_NAME,
                  version: str | None = None, instructions: str | None = None,
-                 memory_id: object = None, calls: ToolCalls | None = None) -> Server:
+                 memory_id: object = None, calls: ToolCalls | None = None,
+                 identity: ServerIdentity | None = None) -> Server:
     """Build a low-level MCP ``Server`` serving ``service``'s tools.
 
     Args:
@@ -340,11 +357,15 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         memory_id: Passed to every execution (shows in call logs).
         calls: How calls are answered, when shared with another path (made from
             ``service`` and ``memory_id`` by default).
+        identity: The project's ``[tool.agentforge.serve]``: its name, version and
+            instructions win over the arguments, and its title, description, website and
+            icons are added to ``serverInfo``.
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
     require_mcp()
+    from mcp import types
     from mcp.server import Server, ServerRequestContext
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
@@ -365,16 +386,50 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
             # A protocol error, not a result: the client asked for a tool never listed.
             raise MCPError(code=INVALID_PARAMS,
                            message=unknown_tool_message(params.name, service.names))
-        return await calls.answer(params.name, params.arguments,
-                                  None if ctx.request_id is None else str(ctx.request_id))
+        async with passing_progress_on(ctx):
+            return await calls.answer(params.name, params.arguments,
+                                      None if ctx.request_id is None else str(ctx.request_id),
+                                      ctx.protocol_version)
 
     # resources and prompts the targets declare; empty lists when none (clients list
     # them without asking first)
+    from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.extras_handlers import extras_handlers
 
-    return Server(name, version=version or __version__, instructions=instructions,
+    said = identity or ServerIdentity()
+    icons = [types.Icon.model_validate(icon) for icon in said.icons] or None
+    return Server(said.name or name, version=said.version or version or __version__,
+                  instructions=said.instructions or instructions, title=said.title,
+                  description=said.description, website_url=said.website, icons=icons,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool,
                   **extras_handlers(service.extras, resource_not_found_code))
+
+
+@contextlib.asynccontextmanager
+async def passing_progress_on(ctx: Any) -> Any:
+    """Within it, the progress a re-served MCP server reports for a call (heard on its
+    connection's thread, :data:`~agentforge_cli.integrations.mcp.client.answering.CALL_PROGRESS`)
+    goes on to this request's client as its own ``notifications/progress``
+    (``ctx.session.report_progress``: nothing when the client asked for none), all of it before
+    the result."""
+    import asyncio
+
+    from agentforge_cli.integrations.mcp.client.answering import CALL_PROGRESS
+
+    loop = asyncio.get_running_loop()
+    sent: list[Any] = []
+
+    def forward(progress: float, total: float | None, message: str | None) -> None:
+        sent.append(asyncio.run_coroutine_threadsafe(
+            ctx.session.report_progress(progress, total, message), loop))
+
+    token = CALL_PROGRESS.set(forward)
+    try:
+        yield
+    finally:
+        CALL_PROGRESS.reset(token)
+        if sent:  # the last reports reach the client before the result does
+            await asyncio.gather(*map(asyncio.wrap_future, sent), return_exceptions=True)
 
 
 class _UnblockingHandler(logging.Handler):
@@ -449,7 +504,8 @@ def _log_to_stderr() -> None:
 
 async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
                       version: str | None = None, instructions: str | None = None,
-                      log: bool = False, wire: Wire | None = None) -> None:
+                      log: bool = False, wire: Wire | None = None,
+                      identity: ServerIdentity | None = None) -> None:
     """Serve ``service`` over stdio until the client closes stdin and every request read
     has been answered.
 
@@ -463,7 +519,8 @@ async def serve_stdio(service: ToolService, *, name: str = SERVER_NAME,
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
     """
-    server = build_server(service, name=name, version=version, instructions=instructions)
+    server = build_server(service, name=name, version=version, instructions=instructions,
+                          identity=identity)
     from agentforge_cli.integrations.mcp.server.stdio import claim_stdio
 
     if log:
@@ -495,7 +552,7 @@ async def _serve_wire(server: Server, wire: Wire, count: int) -> None:
 
 def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | None = None,
               instructions: str | None = None, log: bool = False,
-              wire: Wire | None = None) -> None:
+              wire: Wire | None = None, identity: ServerIdentity | None = None) -> None:
     """Blocking :func:`serve_stdio` (the body of ``agentforge serve``); returns when the
     client disconnects (closes stdin, once every request read is answered, or stops
     reading stdout), or on Ctrl-C.
@@ -509,7 +566,8 @@ def run_stdio(service: ToolService, *, name: str = SERVER_NAME, version: str | N
 
     try:
         anyio.run(functools.partial(serve_stdio, service, name=name, version=version,
-                                    instructions=instructions, log=log, wire=wire))
+                                    instructions=instructions, log=log, wire=wire,
+                                    identity=identity))
     except* BrokenPipeError:
         pass  # the client stopped reading our stdout: it has gone, the session is over
     except* KeyboardInterrupt:

@@ -5,7 +5,9 @@
   the ``result.content`` blocks one after another as an MCP target's result reads
   (text as is; an image as ``[image/png, 4 035 bytes, sha256 1a2b3c4d]``, see
   :mod:`~agentforge_cli.core.run.content_blocks`), ``result.isError`` as the error flag; a
-  JSON-RPC ``error`` response is an error result whose text is the error's ``message``;
+  JSON-RPC ``error`` response is an error result worded as an MCP target's failed call
+  is (``Error executing tool NAME: MESSAGE``), so replay compares it with the server's
+  answer today;
 * every other message (``initialize``, ``tools/list``, notifications and their responses)
   is skipped;
 * a message may be wrapped as recorders write it, with its direction and time:
@@ -67,11 +69,12 @@ def claims(data: Any) -> Claim:
 
 class McpBook(CallBook):
     """The state of reading one file: the ids of the ``tools/call`` requests waiting for
-    a response (only their responses are results; other requests' ids are not calls)."""
+    a response, and the tool each calls (only their responses are results; other
+    requests' ids are not calls)."""
 
     def __init__(self, path: Path, *, track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
-        self.pending: set[str] = set()
+        self.pending: dict[str, str] = {}
 
 
 def _id_text(value: Any, book: McpBook, where: Place) -> str:
@@ -96,20 +99,21 @@ def message_events(data: Any, where: Place, book: McpBook) -> list[Event]:
         if not isinstance(params, dict):
             raise TranscriptError(book.path, where, 'a tools/call request needs "params"')
         call = named_call(params, call_id, message, book, where)
-        pending.add(call_id)
+        pending[call_id] = call.name
         return [call]
     if "method" in message or message.get("id") is None:
         return []  # another request, a notification, or an error about no request
     call_id = _id_text(message["id"], book, where)
     if call_id not in pending:
         return []  # the response to another request
-    pending.discard(call_id)
+    name = pending.pop(call_id)
     index = book.result(call_id, where)
     if "error" in message:
         error = message["error"]
         text = error.get("message") if isinstance(error, dict) else None
+        said = text if isinstance(text, str) else dumps(error)
         return [ToolResult(call_index=index, id=call_id,
-                           content=text if isinstance(text, str) else dumps(error),
+                           content=f"Error executing tool {name}: {said}",
                            is_error=True, where=where)]
     result = message["result"]
     if not isinstance(result, dict) or "content" not in result:

@@ -1,8 +1,8 @@
 """MCP tools agentforge cannot use, from ``faulty_server.py``: a tool the SDK's types
 refuse (an array ``inputSchema``, no name) is left out and named, the server's other
 tools still work; a tool that must be called as a task (``execution.taskSupport:
-"required"``) keeps its ``execution``, is reported, and its calls are refused before they
-reach the server.
+"required"``) keeps its ``execution``, is reported, and its calls are sent as plain calls,
+so the server's own refusal comes back.
 
 The command line runs as a subprocess (the installed ``agentforge``); ``serve`` is driven
 by the official SDK client.
@@ -125,13 +125,11 @@ def test_check_reports_task_only_tools_as_a_warning() -> None:
     assert agentforge("tools", "check", "--fail-on", "warning", TASKS).returncode == 1
 
 
-def test_a_call_to_a_task_only_tool_is_refused_before_it_reaches_the_server() -> None:
+def test_a_call_to_a_task_only_tool_is_sent_and_the_server_answers() -> None:
     done = agentforge("tools", "call", "background", "{}", "-t", TASKS)
     assert done.returncode == 1
-    assert 'must be called as an MCP task (execution.taskSupport: "required")' in (
-        done.stdout + done.stderr)
-    # the server's own -32601 answer never comes: agentforge does not send the call
-    assert "background must be called as a task" not in done.stdout + done.stderr
+    # the server's own -32601 answer, worded as any failed call of an MCP tool
+    assert done.stdout == "Error executing tool background: background must be called as a task\n"
     either = agentforge("tools", "call", "either", "{}", "-t", TASKS)
     assert (either.returncode, either.stdout) == (0, "ok\n"), either.stderr
 
