@@ -39,7 +39,7 @@ from agentforge_cli.cli.options import (
     project_choices,
 )
 from agentforge_cli.cli.schema_form import apply_schema_form
-from agentforge_cli.cli.usage import TEXT, Command, Group
+from agentforge_cli.cli.usage import TEXT, Command, Group, later
 from agentforge_cli.core.observe.masking import mask_target
 
 if TYPE_CHECKING:
@@ -93,14 +93,17 @@ def _provider_export(provider: str) -> Renderer:
     return render_export
 
 
+_OWN_FORMATS: dict[str, Renderer] = {"table": _list_table, "json": _list_json}
+"""The formats that need no provider (the registry is not imported for them)."""
+
+
 def list_formats() -> dict[str, Renderer]:
     """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
     provider format of the registry, read when the command runs (``--strict`` is refused
     before loading for a provider format that has no strict form)."""
     from agentforge_cli.schema.providers import LIST_FORMATS
 
-    return {"table": _list_table, "json": _list_json,
-            **{name: _provider_export(name) for name in LIST_FORMATS}}
+    return {**_OWN_FORMATS, **{name: _provider_export(name) for name in LIST_FORMATS}}
 
 
 def _format_help() -> str:
@@ -145,9 +148,9 @@ def list_tools(
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
-        help=_format_help(), autocompletion=complete_formats)] = "table",
+        help=later(_format_help), autocompletion=complete_formats)] = "table",
     strict: Annotated[bool, typer.Option(
-        "--strict", help=_strict_help())] = False,
+        "--strict", help=later(_strict_help))] = False,
     schema_form: SchemaFormOption = "standard",
     header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
     protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
@@ -159,12 +162,11 @@ def list_tools(
     is a warning on stderr, a part it cannot take at all fails (exit 1).
     """
     with guarded():
-        formats = list_formats()
         chosen = output_format.strip().lower()  # --format OpenAI is openai
-        renderer = formats.get(chosen)
+        renderer = _OWN_FORMATS.get(chosen) or list_formats().get(chosen)
         if renderer is None:
             raise UsageError(f"unknown --format {output_format!r}",
-                             hint="choose one of: " + ", ".join(formats))
+                             hint="choose one of: " + ", ".join(list_formats()))
         _check_strict(chosen, strict)
         if schema_form != "standard" and chosen != "mcp":
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
@@ -172,16 +174,22 @@ def list_tools(
                                   f"{schema_form}")
         reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
                             elicit=elicit)
-        from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.integrations.targets.loading import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
-                               mcp_options=reach, skip_problems=skipped_tool)
+                               mcp_options=reach, skip_problems=_skipped_tool)
         from agentforge_cli.integrations.targets.provenance import tool_origins
 
         apply_schema_form(service, schema_form)
         _warn_task_only(service.specifications)
         renderer(service.specifications, strict, tool_origins(service))
+
+
+def _skipped_tool(problem: str) -> None:
+    """A tool left out, as a warning (rich is imported only when one is)."""
+    from agentforge_cli.cli.render import skipped_tool
+
+    skipped_tool(problem)
 
 
 def _warn_task_only(specs: Sequence[Any]) -> None:
