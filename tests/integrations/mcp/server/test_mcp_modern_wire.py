@@ -6,17 +6,14 @@ over HTTP no session, no ``GET`` stream and headers checked against the body."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from mcp_client_support import AGENTFORGE, TIMEOUT, RawServer, request
+from mcp_client_support import TIMEOUT, RawServer, request, serving_http
 
 MODERN = "2026-07-28"
 TOOLS = '''
@@ -142,27 +139,6 @@ def test_a_call_asking_for_logs_gets_only_its_result(tools: Path) -> None:
     assert "zeta was called" in stderr
 
 
-@contextlib.contextmanager
-def _served_http(tools: Path) -> Iterator[str]:
-    process = subprocess.Popen([str(AGENTFORGE), "serve", str(tools), "--transport", "http",
-                                "--port", "0"], cwd=tools.parent, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        for line in process.stderr:  # type: ignore[union-attr]
-            if "listening on " in line:
-                break
-        yield line.split("listening on ")[1].split()[0]
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=TIMEOUT)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()  # type: ignore[union-attr]
-
-
 def _post(url: str, method: str, params: dict[str, Any], **headers: str) -> httpx.Response:
     sent = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": MODERN,
             "Mcp-Method": method, **headers}
@@ -171,7 +147,7 @@ def _post(url: str, method: str, params: dict[str, Any], **headers: str) -> http
 
 
 def test_http_has_no_session_no_stream_and_checks_its_headers(tools: Path) -> None:
-    with _served_http(tools) as url:
+    with serving_http(tools) as url:
         listed = _post(url, "tools/list", {})
         assert listed.status_code == 200
         assert "mcp-session-id" not in listed.headers
