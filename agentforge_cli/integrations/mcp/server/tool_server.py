@@ -19,8 +19,10 @@ message says how to install the extra, when the SDK is missing or too old.
   (:mod:`~agentforge_cli.integrations.mcp.server.output_schemas`); an MCP target's tool keeps its
   ``outputSchema`` and its results go on as its server sent them;
 * ``resources/list``, ``resources/templates/list`` and ``prompts/list`` list what the
-  targets declare with ``@resource`` and ``@prompt``, read and got through
-  :mod:`~agentforge_cli.integrations.mcp.server.extras_handlers` (empty lists when none);
+  targets declare with ``@resource`` and ``@prompt``, and what the MCP servers served
+  again offer (:mod:`~agentforge_cli.integrations.mcp.server.upstreams`), read and got
+  through :mod:`~agentforge_cli.integrations.mcp.server.extras_handlers` (empty lists
+  when none);
   every list has one page, so a ``cursor`` is ``-32602``;
 * ``async def`` Python tools run on a tool loop, off the server's event loop
   (:mod:`~agentforge_cli.core.run.tool_loops`: one that blocks, ``time.sleep`` in an ``async
@@ -363,6 +365,8 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+        TargetError: Two targets offer one resource, template or prompt (an MCP server
+            served again among them), or such a server refused to list them.
     """
     require_mcp()
     from mcp import types
@@ -395,14 +399,18 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
     # them without asking first)
     from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.extras_handlers import extras_handlers
+    from agentforge_cli.integrations.mcp.server.upstreams import Upstreams
 
+    upstreams = Upstreams.of(service)  # the MCP servers served again: theirs are passed on
+    if upstreams:
+        upstreams.check()
     said = identity or ServerIdentity()
     icons = [types.Icon.model_validate(icon) for icon in said.icons] or None
     return Server(said.name or name, version=said.version or version or __version__,
                   instructions=said.instructions or instructions, title=said.title,
                   description=said.description, website_url=said.website, icons=icons,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                  **extras_handlers(service.extras, resource_not_found_code))
+                  **extras_handlers(service.extras, resource_not_found_code, upstreams))
 
 
 @contextlib.asynccontextmanager
