@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 
     from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.stdio import Wire
+    from agentforge_cli.integrations.mcp.server.upstreams import Upstreams
 
 __all__ = [
     "INSTALL_HINT",
@@ -370,7 +371,7 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
     """
     require_mcp()
     from mcp import types
-    from mcp.server import Server, ServerRequestContext
+    from mcp.server import ServerRequestContext
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
 
@@ -399,6 +400,7 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
     # them without asking first)
     from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.extras_handlers import extras_handlers
+    from agentforge_cli.integrations.mcp.server.relaying_server import relaying_server
     from agentforge_cli.integrations.mcp.server.upstreams import Upstreams
 
     upstreams = Upstreams.of(service)  # the MCP servers served again: theirs are passed on
@@ -406,11 +408,28 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         upstreams.check()
     said = identity or ServerIdentity()
     icons = [types.Icon.model_validate(icon) for icon in said.icons] or None
-    return Server(said.name or name, version=said.version or version or __version__,
-                  instructions=said.instructions or instructions, title=said.title,
-                  description=said.description, website_url=said.website, icons=icons,
-                  on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                  **extras_handlers(service.extras, resource_not_found_code, upstreams))
+    server: Server = relaying_server(
+        said.name or name, version=said.version or version or __version__,
+        instructions=said.instructions or instructions, title=said.title,
+        description=said.description, website_url=said.website, icons=icons,
+        on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+        **extras_handlers(service.extras, resource_not_found_code, upstreams))
+    if upstreams:
+        _relay_tasks(server, service, upstreams)
+    return server
+
+
+def _relay_tasks(server: Any, service: ToolService, upstreams: Upstreams) -> None:
+    """Tasks of the servers served again that run tools as tasks, forwarded to them."""
+    from agentforge_cli.integrations.mcp.server.task_forwarding import TaskForwarding
+
+    tasks = TaskForwarding.of(service, upstreams.surfaces)
+    if not tasks:
+        return
+    server.tasks = tasks.capability()
+    server.middleware.append(tasks.middleware)
+    for method, (params_type, handler) in tasks.handlers().items():
+        server.add_request_handler(method, params_type, handler)
 
 
 @contextlib.asynccontextmanager
