@@ -416,7 +416,17 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         **extras_handlers(service.extras, resource_not_found_code, upstreams))
     if upstreams:
         _relay_tasks(server, service, upstreams)
+        _relay_list_changes(server, upstreams)
     return server
+
+
+def _relay_list_changes(server: Any, upstreams: Upstreams) -> None:
+    """The resource and prompt list changes of the servers served again, passed on."""
+    from agentforge_cli.integrations.mcp.server.list_changes import ListChanges
+
+    changes = ListChanges()
+    server.list_changed = changes.listen_to(upstreams.surfaces)
+    server.middleware.append(changes.middleware)
 
 
 def _relay_tasks(server: Any, service: ToolService, upstreams: Upstreams) -> None:

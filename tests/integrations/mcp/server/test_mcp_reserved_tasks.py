@@ -92,11 +92,14 @@ def test_a_task_is_made_followed_and_cancelled_through_agentforge_over_stdio() -
     async def main() -> tuple[Any, dict[str, Any]]:
         with anyio.fail_after(TIMEOUT * 4):
             async with _client("legacy") as client:
-                return client.server_capabilities.tasks, await _follow(client)
+                return client.server_capabilities, await _follow(client)
 
-    capability, got = anyio.run(main)
-    assert capability == types.ServerTasksCapability.model_validate(
+    capabilities, got = anyio.run(main)
+    assert capabilities.tasks == types.ServerTasksCapability.model_validate(
         {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    # server-everything tells of its list changes: serve, which passes them on, too
+    assert (capabilities.resources.list_changed, capabilities.prompts.list_changed) == (
+        True, True)
     assert got == EXPECTED
 
 
