@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -101,6 +101,9 @@ class McpConnection:
         """The protocol agreed with the server, once it answered (kept across sessions)."""
         self.answers = answers or ClientAnswers()
         """What the server's requests are answered, and who hears of its notifications."""
+        self.on_list_changed: Callable[[str], None] | None = None
+        """Called with the method of each ``notifications/.../list_changed`` the server
+        sends (on the connection's own thread); ``None``: they are dropped."""
         self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
@@ -285,6 +288,11 @@ class McpConnection:
             async def on_message(message: Any) -> None:
                 if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
                     self._problems.append(message)
+                    return
+                method = getattr(message, "method", None)
+                if (self.on_list_changed is not None and isinstance(method, str)
+                        and method.endswith("/list_changed")):
+                    self.on_list_changed(method)
 
             from mcp import types
 
