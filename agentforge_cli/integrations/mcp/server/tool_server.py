@@ -282,9 +282,10 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
     value of a tool returning a scalar or a list as its ``structuredContent``."""
     if result.is_error:
         return result
+    if getattr(result, "content", None) is not None:  # an MCP target's, sent on as it came
+        return _for_session(result, version)
     if schemas.schema(name) is None:
-        if version is None or version < ANY_STRUCTURED_CONTENT or getattr(
-                result, "content", None) is not None:
+        if version is None or version < ANY_STRUCTURED_CONTENT:
             return result
         found, value = schemas.value(name, result.text)
         if not found:
@@ -299,6 +300,22 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
         return checked
     return ToolExecutionResult(f'Tool "{name}" returned a result that does not match its '
                                f"outputSchema: {problem}", True)
+
+
+def _for_session(result: ToolExecutionResult, version: str | None) -> ToolExecutionResult:
+    """An MCP target's result as a session of ``version`` may receive it: a
+    ``structuredContent`` that is not an object (a server of 2026-07-28 may send one) goes
+    only to a session of 2026-07-28 or later; an older one requires an object, so it gets
+    the content blocks alone."""
+    import copy
+
+    structured = getattr(result, "structured_content", None)
+    if structured is None or type(structured) is dict or (
+            version is not None and version >= ANY_STRUCTURED_CONTENT):
+        return result
+    sent = copy.copy(result)
+    sent.structured_content = None  # type: ignore[attr-defined]  # an McpToolResult's
+    return sent
 
 
 class ToolCalls:

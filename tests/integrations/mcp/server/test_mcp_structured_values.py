@@ -126,3 +126,24 @@ def test_the_tools_list_is_the_same_in_both_eras(tmp_path: Path) -> None:
 
     assert anyio.run(main, "auto") == anyio.run(main, "legacy")
     assert anyio.run(main, "auto")["add"] is None
+
+
+@pytest.mark.parametrize(("mode", "version", "expected"), [
+    ("auto", "2026-07-28", MODERN), ("legacy", "2025-11-25", LEGACY)])
+def test_served_again_each_session_gets_what_its_revision_allows(
+        tmp_path: Path, mode: str, version: str, expected: list[Any]) -> None:
+    """``serve 'mcp:agentforge serve tools.py'``: the upstream session is of 2026-07-28
+    and sends scalars as ``structuredContent``; a client of 2025-11-25 gets the content
+    alone (its SDK refused the whole result before), one of 2026-07-28 the value."""
+    upstream = f"mcp:{AGENTFORGE} serve tools.py"
+    params = StdioServerParameters(command=str(AGENTFORGE), args=["serve", upstream],
+                                   cwd=str(_folder(tmp_path)), env=client_env())
+
+    async def main() -> tuple[str, list[Any], list[str]]:
+        with anyio.fail_after(TIMEOUT * 2):
+            async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+                return await _structured(client)
+
+    agreed, structured, texts = anyio.run(main)
+    assert (agreed, structured) == (version, expected)
+    assert texts[:3] == ["5", '["ann","bob"]', "hello x"]
