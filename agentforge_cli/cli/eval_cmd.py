@@ -67,6 +67,12 @@ def eval_command(
         "--timeout", metavar="SECONDS", help="Seconds one request may take.")] = 60.0,
     retries: RetriesOption = 2,
     system: SystemOption = None,
+    scrub: Annotated[list[str] | None, typer.Option(
+        "--scrub", metavar="SCRUBBER", click_type=TEXT, show_default=False,
+        help="A volatile part of every tool's arguments, scrubbed from the recorded and "
+             "the new ones before they are compared: a JSON path ($.since), re:PATTERN, "
+             "or timestamps, uuids, hex-ids, durations; repeatable. Adds to "
+             "\\[tool.agentforge.replay] and @tool(volatile=...), as in replay.")] = None,
     transcript_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT", help="The transcripts' format (auto detects).")
     ] = "auto",
@@ -103,6 +109,7 @@ def eval_command(
         if not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         cases = _cases(scenarios, transcripts or [], compare_to, system)
+        scrubbers = _scrubbers(scrub)
         connection, name = parse_model(model)
         service = _load(target, strict, binding)
         reference = _reference(compare_to, strict, binding)
@@ -120,7 +127,7 @@ def eval_command(
                     scores, compared = _evaluated(transcripts or [], service, reference,
                                                   opened, EvalOptions(
                         repeat=repeat, concurrency=concurrency, system=system,
-                        format=transcript_format))
+                        format=transcript_format, scrub=scrubbers))
             finally:
                 opened.close()
         except ModelError as exc:
@@ -149,6 +156,22 @@ def _load(target: str, strict: bool | None, binding: str) -> object:
     strict, _ = project_choices(strict, None)
     return load_service([target], strict=strict, binding=binding,
                         skip_problems=skipped_tool)
+
+
+def _scrubbers(given: list[str] | None) -> Any:
+    """``--scrub``'s scrubbers added to the project's (``[tool.agentforge.replay]``).
+
+    Raises:
+        CommandInputError: A ``--scrub`` that is not a scrubber.
+    """
+    from agentforge_cli.integrations.targets.loading import find_settings
+
+    project = find_settings().scrub
+    if not given:
+        return project
+    from agentforge_cli.replay.scrubbing import with_given
+
+    return with_given(project, given)
 
 
 def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,

@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from agentforge_cli.cli.output import write
-from agentforge_cli.models.eval.judge import AGREE, VERDICTS
+from agentforge_cli.models.eval.judge import AGREE, VERDICTS, Judgement
 from agentforge_cli.models.eval.scores import (
     DecisionScore,
     Tally,
@@ -62,7 +62,15 @@ def _decision_lines(score: DecisionScore) -> list[str]:
             note = next(j.note for j in score.judgements if j.verdict == verdict)
             outcome += f" · {counts[verdict]} {verdict}: {_short(note)}"
     mark = "✓" if score.passed_all else "✗"
+    scrubbed = _scrubbed(score)
+    if scrubbed:  # compared without these: say so, agreeing or not
+        lines.append(f"  scrubbed  {_short(', '.join(scrubbed))}")
     return [*lines, f"{outcome}  {mark}"]
+
+
+def _scrubbed(score: DecisionScore) -> list[str]:
+    """What was scrubbed from any reply's arguments, each place once."""
+    return list(dict.fromkeys(place for j in score.judgements for place in j.scrubbed))
 
 
 def _tool_table(tallies: dict[str, Tally], repeat: int) -> list[str]:
@@ -122,11 +130,20 @@ def _decision_json(transcript: TranscriptScore, score: DecisionScore) -> dict[st
         "conversation": decision.conversation, "where": decision.where,
         "recorded": [{"name": c.name, "arguments": c.arguments} for c in decision.recorded],
         "agreed": score.agreed, "pass_all": score.passed_all, "pass_any": score.passed_any,
-        "replies": [{"verdict": j.verdict, "note": j.note, "text": j.reply.text,
-                     "cached": j.reply.cached,
-                     "calls": [{"name": c.name, "arguments": c.arguments}
-                               for c in j.reply.calls]} for j in score.judgements],
+        "replies": [_reply_json(j) for j in score.judgements],
     }
+
+
+def _reply_json(judgement: Judgement) -> dict[str, Any]:
+    """One reply; ``scrubbed`` only when something was, as replay's calls have it."""
+    reply = judgement.reply
+    entry: dict[str, Any] = {
+        "verdict": judgement.verdict, "note": judgement.note, "text": reply.text,
+        "cached": reply.cached,
+        "calls": [{"name": c.name, "arguments": c.arguments} for c in reply.calls]}
+    if judgement.scrubbed:
+        entry["scrubbed"] = list(judgement.scrubbed)
+    return entry
 
 
 def print_json(report: Report) -> None:
@@ -171,6 +188,8 @@ def write_junit(path: Path, report: Report) -> None:
                          if j.verdict != AGREE]
                 failure = ElementTree.SubElement(
                     case, "failure", message=f"{score.agreed}/{len(score.judgements)} agree")
+                scrubbed = _scrubbed(score)
+                notes += [f"scrubbed: {', '.join(scrubbed)}"] if scrubbed else []
                 failure.text = "\n".join(dict.fromkeys(notes))
     write_junit_text(str(path), ElementTree.tostring(root, encoding="unicode",
                                                      xml_declaration=True) + "\n")
