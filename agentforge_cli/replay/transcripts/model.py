@@ -71,6 +71,9 @@ class SystemPrompt:
     """The text."""
     where: Place = WHOLE_FILE
     """Where it is in the file."""
+    file_wide: bool = False
+    """Given once for the whole file (a document's envelope: a tau2-bench results file's
+    policy), so every conversation in it starts with it."""
 
 
 # Hot path (ToolCall, ToolResult): two events a replayed call. Not frozen (a frozen
