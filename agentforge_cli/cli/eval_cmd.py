@@ -94,6 +94,12 @@ def eval_command(
         help="Also ask with the tools of REF (a snapshot file, or "
              "GITREF:path/to/module.py[:Name]) and report the decisions that moved.")
     ] = None,
+    prices: Annotated[Path | None, typer.Option(
+        "--prices", metavar="FILE", dir_okay=False, show_default=False,
+        help="A price table (TOML, or JSON when it ends in .json): model name -> "
+             "{input, output} in US dollars per million tokens, to count the cost of "
+             "responses that report none. Replaces \\[tool.agentforge.models.prices].")
+    ] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
 ) -> None:
@@ -111,12 +117,13 @@ def eval_command(
         cases = _cases(scenarios, transcripts or [], compare_to, system)
         scrubbers = _scrubbers(scrub)
         connection, name = parse_model(model)
+        price = _price(prices, connection.name, name)
         service = _load(target, strict, binding)
         reference = _reference(compare_to, strict, binding)
         try:
             opened = open_model(connection, name, offline=offline, base_url=base_url,
                                 cassette=cache or default_cassette(connection, name),
-                                timeout=timeout, max_retries=retries)
+                                timeout=timeout, max_retries=retries, price=price)
             try:
                 if cases is not None:
                     from agentforge_cli.models.scenarios.run import run_scenarios
@@ -172,6 +179,27 @@ def _scrubbers(given: list[str] | None) -> Any:
     from agentforge_cli.replay.scrubbing import with_given
 
     return with_given(project, given)
+
+
+def _price(path: Path | None, connection: str, model: str) -> Any:
+    """The price of the model, from ``--prices`` or the project's table (``None``: none).
+
+    Raises:
+        CommandInputError: ``--prices`` is not a price table.
+    """
+    from agentforge_cli.models.prices import load_prices, price_for
+
+    if path is None:
+        from agentforge_cli.integrations.targets.loading import find_settings
+
+        return price_for(find_settings().prices, connection, model)
+    try:
+        return price_for(load_prices(path), connection, model)
+    except ValueError as exc:
+        from agentforge_cli.errors import CommandInputError
+
+        raise CommandInputError(str(exc), hint='e.g. "gpt-4o-mini" = {input = 0.15, '
+                                'output = 0.60}') from None
 
 
 def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from agentforge_cli.cli.eval_costs import usage_json, usage_line
 from agentforge_cli.cli.output import write
 from agentforge_cli.models.eval.judge import AGREE, VERDICTS, Judgement
 from agentforge_cli.models.eval.scores import (
@@ -106,9 +107,7 @@ def print_trace(report: Report) -> None:
 
         write("\n".join(compare_lines(report.reference, report.compared,
                                         report.transcripts)))
-    sent, cached = model.request_counts()
-    write(f"requests: {sent} sent, {cached} from the cassette · tokens: "
-          f"{model.usage.input_tokens} in, {model.usage.output_tokens} out")
+    write(usage_line(model))
     if report.threshold is not None:
         below = report.below_threshold()
         write(f"{'✗' if below else '✓'} agreement {_percent(tally.agreement)} is "
@@ -148,13 +147,9 @@ def _reply_json(judgement: Judgement) -> dict[str, Any]:
 
 def print_json(report: Report) -> None:
     model = report.model
-    sent, cached = model.request_counts()
     document = {
         "model": model.name, "repeat": report.repeat,
-        "summary": {**_tally_json(total(report.transcripts)),
-                    "requests": {"sent": sent, "cached": cached},
-                    "tokens": {"input": model.usage.input_tokens,
-                               "output": model.usage.output_tokens},
+        "summary": {**_tally_json(total(report.transcripts)), **usage_json(model),
                     "min_agreement": report.threshold,
                     "passed": not report.below_threshold()},
         "tools": {name: _tally_json(t) for name, t in tool_tallies(report.transcripts).items()},
