@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentforge_cli.models.connection import Asker, ModelConnection, Settings, require_sdk
+from agentforge_cli.models.prices import reported_cost
 from agentforge_cli.models.prompt import Answered, Asked, Call, Prompt, Reply, Said, Usage
 
 __all__ = ["OPENAI_CHAT", "messages"]
@@ -52,8 +53,8 @@ def _open(settings: Settings) -> Asker:
                       if getattr(call, "function", None) is not None)
         usage = response.usage
         return Reply(calls, (message.content or "") if message else "",
-                     Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-                     if usage else Usage())
+                     Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0,
+                           reported_cost(usage)) if usage else Usage())
 
     return ask
 

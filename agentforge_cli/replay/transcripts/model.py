@@ -76,6 +76,9 @@ class SystemPrompt:
     """The text."""
     where: Place = WHOLE_FILE
     """Where it is in the file."""
+    file_wide: bool = False
+    """Given once for the whole file (a document's envelope: a tau2-bench results file's
+    policy), so every conversation in it starts with it."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
