@@ -26,7 +26,12 @@ from agentforge_cli.cli.model_options import (
     RetriesOption,
     SystemOption,
 )
-from agentforge_cli.cli.options import BindingOption, StrictOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    McpReach,
+    StrictOption,
+    mcp_reach_options,
+)
 from agentforge_cli.cli.usage import TEXT
 
 
@@ -45,6 +50,7 @@ def _fraction(value: str | None) -> float | None:
     return number
 
 
+@mcp_reach_options
 def eval_command(
     target: Annotated[str, typer.Argument(
         metavar="TARGET", click_type=TEXT, show_default=False,
@@ -102,6 +108,7 @@ def eval_command(
     ] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
+    *, reach: McpReach,
 ) -> None:
     """Ask a model again at every recorded decision and compare its calls."""
     with guarded():
@@ -118,8 +125,9 @@ def eval_command(
         scrubbers = _scrubbers(scrub)
         connection, name = parse_model(model)
         price = _price(prices, connection.name, name)
-        service = _load(target, strict, binding)
-        reference = _reference(compare_to, strict, binding)
+        servers = reach.options()
+        service = _load(target, strict, binding, servers)
+        reference = _reference(compare_to, strict, binding, servers)
         try:
             opened = open_model(connection, name, offline=offline, base_url=base_url,
                                 cassette=cache or default_cassette(connection, name),
@@ -155,13 +163,13 @@ def eval_command(
         raise typer.Exit(EXIT_FAILED if report.below_threshold() else EXIT_OK)
 
 
-def _load(target: str, strict: bool | None, binding: str) -> object:
+def _load(target: str, strict: bool | None, binding: str, servers: Any) -> object:
     from agentforge_cli.cli.options import project_choices
     from agentforge_cli.cli.render import skipped_tool
     from agentforge_cli.integrations.targets.loading import load_service
 
     strict, _ = project_choices(strict, None)
-    return load_service([target], strict=strict, binding=binding,
+    return load_service([target], strict=strict, binding=binding, mcp_options=servers,
                         skip_problems=skipped_tool)
 
 
@@ -233,13 +241,14 @@ def _evaluated(transcripts: list[str], service: Any, reference: Any, model: Any,
                     if reference is not None else None)
 
 
-def _reference(reference: str | None, strict: bool | None, binding: str) -> object:
+def _reference(reference: str | None, strict: bool | None, binding: str,
+               servers: Any) -> object:
     """The tools of ``--compare-to``, or ``None``."""
     if reference is None:
         return None
     from agentforge_cli.integrations.targets.reference import load_reference
 
-    return load_reference(reference, lambda target: _load(target, strict, binding))
+    return load_reference(reference, lambda target: _load(target, strict, binding, servers))
 
 
 def _hint(exc: Exception) -> str | None:

@@ -24,18 +24,12 @@ from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    ElicitOption,
-    EnvOption,
-    HeaderOption,
-    OAuthOption,
-    ProtocolEraOption,
-    RootOption,
+    McpReach,
     SchemaFormOption,
     StrictOption,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
     project_choices,
 )
 from agentforge_cli.cli.schema_form import apply_schema_form
@@ -143,6 +137,7 @@ def _check_strict(output_format: str, strict: bool) -> None:
 
 
 @app.command("list", cls=Command)
+@mcp_reach_options
 def list_tools(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -152,9 +147,7 @@ def list_tools(
     strict: Annotated[bool, typer.Option(
         "--strict", help=later(_strict_help))] = False,
     schema_form: SchemaFormOption = "standard",
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
-    root: RootOption = None, elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -172,12 +165,11 @@ def list_tools(
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
                              hint="e.g. agentforge tools list --format mcp --schema-form "
                                   f"{schema_form}")
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
-                            elicit=elicit)
+        options = reach.options()
         from agentforge_cli.integrations.targets.loading import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
-                               mcp_options=reach, skip_problems=_skipped_tool)
+                               mcp_options=options, skip_problems=_skipped_tool)
         from agentforge_cli.integrations.targets.provenance import tool_origins
 
         apply_schema_form(service, schema_form)
@@ -240,6 +232,7 @@ def _show_explanation(explained: ArgumentExplanation) -> None:
 
 
 @app.command("call", cls=Command)
+@mcp_reach_options
 def call_tool(
     name: Annotated[str, typer.Argument(metavar="NAME", click_type=TEXT,
                                         help="The tool to call.", show_default=False,
@@ -270,9 +263,7 @@ def call_tool(
     propagate_errors: Annotated[bool, typer.Option(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
-    root: RootOption = None, elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -285,8 +276,7 @@ def call_tool(
 
         check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
-                            elicit=elicit)
+        options = reach.options()
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text
@@ -298,7 +288,7 @@ def call_tool(
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
                                propagate_execution_errors=choices.propagates,
-                               timeout=timeout, mcp_options=reach, binding=binding,
+                               timeout=timeout, mcp_options=options, binding=binding,
                                skip_problems=skipped_tool)
         executor = service.executor(name)
         if executor is None:

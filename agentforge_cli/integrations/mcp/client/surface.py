@@ -160,30 +160,9 @@ def open_surface(spec: str, base: Path, *, options: McpOptions | None = None,
         TargetConfigError: A malformed command or URL, or the SDK is not installed.
         TargetError: The server cannot be started or spoken to.
     """
-    import importlib.util
+    from agentforge_cli.integrations.mcp.client.connecting import server_connection
 
-    from agentforge_cli.core.observe.masking import mask_target
-    from agentforge_cli.errors import MCPUnavailableError
-    from agentforge_cli.integrations.mcp.client.failures import INSTALL_HINT
-    from agentforge_cli.integrations.mcp.client.headers import merged_headers
-    from agentforge_cli.integrations.mcp.client.options import startup_timeout
-    from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
-    from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
-
-    url = is_url(spec)
-    if url:
-        check_url(spec)
-    argv = [] if url else command_argv(spec)
-    if importlib.util.find_spec("mcp") is None:
-        raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package "
-                                  "is not installed", hint=INSTALL_HINT)
-    options = options or McpOptions()
-    connection = McpConnection(spec, argv, cwd=options.cwd or base,
-                               timeout=startup_timeout(timeout),
-                               call_timeout=options.call_timeout if timeout is None else timeout,
-                               headers=merged_headers(options.headers) if url else None,
-                               env=None if url else options.env, era=options.protocol_era,
-                               answers=options.answers)
+    connection = server_connection(spec, base, options=options, timeout=timeout)
     connection.open_session()
     return ServerSurface(connection)
 
@@ -197,8 +176,6 @@ def served_surface(executors: Iterable[Any]) -> McpSurface | None:
         SnapshotError: Two servers list an object under one key.
         TargetError: A server cannot be spoken to, or refused a list.
     """
-    from mcp.shared.exceptions import MCPError
-
     from agentforge_cli.core.run.wrapping import innermost
     from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
     from agentforge_cli.schema.surface import McpSurface
@@ -211,6 +188,8 @@ def served_surface(executors: Iterable[Any]) -> McpSurface | None:
             connections.append(base.connection)
     if not connections:
         return None
+    from mcp.shared.exceptions import MCPError  # the SDK: only once a server is there
+
     listed: dict[str, list[dict[str, Any]]] = {"resources": [], "resourceTemplates": [],
                                                "prompts": []}
     for connection in connections:
