@@ -10,12 +10,13 @@ from pathlib import Path
 CLI = Path(__file__).resolve().parents[2] / "agentforge_cli" / "cli"
 
 OWN_HELP = {"--timeout", "--json", "--log", "--examples", "--junit", "--format", "--port",
-            "--strict", "--env", "--cwd", "--output", "--model", "--record"}
+            "--strict", "--env", "--cwd", "--output", "--model", "--record", "--scrub"}
 """Options several commands declare each with help of their own, because what the value
 means differs per command: ``tools list --strict`` exports the strict form; ``record``'s
 ``--env``, ``--cwd`` and ``--port`` are those of the recorded server and of its proxy;
 ``record``'s ``--output`` is the session log, ``report``'s the HTML page; ``chat --model``
-also takes a script, and ``chat --record`` writes the conversation, ``serve``'s the calls."""
+also takes a script, and ``chat --record`` writes the conversation, ``serve``'s the calls;
+``replay --scrub`` scrubs results, ``eval --scrub`` arguments."""
 
 
 def declared() -> dict[str, set[str]]:
