@@ -154,7 +154,7 @@ class Cassette:
             self.flush()
 
     def sending(self) -> None:
-        """A request goes out to its server (a write behind is made meanwhile)."""
+        """A request was sent to its server (a write behind is made while it waits)."""
         if self._writer is not None:
             self._writer.sending()
 

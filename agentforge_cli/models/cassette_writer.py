@@ -3,7 +3,7 @@
 A cassette opened for a run (:func:`~agentforge_cli.models.model.open_model`) is written
 *behind* the requests: keeping a response only tells a writer thread, which rewrites the
 file (atomically, as every write of a cassette is) with every response kept so far. It
-writes once the next request has gone out (:meth:`WriteBehind.sending`), or
+writes once the next request's body has been sent (:meth:`WriteBehind.sending`), or
 :data:`LINGER` seconds after the response when none follows: the asking thread is then
 waiting for its model with the GIL released, where writing at once would hold the GIL
 while that thread builds and sends the next request (measured: up to a switch interval,
@@ -101,7 +101,7 @@ class WriteBehind:
         return True
 
     def sending(self) -> None:
-        """A request goes out: its thread is about to wait for the server."""
+        """A request was sent: its thread is about to wait for the answer."""
         with self._state:
             self._sent += 1
             if self._unwritten_since is not None:

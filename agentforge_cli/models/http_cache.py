@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import ssl
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agentforge_cli.models.cassette import Cassette, Recorded, request_key
@@ -68,7 +69,7 @@ class CacheGate:
             self.cassette.add(method, uri, body, answer, key)
 
     def sending(self) -> None:
-        """A request is about to wait for its server."""
+        """A request has been sent: its thread is about to wait for the answer."""
         if self.cassette is not None:
             self.cassette.sending()
 
@@ -85,6 +86,18 @@ class CacheGate:
 
 def _transport_class(http: Any) -> Any:
     """A transport class of the HTTP library ``http`` (``httpx`` or ``httpx2``)."""
+
+    class SentBody(http.SyncByteStream):  # type: ignore[misc]  # a base made per library
+        """A request's body that says when its last byte went to the socket: its thread
+        is then about to wait for the answer, with the GIL released."""
+
+        def __init__(self, body: Any, sent: Callable[[], None]) -> None:
+            self._body = body
+            self._sent = sent
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._body
+            self._sent()
 
     class CachingTransport(http.BaseTransport):  # type: ignore[misc]  # a base made per library
         def __init__(self, gate: CacheGate) -> None:
@@ -117,9 +130,8 @@ def _transport_class(http: Any) -> Any:
                 return http.Response(404, headers={"x-should-retry": "false"},
                                      json={"error": {"message": "not in the cassette"}},
                                      request=request)
-            sender = self._sender(request)
-            self.gate.sending()
-            answer = sender.handle_request(request)
+            request.stream = SentBody(request.stream, self.gate.sending)
+            answer = self._sender(request).handle_request(request)
             answer.read()  # decoded: what the SDK reads, and what is kept
             self.gate.keep(request.method, uri, body, Recorded(
                 answer.status_code, answer.headers.get("content-type", "application/json"),
