@@ -14,8 +14,8 @@ keeps what it paid for: made after every new response, or, for a cassette opened
 ``write_behind`` (a model's), by a writer thread while the next request waits for its
 model (:mod:`~agentforge_cli.models.cassette_writer`: flushed at the close, at exit, on
 SIGTERM). Each interaction is turned into YAML once (with libyaml's emitter where PyYAML
-has it) and its text kept: a write joins the texts, so a run of n responses emits n
-interactions, not n²/2. Safe across threads.
+has it) and kept as UTF-8: a write joins the kept bytes, so a run
+of n responses emits and encodes n interactions, not n²/2. Safe across threads.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ class Cassette:
         self._write_lock = threading.Lock()
         """Held for a write of the file (and for the texts)."""
         self._interactions: list[dict[str, Any]] = []
-        self._texts: list[str] = []
-        """The YAML of each interaction, as an item of the ``interactions`` list."""
+        self._texts: list[bytes] = []
+        """The YAML of each interaction, as an item of the ``interactions`` list (UTF-8)."""
         self._on_disk = 0
         """Interactions the file holds (counted once it was written by this cassette)."""
         self._by_key: dict[str, list[Recorded]] = defaultdict(list)
@@ -172,8 +172,9 @@ class Cassette:
                     count = len(self._interactions)
                 if count == self._on_disk:
                     return
-                self._texts.extend(_item_yaml(interaction) for interaction in interactions)
-                self._write("".join(("interactions:\n", *self._texts, "version: 1\n")))
+                self._texts.extend(_item_yaml(interaction).encode("utf-8")
+                                   for interaction in interactions)
+                self._write((b"interactions:\n", *self._texts, b"version: 1\n"))
                 self._on_disk = count
         finally:
             if held:
@@ -197,12 +198,13 @@ class Cassette:
         if self._writer is not None:
             self._writer.close()
 
-    def _write(self, text: str) -> None:
+    def _write(self, parts: tuple[bytes, ...]) -> None:
+        """The file, made of ``parts``, replaced at once."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".cassette-", dir=self.path.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(b"".join(parts))
             os.replace(temporary, self.path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
