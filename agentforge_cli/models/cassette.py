@@ -14,8 +14,8 @@ keeps what it paid for: made after every new response, or, for a cassette opened
 ``write_behind`` (a model's), by a writer thread while the next request waits for its
 model (:mod:`~agentforge_cli.models.cassette_writer`: flushed at the close, at exit, on
 SIGTERM). Each interaction is turned into YAML once (with libyaml's emitter where PyYAML
-has it) and kept as UTF-8: a write joins the kept bytes, so a run
-of n responses emits and encodes n interactions, not n²/2. Safe across threads.
+has it) and kept as UTF-8: a write joins the kept bytes, so a run of n responses emits
+and encodes n interactions, not n²/2. Safe across threads.
 """
 
 from __future__ import annotations
