@@ -129,7 +129,9 @@ def test_cli_may_import_typer_and_rich():
 
 def test_a_cold_listing_loads_no_drawing_it_does_not_draw():
     """`tools list --format json`, the cold-start row of `make bench`: what only another
-    command draws (a rich table, the --log handler and logging) is not imported."""
+    command draws (a rich table, the --log handler and logging), the other `tools`
+    sub-commands and the provider registry (needed by other formats and the help) are not
+    imported: nor is rich, since nothing is drawn."""
     modules = loaded_after(
         "import contextlib, io, sys\n"
         "sys.argv = ['agentforge', 'tools', 'list', 'sample_tools.crm:CrmTools', '--format',"
@@ -137,6 +139,9 @@ def test_a_cold_listing_loads_no_drawing_it_does_not_draw():
         "from agentforge_cli.cli.app import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         "    main()\n")
-    assert "agentforge_cli.cli.render.tool_listing" in modules  # the command did run
-    for drawn_elsewhere in ("rich.table", "logging", "agentforge_cli.cli.render.tool_log_handler"):
+    assert "agentforge_cli.integrations.targets.loading" in modules  # the command did run
+    for drawn_elsewhere in ("rich.table", "logging", "agentforge_cli.cli.render.tool_log_handler",
+                            "rich", "agentforge_cli.cli.render", "agentforge_cli.cli.check_cmd",
+                            "agentforge_cli.cli.fuzz_cmd", "agentforge_cli.cli.audit_cmd",
+                            "agentforge_cli.schema.providers"):
         assert drawn_elsewhere not in modules, f"{drawn_elsewhere} loaded by a cold listing"

@@ -13,7 +13,6 @@ grow with the others. ``app`` (for tests and embedding) holds every group.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 from typing import Annotated
@@ -26,22 +25,34 @@ from agentforge_cli.cli.guard import set_debug
 __all__ = ["GROUPS", "build_app", "main"]
 
 
-@functools.cache
-def _tools_group() -> typer.Typer:
-    """``agentforge tools``: list and call, plus check, diff, fuzz and audit (registered
-    once)."""
-    from agentforge_cli.cli import audit_cmd, check_cmd, fuzz_cmd, tools_cmd
+_TOOLS_EXTRAS = {"check": ("check_cmd", "check"), "diff": ("check_cmd", "diff"),
+                 "fuzz": ("fuzz_cmd", "fuzz"), "audit": ("audit_cmd", "audit")}
+"""The ``tools`` sub-commands that live in modules of their own: name -> (module, function)."""
+_BUILT_IN = ("list", "call")  # defined in tools_cmd itself
+_registered: set[str] = set()
+
+
+def _tools_group(sub: str | None = None) -> typer.Typer:
+    """``agentforge tools``: list and call, plus check, diff, fuzz and audit, each module
+    imported only when it can be asked for (``tools list`` imports none of them; help, a
+    misspelt name and completion import all)."""
+    import importlib
+
+    from agentforge_cli.cli import tools_cmd
     from agentforge_cli.cli.usage import Command
 
-    tools_cmd.app.command("check", cls=Command)(check_cmd.check)
-    tools_cmd.app.command("diff", cls=Command)(check_cmd.diff)
-    tools_cmd.app.command("fuzz", cls=Command)(fuzz_cmd.fuzz)
-    tools_cmd.app.command("audit", cls=Command)(audit_cmd.audit)
+    wanted = () if sub in _BUILT_IN else (sub,) if sub in _TOOLS_EXTRAS else _TOOLS_EXTRAS
+    for name in wanted:
+        if name not in _registered:
+            module, function = _TOOLS_EXTRAS[name]
+            command = getattr(importlib.import_module(f"agentforge_cli.cli.{module}"), function)
+            tools_cmd.app.command(name, cls=Command)(command)
+            _registered.add(name)
     return tools_cmd.app
 
 
-def _add_tools(root: typer.Typer) -> None:
-    root.add_typer(_tools_group(), name="tools")
+def _add_tools(root: typer.Typer, sub: str | None = None) -> None:
+    root.add_typer(_tools_group(sub), name="tools")
 
 
 def _add_replay(root: typer.Typer) -> None:
@@ -149,8 +160,9 @@ def main_callback(
     _safe_streams()
 
 
-def build_app(groups: tuple[str, ...] | None = None) -> typer.Typer:
-    """The application with the named command groups (all of them by default)."""
+def build_app(groups: tuple[str, ...] | None = None, sub: str | None = None) -> typer.Typer:
+    """The application with the named command groups (all of them by default); ``sub``,
+    the sub-command asked of ``tools``, spares the others' imports."""
     from agentforge_cli.cli.global_options import RootGroup
 
     root = typer.Typer(help="Check, call, replay and serve LLM tools written in Python.",
@@ -159,16 +171,22 @@ def build_app(groups: tuple[str, ...] | None = None) -> typer.Typer:
     root.callback()(main_callback)
     for name, add in GROUPS.items():
         if groups is None or name in groups:
-            add(root)
+            if name == "tools":
+                _add_tools(root, sub)
+            else:
+                add(root)
     return root
 
 
-def _requested(argv: list[str]) -> tuple[str, ...] | None:
-    """The one group a command line names, or ``None`` (help, completion: all groups)."""
+def _requested(argv: list[str]) -> tuple[tuple[str, ...] | None, str | None]:
+    """The one group a command line names, or ``None`` (help, completion: all groups), and
+    the sub-command it names after it."""
     if any(key.endswith("_COMPLETE") for key in os.environ):
-        return None
-    first = next((arg for arg in argv if not arg.startswith("-")), None)
-    return (first,) if first in GROUPS else None
+        return None, None
+    words = [arg for arg in argv if not arg.startswith("-")]
+    if not words or words[0] not in GROUPS:
+        return None, None
+    return (words[0],), (words[1] if len(words) > 1 else None)
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -191,4 +209,5 @@ def _working_directory_off_path() -> None:
 def main() -> None:
     """Console-script entry point."""
     _working_directory_off_path()
-    build_app(_requested(sys.argv[1:]))()
+    groups, sub = _requested(sys.argv[1:])
+    build_app(groups, sub)()

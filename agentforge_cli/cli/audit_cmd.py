@@ -25,18 +25,14 @@ from agentforge_cli.cli.errors import LoadError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    EnvOption,
     FailOn,
-    HeaderOption,
-    OAuthOption,
-    ProtocolEraOption,
+    McpReach,
     SeedOption,
     StrictOption,
     TargetsArgument,
     ToolsOption,
     fail_on_option,
-    mcp_options,
+    mcp_reach_options,
     only_tool_option,
     project_choices,
 )
@@ -45,6 +41,7 @@ CALL_SECONDS = 5.0
 """How long an audited call may run, unless --timeout or the project says."""
 
 
+@mcp_reach_options
 def audit(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -67,8 +64,7 @@ def audit(
     json_output: Annotated[bool, typer.Option(
         "--json", help='Print {"ok", "summary", "findings", "tools"} as JSON instead of '
                        "the table.")] = False,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    *, reach: McpReach,
 ) -> None:
     """Check the tools' annotations (readOnlyHint, destructiveHint, idempotentHint,
     openWorldHint) against what the tools do.
@@ -87,7 +83,7 @@ def audit(
         strict, limit = project_choices(strict, timeout, timeout_default=CALL_SECONDS)
         timeout = CALL_SECONDS if limit is None else limit
         check_audit_options(examples, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
+        servers = reach.options()
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()
@@ -100,7 +96,7 @@ def audit(
 
         service = load_service([*(targets or ()), *(tools or ())],
                                skip_problems=skipped_tool, propagate_execution_errors=True,
-                               strict=strict, timeout=timeout, mcp_options=reach,
+                               strict=strict, timeout=timeout, mcp_options=servers,
                                binding=binding)
         check_names(names or (), service.names)
         recorded = _recorded_calls(calls or ())

@@ -30,12 +30,18 @@ from agentforge_cli.cli.model_options import (
     RetriesOption,
     SystemOption,
 )
-from agentforge_cli.cli.options import BindingOption, StrictOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    McpReach,
+    StrictOption,
+    mcp_reach_options,
+)
 from agentforge_cli.cli.usage import TEXT
 
 SCRIPTED = "scripted:"
 
 
+@mcp_reach_options
 def chat_command(
     target: Annotated[str, typer.Argument(
         metavar="TARGET", click_type=TEXT, show_default=False,
@@ -62,6 +68,7 @@ def chat_command(
     retries: RetriesOption = 2,
     strict: StrictOption = None,
     binding: BindingOption = "native",
+    *, reach: McpReach,
 ) -> None:
     """Run the agent loop live: a model calling the tools, the trace as replay prints it."""
     with guarded():
@@ -69,7 +76,8 @@ def chat_command(
 
         if not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        service = _load(target, strict, binding)
+        servers = reach.options()
+        service = _load(target, strict, binding, servers)
         try:
             opened = _open(model, service, base_url=base_url, cache=cache, offline=offline,
                            timeout=timeout, retries=retries)
@@ -84,13 +92,13 @@ def chat_command(
         raise typer.Exit(EXIT_FAILED if reached else EXIT_OK)
 
 
-def _load(target: str, strict: bool | None, binding: str) -> Any:
+def _load(target: str, strict: bool | None, binding: str, servers: Any) -> Any:
     from agentforge_cli.cli.options import project_choices
     from agentforge_cli.cli.render import skipped_tool
     from agentforge_cli.integrations.targets.loading import load_service
 
     strict, _ = project_choices(strict, None)
-    return load_service([target], strict=strict, binding=binding,
+    return load_service([target], strict=strict, binding=binding, mcp_options=servers,
                         skip_problems=skipped_tool)
 
 

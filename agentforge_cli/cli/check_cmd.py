@@ -26,17 +26,13 @@ from agentforge_cli.cli.completion import complete_clients, complete_providers
 from agentforge_cli.cli.errors import LoadError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
-    CwdOption,
-    EnvOption,
     FailOn,
-    HeaderOption,
     HtmlOption,
-    OAuthOption,
-    ProtocolEraOption,
+    McpReach,
     TargetsArgument,
     ToolsOption,
     fail_on_option,
-    mcp_options,
+    mcp_reach_options,
     write_html,
 )
 from agentforge_cli.cli.usage import TEXT
@@ -59,6 +55,7 @@ def _client_help() -> str:
             "in pyproject.toml.")
 
 
+@mcp_reach_options
 def check(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -83,8 +80,6 @@ def check(
         help="Also write a JUnit XML report: a testcase per tool, and one for the tool "
              "set.")] = None,
     html: HtmlOption = None,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
     budget: Annotated[bool, typer.Option(
         "--budget", help="Also report each provider's tokens per tool definition and for "
                          "the set; \\[tool.agentforge.budget] sets gates.")] = False,
@@ -92,6 +87,7 @@ def check(
         "--results", metavar="TRANSCRIPT", show_default=False,
         help="Also report the sizes of each tool's recorded results in these transcripts "
              "(or folders); repeatable.")] = None,
+    *, reach: McpReach,
 ) -> None:
     """Lint the tools' schemas, and compare them with a snapshot.
 
@@ -105,8 +101,7 @@ def check(
         chosen = _clients(clients)
         configured = _configured_silencings()
         skipped: list[Any] = []  # MCP tools a server lists that cannot be used
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth,
-                            on_skipped=skipped.append)
+        servers = reach.options(on_skipped=skipped.append)
 
         from agentforge_cli.integrations.targets.loading import load_service
         from agentforge_cli.integrations.targets.provenance import tool_origins
@@ -114,7 +109,7 @@ def check(
         from agentforge_cli.schema.lint import run_checks
         from agentforge_cli.schema.silencing import silence
 
-        service = load_service([*(targets or ()), *(tools or ())], mcp_options=reach)
+        service = load_service([*(targets or ()), *(tools or ())], mcp_options=servers)
         specs = service.specifications
         table = {spec: service.executor(spec.name) for spec in specs}  # Python defaults too
         silencings = [*configured, *_declared_silencings(table)]

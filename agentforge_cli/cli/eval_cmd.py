@@ -26,7 +26,12 @@ from agentforge_cli.cli.model_options import (
     RetriesOption,
     SystemOption,
 )
-from agentforge_cli.cli.options import BindingOption, StrictOption
+from agentforge_cli.cli.options import (
+    BindingOption,
+    McpReach,
+    StrictOption,
+    mcp_reach_options,
+)
 from agentforge_cli.cli.usage import TEXT
 
 
@@ -45,6 +50,7 @@ def _fraction(value: str | None) -> float | None:
     return number
 
 
+@mcp_reach_options
 def eval_command(
     target: Annotated[str, typer.Argument(
         metavar="TARGET", click_type=TEXT, show_default=False,
@@ -67,6 +73,12 @@ def eval_command(
         "--timeout", metavar="SECONDS", help="Seconds one request may take.")] = 60.0,
     retries: RetriesOption = 2,
     system: SystemOption = None,
+    scrub: Annotated[list[str] | None, typer.Option(
+        "--scrub", metavar="SCRUBBER", click_type=TEXT, show_default=False,
+        help="A volatile part of every tool's arguments, scrubbed from the recorded and "
+             "the new ones before they are compared: a JSON path ($.since), re:PATTERN, "
+             "or timestamps, uuids, hex-ids, durations; repeatable. Adds to "
+             "\\[tool.agentforge.replay] and @tool(volatile=...), as in replay.")] = None,
     transcript_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT", help="The transcripts' format (auto detects).")
     ] = "auto",
@@ -88,8 +100,15 @@ def eval_command(
         help="Also ask with the tools of REF (a snapshot file, or "
              "GITREF:path/to/module.py[:Name]) and report the decisions that moved.")
     ] = None,
+    prices: Annotated[Path | None, typer.Option(
+        "--prices", metavar="FILE", dir_okay=False, show_default=False,
+        help="A price table (TOML, or JSON when it ends in .json): model name -> "
+             "{input, output} in US dollars per million tokens, to count the cost of "
+             "responses that report none. Replaces \\[tool.agentforge.models.prices].")
+    ] = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
+    *, reach: McpReach,
 ) -> None:
     """Ask a model again at every recorded decision and compare its calls."""
     with guarded():
@@ -103,13 +122,16 @@ def eval_command(
         if not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         cases = _cases(scenarios, transcripts or [], compare_to, system)
+        scrubbers = _scrubbers(scrub)
         connection, name = parse_model(model)
-        service = _load(target, strict, binding)
-        reference = _reference(compare_to, strict, binding)
+        price = _price(prices, connection.name, name)
+        servers = reach.options()
+        service = _load(target, strict, binding, servers)
+        reference = _reference(compare_to, strict, binding, servers)
         try:
             opened = open_model(connection, name, offline=offline, base_url=base_url,
                                 cassette=cache or default_cassette(connection, name),
-                                timeout=timeout, max_retries=retries)
+                                timeout=timeout, max_retries=retries, price=price)
             try:
                 if cases is not None:
                     from agentforge_cli.models.scenarios.run import run_scenarios
@@ -120,7 +142,7 @@ def eval_command(
                     scores, compared = _evaluated(transcripts or [], service, reference,
                                                   opened, EvalOptions(
                         repeat=repeat, concurrency=concurrency, system=system,
-                        format=transcript_format))
+                        format=transcript_format, scrub=scrubbers))
             finally:
                 opened.close()
         except ModelError as exc:
@@ -141,14 +163,51 @@ def eval_command(
         raise typer.Exit(EXIT_FAILED if report.below_threshold() else EXIT_OK)
 
 
-def _load(target: str, strict: bool | None, binding: str) -> object:
+def _load(target: str, strict: bool | None, binding: str, servers: Any) -> object:
     from agentforge_cli.cli.options import project_choices
     from agentforge_cli.cli.render import skipped_tool
     from agentforge_cli.integrations.targets.loading import load_service
 
     strict, _ = project_choices(strict, None)
-    return load_service([target], strict=strict, binding=binding,
+    return load_service([target], strict=strict, binding=binding, mcp_options=servers,
                         skip_problems=skipped_tool)
+
+
+def _scrubbers(given: list[str] | None) -> Any:
+    """``--scrub``'s scrubbers added to the project's (``[tool.agentforge.replay]``).
+
+    Raises:
+        CommandInputError: A ``--scrub`` that is not a scrubber.
+    """
+    from agentforge_cli.integrations.targets.loading import find_settings
+
+    project = find_settings().scrub
+    if not given:
+        return project
+    from agentforge_cli.replay.scrubbing import with_given
+
+    return with_given(project, given)
+
+
+def _price(path: Path | None, connection: str, model: str) -> Any:
+    """The price of the model, from ``--prices`` or the project's table (``None``: none).
+
+    Raises:
+        CommandInputError: ``--prices`` is not a price table.
+    """
+    from agentforge_cli.models.prices import load_prices, price_for
+
+    if path is None:
+        from agentforge_cli.integrations.targets.loading import find_settings
+
+        return price_for(find_settings().prices, connection, model)
+    try:
+        return price_for(load_prices(path), connection, model)
+    except ValueError as exc:
+        from agentforge_cli.errors import CommandInputError
+
+        raise CommandInputError(str(exc), hint='e.g. "gpt-4o-mini" = {input = 0.15, '
+                                'output = 0.60}') from None
 
 
 def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,
@@ -182,13 +241,14 @@ def _evaluated(transcripts: list[str], service: Any, reference: Any, model: Any,
                     if reference is not None else None)
 
 
-def _reference(reference: str | None, strict: bool | None, binding: str) -> object:
+def _reference(reference: str | None, strict: bool | None, binding: str,
+               servers: Any) -> object:
     """The tools of ``--compare-to``, or ``None``."""
     if reference is None:
         return None
     from agentforge_cli.integrations.targets.reference import load_reference
 
-    return load_reference(reference, lambda target: _load(target, strict, binding))
+    return load_reference(reference, lambda target: _load(target, strict, binding, servers))
 
 
 def _hint(exc: Exception) -> str | None:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from agentforge_cli.cli.eval_costs import usage_json, usage_line
 from agentforge_cli.cli.output import write
-from agentforge_cli.models.eval.judge import AGREE, VERDICTS
+from agentforge_cli.models.eval.judge import AGREE, VERDICTS, Judgement
 from agentforge_cli.models.eval.scores import (
     DecisionScore,
     Tally,
@@ -62,7 +63,15 @@ def _decision_lines(score: DecisionScore) -> list[str]:
             note = next(j.note for j in score.judgements if j.verdict == verdict)
             outcome += f" · {counts[verdict]} {verdict}: {_short(note)}"
     mark = "✓" if score.passed_all else "✗"
+    scrubbed = _scrubbed(score)
+    if scrubbed:  # compared without these: say so, agreeing or not
+        lines.append(f"  scrubbed  {_short(', '.join(scrubbed))}")
     return [*lines, f"{outcome}  {mark}"]
+
+
+def _scrubbed(score: DecisionScore) -> list[str]:
+    """What was scrubbed from any reply's arguments, each place once."""
+    return list(dict.fromkeys(place for j in score.judgements for place in j.scrubbed))
 
 
 def _tool_table(tallies: dict[str, Tally], repeat: int) -> list[str]:
@@ -98,9 +107,7 @@ def print_trace(report: Report) -> None:
 
         write("\n".join(compare_lines(report.reference, report.compared,
                                         report.transcripts)))
-    sent, cached = model.request_counts()
-    write(f"requests: {sent} sent, {cached} from the cassette · tokens: "
-          f"{model.usage.input_tokens} in, {model.usage.output_tokens} out")
+    write(usage_line(model))
     if report.threshold is not None:
         below = report.below_threshold()
         write(f"{'✗' if below else '✓'} agreement {_percent(tally.agreement)} is "
@@ -122,22 +129,27 @@ def _decision_json(transcript: TranscriptScore, score: DecisionScore) -> dict[st
         "conversation": decision.conversation, "where": decision.where,
         "recorded": [{"name": c.name, "arguments": c.arguments} for c in decision.recorded],
         "agreed": score.agreed, "pass_all": score.passed_all, "pass_any": score.passed_any,
-        "replies": [{"verdict": j.verdict, "note": j.note, "text": j.reply.text,
-                     "cached": j.reply.cached,
-                     "calls": [{"name": c.name, "arguments": c.arguments}
-                               for c in j.reply.calls]} for j in score.judgements],
+        "replies": [_reply_json(j) for j in score.judgements],
     }
+
+
+def _reply_json(judgement: Judgement) -> dict[str, Any]:
+    """One reply; ``scrubbed`` only when something was, as replay's calls have it."""
+    reply = judgement.reply
+    entry: dict[str, Any] = {
+        "verdict": judgement.verdict, "note": judgement.note, "text": reply.text,
+        "cached": reply.cached,
+        "calls": [{"name": c.name, "arguments": c.arguments} for c in reply.calls]}
+    if judgement.scrubbed:
+        entry["scrubbed"] = list(judgement.scrubbed)
+    return entry
 
 
 def print_json(report: Report) -> None:
     model = report.model
-    sent, cached = model.request_counts()
     document = {
         "model": model.name, "repeat": report.repeat,
-        "summary": {**_tally_json(total(report.transcripts)),
-                    "requests": {"sent": sent, "cached": cached},
-                    "tokens": {"input": model.usage.input_tokens,
-                               "output": model.usage.output_tokens},
+        "summary": {**_tally_json(total(report.transcripts)), **usage_json(model),
                     "min_agreement": report.threshold,
                     "passed": not report.below_threshold()},
         "tools": {name: _tally_json(t) for name, t in tool_tallies(report.transcripts).items()},
@@ -171,6 +183,8 @@ def write_junit(path: Path, report: Report) -> None:
                          if j.verdict != AGREE]
                 failure = ElementTree.SubElement(
                     case, "failure", message=f"{score.agreed}/{len(score.judgements)} agree")
+                scrubbed = _scrubbed(score)
+                notes += [f"scrubbed: {', '.join(scrubbed)}"] if scrubbed else []
                 failure.text = "\n".join(dict.fromkeys(notes))
     write_junit_text(str(path), ElementTree.tostring(root, encoding="unicode",
                                                      xml_declaration=True) + "\n")

@@ -11,6 +11,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK
+from agentforge_cli.cli.eval_costs import usage_json, usage_line
 from agentforge_cli.cli.output import write
 from agentforge_cli.models.model import Model
 from agentforge_cli.models.scenarios.loop import ScenarioRun
@@ -82,9 +83,7 @@ def _print_trace(result: ScenarioReport) -> None:
     write("")
     write(f"runs passed {result.passed_runs}/{result.runs} ({_percent(result.share)}) · "
           f"scenarios passed every time {passed}/{len(result.scores)}")
-    sent, cached = model.request_counts()
-    write(f"requests: {sent} sent, {cached} from the cassette · tokens: "
-          f"{model.usage.input_tokens} in, {model.usage.output_tokens} out")
+    write(usage_line(model))
     if result.threshold is not None:
         below = result.below_threshold()
         write(f"{'✗' if below else '✓'} {_percent(result.share)} of runs passed, "
@@ -101,16 +100,13 @@ def _run_json(run: ScenarioRun) -> dict[str, Any]:
 
 def _print_json(result: ScenarioReport) -> None:
     model = result.model
-    sent, cached = model.request_counts()
     document = {
         "model": model.name, "repeat": result.repeat, "scenarios_file": result.file,
         "summary": {"scenarios": len(result.scores),
                     "passed": sum(score.passed for score in result.scores),
                     "runs": result.runs, "runs_passed": result.passed_runs,
                     "agreement": round(result.share, 4),
-                    "requests": {"sent": sent, "cached": cached},
-                    "tokens": {"input": model.usage.input_tokens,
-                               "output": model.usage.output_tokens},
+                    **usage_json(model),
                     "min_agreement": result.threshold,
                     "below_min_agreement": result.below_threshold()},
         "scenarios": [{"name": score.scenario.name, "prompt": score.scenario.prompt,

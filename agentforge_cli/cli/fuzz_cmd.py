@@ -21,17 +21,13 @@ from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, LoadError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    EnvOption,
-    HeaderOption,
     HtmlOption,
-    OAuthOption,
-    ProtocolEraOption,
+    McpReach,
     SeedOption,
     StrictOption,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
     only_tool_option,
     project_choices,
     write_html,
@@ -39,6 +35,7 @@ from agentforge_cli.cli.options import (
 from agentforge_cli.fuzz.plan import shown_name
 
 
+@mcp_reach_options
 def fuzz(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -77,8 +74,7 @@ def fuzz(
                                 "directory, reach other hosts than loopback and start "
                                 "processes (the effect guard blocks them by default).")
     ] = False,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    *, reach: McpReach,
 ) -> None:
     """Call each tool with generated inputs its schema allows, and report crashes.
 
@@ -98,7 +94,7 @@ def fuzz(
         strict, limit = project_choices(strict, timeout, timeout_default=HANG_SECONDS)
         timeout = HANG_SECONDS if limit is None else limit
         check_options(examples, timeout, crash or [], allow or [])
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
+        servers = reach.options()
         from agentforge_cli.fuzz.requirements import INSTALL_HINT, missing_modules
 
         missing = missing_modules()
@@ -113,7 +109,7 @@ def fuzz(
         source = find_targets([*(targets or ()), *(tools or ())])
         service = load_service(list(source.specs), skip_problems=skipped_tool,
                                propagate_execution_errors=True,
-                               strict=strict, timeout=timeout, mcp_options=reach,
+                               strict=strict, timeout=timeout, mcp_options=servers,
                                binding=binding)
         check_names(names or (), service.names)
         plan = plan_fuzz(service.specifications, names=names or (), examples=examples,

@@ -1,15 +1,13 @@
 """The command-line options more than one command takes, declared once, and how their
 values are read.
 
-A command declares them by type: ``tools: ToolsOption = None``; the target options on one
-line::
-
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
-
-and passes ``mcp_options=mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)`` to
-``load_service``. Header and
-environment values may be secrets: no message, help screen or default ever shows one.
+A command declares them by type: ``tools: ToolsOption = None``. The options of how MCP
+servers are reached (``--header``, ``--env``, ``--cwd``, ``--protocol-era``, ``--oauth``,
+``--root``, ``--elicit``) are one block: a command that takes MCP targets is decorated with
+:func:`mcp_reach_options` and takes them as one parameter, ``reach: McpReach``, whose
+:meth:`McpReach.options` (called inside ``guarded()``) checks them and gives the
+``McpOptions`` for ``load_service``. Header and environment values may be secrets: no
+message, help screen, ``repr`` or default ever shows one.
 
 ``--strict`` and ``--timeout`` fall back on the project's settings: a flag given on the
 command line wins; then ``strict`` / ``timeout`` under ``[tool.agentforge]`` in the nearest
@@ -19,9 +17,13 @@ command line wins; then ``strict`` / ``timeout`` under ``[tool.agentforge]`` in 
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -31,10 +33,10 @@ from agentforge_cli.cli.usage import TEXT
 from agentforge_cli.integrations.mcp.client.eras import ProtocolEra
 
 __all__ = ["BindingOption", "CwdOption", "ElicitOption", "EnvOption", "FailOn", "HeaderOption",
-           "HtmlOption", "OAuthOption", "ProtocolEraOption", "RootOption", "SchemaForm",
-           "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument", "ToolsOption",
-           "fail_on_option", "mcp_options", "only_tool_option", "project_choices",
-           "write_html"]
+           "HtmlOption", "McpReach", "OAuthOption", "ProtocolEraOption", "RootOption",
+           "SchemaForm", "SchemaFormOption", "SeedOption", "StrictOption", "TargetsArgument",
+           "ToolsOption", "fail_on_option", "mcp_options", "mcp_reach_options",
+           "only_tool_option", "project_choices", "write_html"]
 
 # -- where the tools are ------------------------------------------------------------------------
 
@@ -143,9 +145,14 @@ def fail_on_option(what: str) -> Any:
 
 # -- how MCP servers are reached ----------------------------------------------------------------
 
+MCP_PANEL = "MCP servers"
+"""The help panel of the options of how MCP servers are reached, apart from the command's
+own."""
+
 HeaderOption = Annotated[
     list[str] | None,
     typer.Option("--header", "-H", metavar="KEY:VALUE", show_default=False,
+                 rich_help_panel=MCP_PANEL,
                  help="An HTTP header for http(s):// MCP targets, e.g. 'Authorization: "
                       "Bearer ...'; repeatable. Wins over $AGENTFORGE_MCP_HEADERS per "
                       "header. Never printed."),
@@ -153,14 +160,14 @@ HeaderOption = Annotated[
 
 EnvOption = Annotated[
     list[str] | None,
-    typer.Option("--env", metavar="KEY=VALUE", show_default=False,
+    typer.Option("--env", metavar="KEY=VALUE", show_default=False, rich_help_panel=MCP_PANEL,
                  help="An environment variable for mcp: targets, added to yours; "
                       "repeatable. Never printed."),
 ]
 
 CwdOption = Annotated[
     str | None,
-    typer.Option("--cwd", metavar="DIR", show_default=False,
+    typer.Option("--cwd", metavar="DIR", show_default=False, rich_help_panel=MCP_PANEL,
                  help="The directory mcp: targets run in (default: the current directory, "
                       "or that of the pyproject.toml naming them)."),
 ]
@@ -168,6 +175,7 @@ CwdOption = Annotated[
 ProtocolEraOption = Annotated[
     ProtocolEra,
     typer.Option("--protocol-era", metavar="auto|legacy|modern", show_default=False,
+                 rich_help_panel=MCP_PANEL,
                  help="How MCP targets' sessions open: auto (the default) asks "
                       "server/discover first and falls back to initialize; legacy sends "
                       "initialize only (revisions up to 2025-11-25); modern speaks the "
@@ -176,7 +184,7 @@ ProtocolEraOption = Annotated[
 
 OAuthOption = Annotated[
     bool,
-    typer.Option("--oauth", show_default=False,
+    typer.Option("--oauth", show_default=False, rich_help_panel=MCP_PANEL,
                  help="Authorize with OAuth an http(s):// MCP target that asks for it: "
                       "the authorization address is printed on stderr (and opened in a "
                       "browser when there is one); the tokens are cached for the next "
@@ -186,18 +194,68 @@ OAuthOption = Annotated[
 
 RootOption = Annotated[
     list[str] | None,
-    typer.Option("--root", metavar="DIR", show_default=False,
+    typer.Option("--root", metavar="DIR", show_default=False, rich_help_panel=MCP_PANEL,
                  help="A directory MCP servers are told the user works in, when they ask "
                       "for the client's roots; repeatable. Default: the current directory."),
 ]
 
 ElicitOption = Annotated[
     str | None,
-    typer.Option("--elicit", metavar="FILE", show_default=False,
+    typer.Option("--elicit", metavar="FILE", show_default=False, rich_help_panel=MCP_PANEL,
                  help="A JSON or YAML object of answers by field name, given to MCP "
                       "servers that ask for input (elicitation). Default: every request "
                       "for input is declined."),
 ]
+
+@dataclass(frozen=True)
+class McpReach:
+    """The MCP options of one command line as given (:func:`mcp_reach_options`), checked
+    only when :meth:`options` reads them, inside the command's ``guarded()``."""
+
+    header: list[str] | None = field(default=None, repr=False)
+    env: list[str] | None = field(default=None, repr=False)
+    cwd: str | None = None
+    protocol_era: ProtocolEra = "auto"
+    oauth: bool = False
+    root: list[str] | None = None
+    elicit: str | None = None
+
+    def options(self, *, on_skipped: Any = None) -> Any:
+        """The ``McpOptions`` of these values (see :func:`mcp_options`, which raises)."""
+        return mcp_options(self.header, self.env, self.cwd, era=self.protocol_era,
+                           on_skipped=on_skipped, oauth=self.oauth, root=self.root,
+                           elicit=self.elicit)
+
+
+_REACH_ANNOTATIONS: dict[str, Any] = {
+    "header": HeaderOption, "env": EnvOption, "cwd": CwdOption,
+    "protocol_era": ProtocolEraOption, "oauth": OAuthOption, "root": RootOption,
+    "elicit": ElicitOption}
+"""Each field of :class:`McpReach` and the option it is given by."""
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def mcp_reach_options(command: _Command) -> _Command:
+    """Declare the MCP options on ``command``, after its own: typer sees ``--header``,
+    ``--env``, ``--cwd``, ``--protocol-era``, ``--oauth``, ``--root`` and ``--elicit``, and
+    ``command`` receives them as one keyword argument, ``reach`` (a :class:`McpReach`)."""
+    signature = inspect.signature(command, eval_str=True)
+    own = [parameter for name, parameter in signature.parameters.items() if name != "reach"]
+    added = [inspect.Parameter(item.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               default=item.default, annotation=_REACH_ANNOTATIONS[item.name])
+             for item in fields(McpReach)]
+
+    @functools.wraps(command)
+    def with_reach(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in _REACH_ANNOTATIONS if name in kwargs}
+        return command(*args, reach=McpReach(**given), **kwargs)
+
+    parameters = [*own, *added]
+    with_reach.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # read by inspect.signature
+    with_reach.__annotations__ = {p.name: p.annotation for p in parameters}
+    return with_reach  # type: ignore[return-value]  # the same call, other parameters
+
 
 _BREAKS = ("\r", "\n", "\0")
 

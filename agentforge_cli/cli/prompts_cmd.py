@@ -11,15 +11,10 @@ import typer
 from agentforge_cli.cli.errors import CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
-    CwdOption,
-    ElicitOption,
-    EnvOption,
-    HeaderOption,
-    ProtocolEraOption,
-    RootOption,
+    McpReach,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
 )
 from agentforge_cli.cli.resources_cmd import FormatOption, check_format
 from agentforge_cli.cli.usage import TEXT, Command, Group
@@ -31,21 +26,20 @@ app = typer.Typer(help="List and get the prompts of MCP servers.", no_args_is_he
 
 
 @app.command("list", cls=Command)
+@mcp_reach_options
 def list_prompts(
     targets: TargetsArgument = None, tools: ToolsOption = None,
     output_format: FormatOption = "table",
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", root: RootOption = None,
-    elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the prompts of MCP servers and their arguments."""
     with guarded():
         as_json = check_format(output_format)
-        reach = mcp_options(header, env, cwd, era=protocol_era, root=root, elicit=elicit)
+        options = reach.options()
         from agentforge_cli.cli.output import write
         from agentforge_cli.cli.server_surfaces import opened_servers
 
-        with opened_servers([*(targets or ()), *(tools or ())], reach) as servers:
+        with opened_servers([*(targets or ()), *(tools or ())], options) as servers:
             prompts = [item for server in servers for item in server.prompts()]
         if as_json:
             write(json.dumps(prompts, ensure_ascii=False, indent=2))
@@ -109,6 +103,7 @@ def _messages(result: dict[str, Any]) -> str:
 
 
 @app.command("get", cls=Command)
+@mcp_reach_options
 def get_prompt(
     name: Annotated[str, typer.Argument(metavar="NAME", click_type=TEXT, show_default=False,
                                         help="The prompt to get.")],
@@ -120,21 +115,19 @@ def get_prompt(
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SECONDS", help="Fail when the server has not answered after "
                                              "this long.")] = None,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", root: RootOption = None,
-    elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the messages of one prompt of an MCP server (exit 1 when it refuses)."""
     with guarded():
         as_json = check_format(output_format)
         given = _arguments(arguments)
-        reach = mcp_options(header, env, cwd, era=protocol_era, root=root, elicit=elicit)
+        options = reach.options()
         from mcp.shared.exceptions import MCPError
 
         from agentforge_cli.cli.output import write
         from agentforge_cli.cli.server_surfaces import opened_servers
 
-        with opened_servers(tools or (), reach, timeout=timeout, one=True) as servers:
+        with opened_servers(tools or (), options, timeout=timeout, one=True) as servers:
             _check_call(name, given, servers[0].prompts())
             try:
                 result = servers[0].get(name, given)

@@ -27,15 +27,11 @@ from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    EnvOption,
-    HeaderOption,
     HtmlOption,
-    OAuthOption,
-    ProtocolEraOption,
+    McpReach,
     StrictOption,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
     project_choices,
 )
 from agentforge_cli.cli.usage import TEXT
@@ -76,6 +72,7 @@ def _complete_format_names(incomplete: str) -> list[str]:
     return [name for name in format_choices() if name.startswith(incomplete.casefold())]
 
 
+@mcp_reach_options
 def replay(
     context: typer.Context,
     transcripts: Annotated[list[str], typer.Argument(
@@ -136,8 +133,7 @@ def replay(
         "--timeout", metavar="SECONDS",
         help="Fail a call still running after this long (an MCP target's call, and its "
              "start-up: exit 3).")] = None,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    *, reach: McpReach,
 ) -> None:
     """Replay transcripts' tool calls and compare each result with the recorded one."""
     with guarded():
@@ -146,7 +142,7 @@ def replay(
 
         if timeout is not None and not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
+        servers = reach.options()
         strict, timeout = project_choices(strict, timeout)
         if update and STDIN in transcripts:
             raise UsageError("--update writes into the transcript file; standard input "
@@ -168,7 +164,7 @@ def replay(
             from agentforge_cli.integrations.targets.loading import load_supply
 
             return load_supply(tools, logging=log, strict=strict, timeout=timeout,
-                               mcp_options=reach, binding=binding, skip_problems=skipped_tool)
+                               mcp_options=servers, binding=binding, skip_problems=skipped_tool)
 
         single = len(transcripts) == 1 and paths == transcripts
         raise typer.Exit(_replay_session(paths, load, options, _Outputs(

@@ -11,15 +11,10 @@ import typer
 from agentforge_cli.cli.errors import CliError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
-    CwdOption,
-    ElicitOption,
-    EnvOption,
-    HeaderOption,
-    ProtocolEraOption,
-    RootOption,
+    McpReach,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
 )
 from agentforge_cli.cli.usage import TEXT, Command, Group
 
@@ -44,21 +39,20 @@ def check_format(output_format: str) -> bool:
 
 
 @app.command("list", cls=Command)
+@mcp_reach_options
 def list_resources(
     targets: TargetsArgument = None, tools: ToolsOption = None,
     output_format: FormatOption = "table",
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", root: RootOption = None,
-    elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the resources and resource templates of MCP servers."""
     with guarded():
         as_json = check_format(output_format)
-        reach = mcp_options(header, env, cwd, era=protocol_era, root=root, elicit=elicit)
+        options = reach.options()
         from agentforge_cli.cli.output import write
         from agentforge_cli.cli.server_surfaces import opened_servers
 
-        with opened_servers([*(targets or ()), *(tools or ())], reach) as servers:
+        with opened_servers([*(targets or ()), *(tools or ())], options) as servers:
             resources = [item for server in servers for item in server.resources()]
             templates = [item for server in servers for item in server.templates()]
         if as_json:
@@ -89,6 +83,7 @@ def _listing(resources: list[dict[str, Any]], templates: list[dict[str, Any]]) -
 
 
 @app.command("read", cls=Command)
+@mcp_reach_options
 def read_resource(
     uri: Annotated[str, typer.Argument(metavar="URI", click_type=TEXT, show_default=False,
                                        help="The resource to read.")],
@@ -97,20 +92,18 @@ def read_resource(
     timeout: Annotated[float | None, typer.Option(
         "--timeout", metavar="SECONDS", help="Fail when the server has not answered after "
                                              "this long.")] = None,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", root: RootOption = None,
-    elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the contents of one resource of an MCP server (exit 1 when it refuses)."""
     with guarded():
         as_json = check_format(output_format)
-        reach = mcp_options(header, env, cwd, era=protocol_era, root=root, elicit=elicit)
+        options = reach.options()
         from mcp.shared.exceptions import MCPError
 
         from agentforge_cli.cli.output import write
         from agentforge_cli.cli.server_surfaces import opened_servers
 
-        with opened_servers(tools or (), reach, timeout=timeout, one=True) as servers:
+        with opened_servers(tools or (), options, timeout=timeout, one=True) as servers:
             try:
                 result = servers[0].read(uri)
             except MCPError as exc:

@@ -27,22 +27,19 @@ from agentforge_cli.cli.errors import LoadError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    EnvOption,
-    HeaderOption,
-    OAuthOption,
-    ProtocolEraOption,
+    McpReach,
     SchemaForm,
     SchemaFormOption,
     StrictOption,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
     project_choices,
 )
 from agentforge_cli.cli.schema_form import apply_schema_form
 
 
+@mcp_reach_options
 def serve(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
@@ -77,8 +74,7 @@ def serve(
              "that replay reads (secrets masked).")] = None,
     binding: BindingOption = "native",
     schema_form: SchemaFormOption = "standard",
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
+    *, reach: McpReach,
 ) -> None:
     """Serve the tools over the Model Context Protocol (stdio, or streamable HTTP).
 
@@ -99,11 +95,11 @@ def serve(
         from agentforge_cli.integrations.targets.loading import find_settings
 
         identity = find_settings().server  # [tool.agentforge.serve]
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth)
+        servers = reach.options()
         recorder = serving.open_recorder(record)
         serving.prepare_to_serve()  # no MCP SDK: exit 3, saying how to install it
         load = functools.partial(_load, [*(targets or ()), *(tools or ())], log=log,
-                                 strict=strict, timeout=timeout, reach=reach, record=recorder,
+                                 strict=strict, timeout=timeout, reach=servers, record=recorder,
                                  binding=binding, schema_form=schema_form)
         if address is None:
             serving.serve_stdio(load, log=log, identity=identity)

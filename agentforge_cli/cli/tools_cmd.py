@@ -24,22 +24,16 @@ from agentforge_cli.cli.errors import EXIT_FAILED, EXIT_OK, CliError, UsageError
 from agentforge_cli.cli.guard import guarded
 from agentforge_cli.cli.options import (
     BindingOption,
-    CwdOption,
-    ElicitOption,
-    EnvOption,
-    HeaderOption,
-    OAuthOption,
-    ProtocolEraOption,
-    RootOption,
+    McpReach,
     SchemaFormOption,
     StrictOption,
     TargetsArgument,
     ToolsOption,
-    mcp_options,
+    mcp_reach_options,
     project_choices,
 )
 from agentforge_cli.cli.schema_form import apply_schema_form
-from agentforge_cli.cli.usage import TEXT, Command, Group
+from agentforge_cli.cli.usage import TEXT, Command, Group, later
 from agentforge_cli.core.observe.masking import mask_target
 
 if TYPE_CHECKING:
@@ -93,14 +87,17 @@ def _provider_export(provider: str) -> Renderer:
     return render_export
 
 
+_OWN_FORMATS: dict[str, Renderer] = {"table": _list_table, "json": _list_json}
+"""The formats that need no provider (the registry is not imported for them)."""
+
+
 def list_formats() -> dict[str, Renderer]:
     """``--format`` name -> renderer(specifications, strict): ``table``, ``json``, then each
     provider format of the registry, read when the command runs (``--strict`` is refused
     before loading for a provider format that has no strict form)."""
     from agentforge_cli.schema.providers import LIST_FORMATS
 
-    return {"table": _list_table, "json": _list_json,
-            **{name: _provider_export(name) for name in LIST_FORMATS}}
+    return {**_OWN_FORMATS, **{name: _provider_export(name) for name in LIST_FORMATS}}
 
 
 def _format_help() -> str:
@@ -140,18 +137,17 @@ def _check_strict(output_format: str, strict: bool) -> None:
 
 
 @app.command("list", cls=Command)
+@mcp_reach_options
 def list_tools(
     targets: TargetsArgument = None,
     tools: ToolsOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", "-f", metavar="FORMAT",
-        help=_format_help(), autocompletion=complete_formats)] = "table",
+        help=later(_format_help), autocompletion=complete_formats)] = "table",
     strict: Annotated[bool, typer.Option(
-        "--strict", help=_strict_help())] = False,
+        "--strict", help=later(_strict_help))] = False,
     schema_form: SchemaFormOption = "standard",
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
-    root: RootOption = None, elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Print the tools a model would see: name, description and parameters.
 
@@ -159,29 +155,33 @@ def list_tools(
     is a warning on stderr, a part it cannot take at all fails (exit 1).
     """
     with guarded():
-        formats = list_formats()
         chosen = output_format.strip().lower()  # --format OpenAI is openai
-        renderer = formats.get(chosen)
+        renderer = _OWN_FORMATS.get(chosen) or list_formats().get(chosen)
         if renderer is None:
             raise UsageError(f"unknown --format {output_format!r}",
-                             hint="choose one of: " + ", ".join(formats))
+                             hint="choose one of: " + ", ".join(list_formats()))
         _check_strict(chosen, strict)
         if schema_form != "standard" and chosen != "mcp":
             raise UsageError(f"--schema-form {schema_form} needs --format mcp",
                              hint="e.g. agentforge tools list --format mcp --schema-form "
                                   f"{schema_form}")
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
-                            elicit=elicit)
-        from agentforge_cli.cli.render import skipped_tool
+        options = reach.options()
         from agentforge_cli.integrations.targets.loading import load_service
 
         service = load_service([*(targets or ()), *(tools or ())], strict=strict,
-                               mcp_options=reach, skip_problems=skipped_tool)
+                               mcp_options=options, skip_problems=_skipped_tool)
         from agentforge_cli.integrations.targets.provenance import tool_origins
 
         apply_schema_form(service, schema_form)
         _warn_task_only(service.specifications)
         renderer(service.specifications, strict, tool_origins(service))
+
+
+def _skipped_tool(problem: str) -> None:
+    """A tool left out, as a warning (rich is imported only when one is)."""
+    from agentforge_cli.cli.render import skipped_tool
+
+    skipped_tool(problem)
 
 
 def _warn_task_only(specs: Sequence[Any]) -> None:
@@ -232,6 +232,7 @@ def _show_explanation(explained: ArgumentExplanation) -> None:
 
 
 @app.command("call", cls=Command)
+@mcp_reach_options
 def call_tool(
     name: Annotated[str, typer.Argument(metavar="NAME", click_type=TEXT,
                                         help="The tool to call.", show_default=False,
@@ -262,9 +263,7 @@ def call_tool(
     propagate_errors: Annotated[bool, typer.Option(
         "--propagate-errors", help="Raise the tool's exception as ToolExecutionError "
                                    "instead of returning its message.")] = False,
-    header: HeaderOption = None, env: EnvOption = None, cwd: CwdOption = None,
-    protocol_era: ProtocolEraOption = "auto", oauth: OAuthOption = False,
-    root: RootOption = None, elicit: ElicitOption = None,
+    *, reach: McpReach,
 ) -> None:
     """Call one tool through the same pipeline a model's call takes.
 
@@ -277,8 +276,7 @@ def call_tool(
 
         check_call_timeout(timeout)
         strict, timeout = project_choices(strict, timeout)
-        reach = mcp_options(header, env, cwd, era=protocol_era, oauth=oauth, root=root,
-                            elicit=elicit)
+        options = reach.options()
         from agentforge_cli.cli.guard import debug_enabled
         from agentforge_cli.cli.render import skipped_tool
         from agentforge_cli.core.run.argument_text import read_argument_text
@@ -290,7 +288,7 @@ def call_tool(
         service = load_service(tools, logging=log, strict=strict,
                                wrap_argument_errors=wrap_argument_errors,
                                propagate_execution_errors=choices.propagates,
-                               timeout=timeout, mcp_options=reach, binding=binding,
+                               timeout=timeout, mcp_options=options, binding=binding,
                                skip_problems=skipped_tool)
         executor = service.executor(name)
         if executor is None:

@@ -13,6 +13,7 @@ options panels (and those of :class:`Group`) keep every option name whole
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from typer import core as typer_core
@@ -25,7 +26,7 @@ _click: Any = getattr(typer_core, "_click", None)
 if _click is None:
     _click = typer_core.click  # type: ignore[attr-defined]  # in older typer only
 
-__all__ = ["TEXT", "Command", "Group", "unwrap", "usage_piece"]
+__all__ = ["TEXT", "Command", "Group", "later", "unwrap", "usage_piece"]
 
 
 class _Text(_click.types.StringParamType):  # type: ignore[misc]  # click's, found at runtime
@@ -45,6 +46,26 @@ def usage_piece(argument: Any) -> str:
     return shown + ("..." if argument.nargs != 1 else "")
 
 
+_LATER: dict[str, Callable[[], str]] = {}
+
+
+def later(make: Callable[[], str]) -> str:
+    """A help text made only when help is shown (or completion offers the option), for a
+    text that names what a registry holds: a command that runs imports no registry for
+    its help. Given as ``help=`` to an option of a :class:`Command`."""
+    key = f"\0help {len(_LATER)}"
+    _LATER[key] = make
+    return key
+
+
+def _made(params: Iterable[Any]) -> None:
+    """Each parameter's help given by :func:`later`, made now."""
+    for param in params:
+        make = _LATER.get(getattr(param, "help", None) or "")
+        if make is not None:
+            param.help = make()
+
+
 def unwrap(text: str) -> str:
     """Each paragraph on one line (a ``\\b`` paragraph, typer's "keep as is", stays)."""
     paragraphs = inspect.cleandoc(text).split("\n\n")
@@ -61,6 +82,14 @@ class Command(HelpLayout, TyperCommand):
         super().__init__(*args, **kwargs)
         if self.help:
             self.help = unwrap(self.help)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _made(self.params)
+        super().format_help(ctx, formatter)
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        _made(self.params)
+        return super().shell_complete(ctx, incomplete)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []

@@ -1,5 +1,5 @@
 """A model opened for a run: its connection, its key, the cassette in front of it, and the
-counts (requests sent and played, tokens).
+counts (requests sent and played, tokens, money).
 
 :func:`open_model` reads the key from the connection's environment variables (a local
 server named by ``base_url``, or an offline run, needs none), opens the cassette and
@@ -21,6 +21,7 @@ from typing import Any
 from agentforge_cli.models.connection import ModelConnection, Settings
 from agentforge_cli.models.errors import CacheMiss, ModelError, ModelUnavailableError
 from agentforge_cli.models.http_cache import CacheGate, caching_client
+from agentforge_cli.models.prices import Price, Spend
 from agentforge_cli.models.prompt import Prompt, Reply, Usage
 
 __all__ = ["DEFAULT_CACHE_DIR", "Model", "default_cassette", "open_model"]
@@ -40,12 +41,15 @@ class Model:
     """One model, asked through its connection and the cassette."""
 
     def __init__(self, connection: ModelConnection, settings: Settings, gate: CacheGate,
-                 key: str | None) -> None:
+                 key: str | None, price: Price | None = None) -> None:
         self.connection = connection
         self.name = f"{connection.name}:{settings.model}"
         self.gate = gate
         self._http = settings.http_client
         self.usage = Usage()
+        self.price = price
+        """The user's price for this model (``None``: none given)."""
+        self.spend = Spend()
         self._key = key
         self._lock = threading.Lock()
         self._ask = connection.open(settings)
@@ -72,8 +76,13 @@ class Model:
                                           f"{type(exc).__name__}: {exc}")) from None
         self.gate.check()  # the cassette's writer failed: stop before paying for more
         reply = dataclasses.replace(reply, cached=self.gate.last_cached())
+        usage = reply.usage
+        cost = usage.cost if usage.cost is not None else (
+            self.price.of(usage.input_tokens, usage.output_tokens)
+            if self.price is not None else None)
         with self._lock:
-            self.usage.add(reply.usage)
+            self.usage.add(usage)
+            self.spend.add(cost, cached=reply.cached)
         return reply
 
     def request_counts(self) -> tuple[int, int]:
@@ -113,8 +122,9 @@ def _key(connection: ModelConnection, *, needed: bool) -> str | None:
 def open_model(connection: ModelConnection, model: str, *, cassette: Path | None,
                offline: bool = False, base_url: str | None = None, timeout: float = 60.0,
                max_retries: int = 2, retry_delay: float = 0.5,
-               max_tokens: int = 1024) -> Model:
-    """Open ``model`` through ``connection``.
+               max_tokens: int = 1024, price: Price | None = None) -> Model:
+    """Open ``model`` through ``connection`` (``price``: the user's, to count what its
+    responses cost when they do not say).
 
     Raises:
         ModelUnavailableError: The SDK is missing, or no key is set for a hosted API.
@@ -131,4 +141,4 @@ def open_model(connection: ModelConnection, model: str, *, cassette: Path | None
                         timeout=timeout, max_retries=max_retries, retry_delay=retry_delay,
                         max_tokens=max_tokens,
                         http_client=caching_client(connection.http, gate, timeout))
-    return Model(connection, settings, gate, key)
+    return Model(connection, settings, gate, key, price)

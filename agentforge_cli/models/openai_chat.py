@@ -8,6 +8,7 @@ from typing import Any
 
 from agentforge_cli.models.arguments import as_text
 from agentforge_cli.models.connection import Asker, ModelConnection, Settings, require_sdk
+from agentforge_cli.models.prices import reported_cost
 from agentforge_cli.models.prompt import Answered, Asked, Call, Prompt, Reply, Said, Usage
 
 __all__ = ["OPENAI_CHAT", "messages", "reply_of"]
@@ -48,8 +49,8 @@ def reply_of(text: str) -> Reply:
                   if (function := call.get("function")) is not None)
     usage = data.get("usage")
     return Reply(calls, message.get("content") or "",
-                 Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
-                 if usage else Usage())
+                 Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0,
+                       reported_cost(usage)) if usage else Usage())
 
 
 def _text(arguments: Any) -> str:

@@ -62,10 +62,14 @@ class Prompt:
 
 @dataclass(slots=True)
 class Usage:
-    """Tokens a response counted."""
+    """Tokens a response counted (and the cost it reported, if it did)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cost: float | None = None
+    """US dollars, as the provider reported them with the response (OpenRouter's
+    ``usage.cost``); not summed by :meth:`add` (a run's money is
+    :class:`~agentforge_cli.models.prices.Spend`)."""
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from agentforge_cli.replay.compare import MatchMode
+from agentforge_cli.replay.recorded_requests import RequestOutcome
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     ConversationStart,
@@ -93,12 +94,27 @@ class CallReport:
     scrubbed: tuple[str, ...] = ()
     """What was scrubbed before the results were compared (``$.created_at``,
     ``$.logs[0].line (timestamps)``); empty when they were compared as they are."""
+    requests: tuple[RequestOutcome, ...] = ()
+    """The MCP server's requests to its client during the call, recorded or asked today,
+    and how each went (:mod:`~agentforge_cli.replay.recorded_requests`)."""
+    requests_differ: bool = False
+    """A request was asked otherwise than recorded, not recorded, or not asked today: the
+    call differs from its recording whatever its result."""
 
     @property
     def needs_update(self) -> bool:
         """The recording is missing or differs: ``--update`` writes today's result (a
-        drifted call has none: it was not run)."""
+        drifted call has none: it was not run; a call whose result is the recorded one
+        but whose server's requests differ has nothing to write)."""
+        if self.status == MISMATCHED and self.requests_differ and not self.diff_in_result:
+            return False
         return self.status == MISMATCHED or self.status == UNRECORDED
+
+    @property
+    def diff_in_result(self) -> bool:
+        """Today's result differs from the recorded one (text or error flag)."""
+        return self.expected != self.actual or (self.expected_is_error is not None
+                                                and self.expected_is_error != self.is_error)
 
     def masked_arguments(self) -> str:
         """:attr:`shown_arguments`, or the recorded arguments masked with the secret-name
@@ -122,6 +138,8 @@ class CallReport:
             entry["drift"] = self.drift
         if self.scrubbed:
             entry["scrubbed"] = list(self.scrubbed)
+        if self.requests:
+            entry["server_requests"] = [outcome.to_dict() for outcome in self.requests]
         return entry
 
 
@@ -182,10 +200,11 @@ def call_json(call: CallReport) -> str:
     per tool; any other call by :func:`json_entry`."""
     actual, shown = call.actual, call.shown_arguments
     if not (call.expected is actual and call.status is MATCHED and actual is not None
-            and shown is not None and call.is_error is not None):
+            and shown is not None and call.is_error is not None and not call.requests):
         return json_entry(call.id, call.name, call.status, call.expected, actual,
                           call.expected_is_error, call.is_error, call.masked_arguments(),
-                          call.where, call.duration_ms, call.drift, call.scrubbed)
+                          call.where, call.duration_ms, call.drift, call.scrubbed,
+                          call.requests)
     name, call_id, flag, duration_ms = call.name, call.id, call.expected_is_error, call.duration_ms
     head = _MATCHED_HEADS.get(name)
     if head is None:
@@ -222,7 +241,8 @@ _MATCHED_HEADS: dict[str, str] = {}
 def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str | None,
                actual: str | None, expected_is_error: bool | None, is_error: bool | None,
                arguments: str, where: Place, duration_ms: float,
-               drift: str | None = None, scrubbed: Sequence[str] = ()) -> str:
+               drift: str | None = None, scrubbed: Sequence[str] = (),
+               requests: Sequence[RequestOutcome] = ()) -> str:
     """:func:`call_json` of a call given field by field (``arguments`` as shown, masked),
     formatted directly: encoding the dict costs more than the call it reports."""
     actual_text = "null" if actual is None else _string(actual)
@@ -233,6 +253,9 @@ def json_entry(call_id: str | None, name: str, status: CallStatus, expected: str
     end = "}" if drift is None else f', "drift": {_string(drift)}}}'
     if scrubbed:  # after drift, as to_dict orders them; the list written by the encoder
         end = f'{end[:-1]}, "scrubbed": {_encode(list(scrubbed))}}}'
+    if requests:  # last, as to_dict orders them
+        listed = _encode([outcome.to_dict() for outcome in requests])
+        end = f'{end[:-1]}, "server_requests": {listed}}}'
     return (f'{{"id": {"null" if call_id is None else _string(call_id)}, '
             f'"name": {_string(name)}, "status": {_string(status)}, '
             f'"expected": {expected_text}, "actual": {actual_text}, "expected_is_error": '

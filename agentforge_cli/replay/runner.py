@@ -46,6 +46,11 @@ from agentforge_cli.replay.compare import (
     same_result,
     same_status,
 )
+from agentforge_cli.replay.recorded_requests import (
+    ANSWERED,
+    RECORDED_REQUESTS,
+    RequestScript,
+)
 from agentforge_cli.replay.report import (
     DRIFTED,
     MATCHED,
@@ -256,7 +261,8 @@ class Replayer:
                         content, flag, actual = event.content, event.is_error, call.actual
                         call.expected_is_error, call.result_where = flag, event.where
                         if exact_text and content == actual and call.drift is None and (
-                                flag is None or flag is call.is_error):
+                                flag is None or flag is call.is_error) and (
+                                not call.requests_differ):
                             call.expected, call.status = actual, MATCHED  # what _judge says
                             matched += 1
                         else:
@@ -360,14 +366,25 @@ class Replayer:
         service = tools.service
         invocation = describe_invocation(service, name, arguments) if self.describe else None
         request = ToolExecutionRequest(id=call.id, name=name, arguments=arguments)
+        script = None if call.asked is None else RequestScript(call.asked)
+        token = None if script is None else RECORDED_REQUESTS.set(script)
         started = perf_counter()
-        result = service.execute(request, self.memory_id)
+        try:
+            result = service.execute(request, self.memory_id)
+        finally:
+            if token is not None:
+                RECORDED_REQUESTS.reset(token)
         elapsed = (perf_counter() - started) * 1000
         text, is_error = result
         if is_error and drift is None and fit is not None:  # a value today's binding refuses?
             drift = fit.refused(arguments)
-        return CallReport(call.index, call.id, name, arguments, call.where, text, is_error,
-                          elapsed, invocation, shown, drift)
+        report = CallReport(call.index, call.id, name, arguments, call.where, text, is_error,
+                            elapsed, invocation, shown, drift)
+        if script is not None:
+            report.requests = script.finish()
+            report.requests_differ = any(outcome.status != ANSWERED
+                                         for outcome in report.requests)
+        return report
 
     def _settle(self, call: CallReport) -> None:
         _judge(call, self.match, self.scrub)
@@ -414,7 +431,26 @@ def _judge(call: CallReport, match: MatchMode, scrub: Scrubbing | None = None) -
     if call.expected is None:
         call.status = UNRECORDED
         return
+    _judge_result(call, match, scrub)
+    if call.requests_differ:  # the server asked otherwise than recorded: never a match
+        call.diff = (_requests_line(call), *call.diff)
+        call.status = MISMATCHED
+
+
+def _requests_line(call: CallReport) -> str:
+    """The diff's line about the server's requests that differ from the recording."""
+    counts: dict[str, int] = {}
+    for outcome in call.requests:
+        if outcome.status != ANSWERED:
+            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    return ("the server's requests differ from the recording: "
+            + ", ".join(f"{count} {status}" for status, count in counts.items()))
+
+
+def _judge_result(call: CallReport, match: MatchMode, scrub: Scrubbing | None) -> None:
+    """Compare today's result with the recorded one: the status and diff."""
     actual, is_error = call.actual, call.is_error
+    assert call.expected is not None  # an unrecorded call is judged before
     assert actual is not None and is_error is not None  # only a drifted call did not run
     if match == MatchMode.STATUS:
         if same_status(call.expected_is_error, is_error):

@@ -116,3 +116,35 @@ def test_bracketed_names_survive_the_help_markup(cli, path):
     shown = " ".join(cli(*path, "--help").stdout.split())
     for name in named:
         assert name in shown, (path, name)
+
+
+def test_the_command_line_builds_only_what_it_asks_for_and_help_still_shows_all():
+    """``agentforge tools list`` registers no other ``tools`` sub-command and its option
+    help is made only when shown; through the real entry point, every screen still names
+    everything: the sub-commands, and the provider formats of the registry."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from agentforge_cli.schema.providers import LIST_FORMATS
+
+    agentforge = str(Path(sys.executable).with_name("agentforge"))
+    env = {"COLUMNS": "200", "NO_COLOR": "1", "PATH": ""}
+
+    def shown(*args: str) -> str:
+        done = subprocess.run([agentforge, *args], capture_output=True, text=True, env=env,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        return " ".join(done.stdout.split())
+
+    group = shown("tools", "--help")
+    assert all(f"│ {name} " in group for name in ("list", "call", "check", "diff", "fuzz",
+                                                  "audit")), group
+    listing = shown("tools", "list", "--help")
+    assert all(name in listing for name in LIST_FORMATS)
+    assert "\0" not in listing
+    assert "Usage: agentforge tools check" in shown("tools", "check", "--help")
+    misspelt = subprocess.run([agentforge, "tools", "chek"], capture_output=True, text=True,
+                              env=env, timeout=60)
+    assert misspelt.returncode == 2
+    assert "check" in misspelt.stderr

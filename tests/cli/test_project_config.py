@@ -159,5 +159,5 @@ def test_an_unknown_key_lists_the_keys(cli, project):
     assert result.exit_code == 2
     assert result.stderr == (
         f"error: {path}: unknown key 'stict' in [tool.agentforge]; the keys are: "
-        "budget, clients, lint, providers, replay, serve, strict, timeout, tools\n"
+        "budget, clients, lint, models, providers, replay, serve, strict, timeout, tools\n"
         "  did you mean 'strict'?\n")

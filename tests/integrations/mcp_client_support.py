@@ -208,3 +208,34 @@ def threaded_http_server(handler: type[http.server.BaseHTTPRequestHandler]) -> I
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@contextmanager
+def serving_http(tools: Path, *args: str) -> Iterator[str]:
+    """``agentforge serve TOOLS --transport http --port 0 ARGS`` run in the tools' folder:
+    its URL (read from ``listening on URL`` on stderr), until the end of the block; then
+    SIGINT, and killed if it lingers."""
+    import signal
+
+    process = subprocess.Popen([str(AGENTFORGE), "serve", tools.name, "--transport", "http",
+                                "--port", "0", *args], cwd=tools.parent,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        said = []
+        for line in process.stderr:  # type: ignore[union-attr]
+            said.append(line)
+            if "listening on " in line:
+                break
+        else:
+            raise AssertionError(f"the server did not start: {''.join(said)}")
+        yield line.split("listening on ")[1].split()[0]
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=TIMEOUT)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            process.stderr.close()  # type: ignore[union-attr]

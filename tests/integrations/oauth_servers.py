@@ -12,7 +12,7 @@ runs until it is terminated.
   ``/token`` (the code against the PKCE verifier, S256, the client's secret and the
   redirect URI; a refresh token for new tokens, the old access token revoked). ``GET
   /stats`` counts the requests; ``POST /control {"revoke": true}`` revokes every access
-  token.
+  token, ``{"revoke_refresh": true}`` every refresh token.
 * The MCP server: the official SDK's ``MCPServer`` with the SDK's auth settings and a
   token verifier asking the authorization server's token table, so a request without a
   valid bearer token is refused ``401`` with the SDK's ``WWW-Authenticate`` (naming its
@@ -173,6 +173,8 @@ async def control(request: Request) -> Response:
         AUTHORITY.refuse = bool(body["refuse"])
     if body.get("revoke"):
         AUTHORITY.access.clear()
+    if body.get("revoke_refresh"):
+        AUTHORITY.refresh.clear()
     return JSONResponse({"ok": True})
 
 

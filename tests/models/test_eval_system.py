@@ -93,3 +93,60 @@ def test_system_replaces_the_recorded_system_prompt(cli, tmp_path):
         _eval(cli, server, "anthropic", cassette, module, tmp_path, "--system", "Be terse.")
     assert server.count() > 0
     assert {system_of(body) for _, _, _, body in server.requests} == {"Be terse."}
+
+
+CRM = "sample_tools.crm:CrmTools"
+QUERY = {"name": "长路", "limit": 5}
+
+
+def _ask_each(cli, tmp_path, connection, transcript):
+    """Every request eval sends for ``transcript``, through ``connection``'s SDK."""
+    with model_server(lambda wire, body: Text("noted")) as server:
+        result = cli("eval", CRM, str(transcript), "-m", f"{connection}:m", "--base-url",
+                     server.base_url(connection), "--cache", str(tmp_path / "c.yaml"),
+                     "--json")
+        assert result.exit_code == 0, result.output
+        return [body for _, _, _, body in server.requests]
+
+
+def test_an_anthropic_documents_system_blocks_are_sent(cli, tmp_path):
+    document = {"system": [{"type": "text", "text": "You are a CRM agent."},
+                           {"type": "text", "text": "Be terse."}],
+                "messages": [{"role": "user", "content": "查一下长路"},
+                             {"role": "assistant", "content": [
+                                 {"type": "tool_use", "id": "t1", "name": "queryCustomer",
+                                  "input": QUERY}]}]}
+    path = tmp_path / "anthropic.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    bodies = _ask_each(cli, tmp_path, "anthropic", path)
+    assert [system_of(body) for body in bodies] == ["You are a CRM agent.\nBe terse."]
+
+
+def test_a_gemini_documents_system_instruction_is_sent(cli, tmp_path):
+    document = {"systemInstruction": {"parts": [{"text": "You are a CRM agent."}]},
+                "contents": [{"role": "user", "parts": [{"text": "查一下长路"}]},
+                             {"role": "model", "parts": [
+                                 {"functionCall": {"name": "queryCustomer", "args": QUERY}}]}]}
+    path = tmp_path / "gemini.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    bodies = _ask_each(cli, tmp_path, "gemini", path)
+    assert [system_of(body) for body in bodies] == ["You are a CRM agent."]
+
+
+def test_a_tau2_results_files_policy_goes_with_every_conversations_decisions(cli, tmp_path):
+    def simulation(name):
+        return {"id": name, "messages": [
+            {"role": "assistant", "content": "Hi! How can I help you today?"},
+            {"role": "user", "content": f"查一下{name}"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "name": "queryCustomer", "arguments": {"name": name, "limit": 5},
+                 "requestor": "assistant"}]},
+            {"role": "tool", "id": "c1", "content": f"customer:{name},limit:5",
+             "requestor": "assistant"}]}
+
+    results = {"info": {"environment_info": {"policy": "# CRM policy"}},
+               "simulations": [simulation("长路"), simulation("小明")]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results, ensure_ascii=False), encoding="utf-8")
+    bodies = _ask_each(cli, tmp_path, "openai", path)
+    assert [system_of(body) for body in bodies] == ["# CRM policy"] * 2

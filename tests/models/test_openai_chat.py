@@ -13,6 +13,7 @@ from model_servers import Calls, Raw, model_server
 from agentforge_cli.models.errors import ModelError
 from agentforge_cli.models.model import open_model
 from agentforge_cli.models.openai_chat import messages, reply_of
+from agentforge_cli.models.prices import reported_cost
 from agentforge_cli.models.prompt import Answered, Asked, Call, Prompt, Reply, Said, Usage
 from agentforge_cli.models.registry import MODEL_CONNECTIONS
 
@@ -33,8 +34,8 @@ def _sdk_reply(completion) -> Reply:
                   if getattr(call, "function", None) is not None)
     usage = completion.usage
     return Reply(calls, (message.content or "") if message else "",
-                 Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-                 if usage else Usage())
+                 Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0,
+                       reported_cost(usage)) if usage else Usage())
 
 
 @pytest.mark.parametrize("answer", [
@@ -45,6 +46,8 @@ def _sdk_reply(completion) -> Reply:
     Raw({"choices": [{"message": {"tool_calls": [
         {"id": None, "type": "function", "function": {"name": "search", "arguments": ""}}]}}],
         "usage": {"prompt_tokens": None, "completion_tokens": 3}}),
+    Raw({"choices": [{"message": {"content": "priced"}}],
+         "usage": {"prompt_tokens": 5, "completion_tokens": 2, "cost": 0.00042}}),
 ])
 def test_the_request_and_the_reply_are_those_of_create(answer, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-same")

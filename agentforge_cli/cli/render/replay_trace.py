@@ -56,6 +56,9 @@ def _call_rows(call: CallReport, badges: bool = True) -> list[_Row]:
         ("reflect", "blue", [(safe_text(call.invocation or call.name), ""), (" → ", None),
                              (_one_line(call.actual), "red" if call.is_error else "")], badge),
     ]
+    for outcome in call.requests:  # what the server asked during the call, and how it went
+        rows.append(("", "", [(_one_line("↳ server asked " + outcome.line(), 400),
+                               "dim" if outcome.status == "answered" else "yellow")], None))
     if call.scrubbed:  # compared without these: say so, matched or not
         rows.append(("", "", [(_one_line("scrubbed: " + ", ".join(call.scrubbed), 400),
                                "dim")], None))

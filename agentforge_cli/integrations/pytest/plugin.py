@@ -9,6 +9,9 @@ loads it by hand). It gives:
 * :func:`assert_tools_match_snapshot` (also the fixture ``agentforge_snapshot``), which
   compares the current specifications with a snapshot file and fails the test with the
   classified report (:mod:`agentforge_cli.schema.schema_drift`) when a change is breaking;
+  for MCP targets the snapshot also keeps the servers' resources, resource templates and
+  prompts, compared as ``tools diff`` compares them
+  (:mod:`agentforge_cli.schema.surface`);
 * the fixture ``agentforge_scripted_model`` — ``agentforge_scripted_model(steps)`` makes a
   :class:`~agentforge_cli.testing.ScriptedModel` whose every call is checked against the
   binding of the configured tools (``agentforge_service``'s);
@@ -192,10 +195,19 @@ def agentforge_service(request: pytest.FixtureRequest) -> ToolService:
     return service
 
 
+class _ServiceSpecifications(list[ToolSpecification]):
+    """``agentforge_specs``: a list of specifications that remembers the service they come
+    from, so that a snapshot of them keeps the MCP servers' resources and prompts too."""
+
+    def __init__(self, service: ToolService) -> None:
+        super().__init__(service.specifications)
+        self.service = service
+
+
 @pytest.fixture
 def agentforge_specs(agentforge_service: ToolService) -> list[ToolSpecification]:
     """The specifications of the configured targets' tools, in registration order."""
-    return agentforge_service.specifications
+    return _ServiceSpecifications(agentforge_service)
 
 
 @pytest.fixture
@@ -225,37 +237,42 @@ def agentforge_snapshot(request: pytest.FixtureRequest) -> Callable[..., list[An
               fail_on: str = "breaking") -> list[Any]:
         __tracebackhide__ = True
         if specs_or_targets is None:
-            specs = list(_load_tools(configured_targets(config)))
+            table = _load_tools(configured_targets(config))
         else:
-            specs = _specifications(specs_or_targets, Path(config.rootpath))
-        return _check(specs, path, fail_on=fail_on, config=config)
+            table = _tool_table(specs_or_targets, Path(config.rootpath))
+        return _check(table, path, fail_on=fail_on, config=config)
 
     return check
 
 
 # --- the assertion -----------------------------------------------------------------------
 
-def _specifications(value: Any, base: Path) -> list[ToolSpecification]:
-    """Specifications from specs, a ``ToolService``, a factory table or targets."""
+def _tool_table(value: Any, base: Path) -> dict[ToolSpecification, Any]:
+    """Specifications and their executors (``None`` where only a specification is given)
+    from specs, a ``ToolService``, a factory table or targets."""
     __tracebackhide__ = True
     if isinstance(value, ToolSpecification):
-        return [value]
+        return {value: None}
+    if isinstance(value, _ServiceSpecifications):  # agentforge_specs
+        return {spec: value.service.executor(spec.name) for spec in value}
     specifications = getattr(value, "specifications", None)
     if isinstance(specifications, list):  # a ToolService
-        return list(specifications)
+        return {spec: value.executor(spec.name) for spec in specifications}
     if isinstance(value, Mapping):
-        return [spec for spec in value if isinstance(spec, ToolSpecification)]
+        return {spec: executor for spec, executor in value.items()
+                if isinstance(spec, ToolSpecification)}
     many = isinstance(value, list | tuple | set | frozenset | types.GeneratorType)
     items = list(value) if many else [value]
-    specs = [item for item in items if isinstance(item, ToolSpecification)]
+    table: dict[ToolSpecification, Any] = {
+        item: None for item in items if isinstance(item, ToolSpecification)}
     strings = tuple(item for item in items if isinstance(item, str))
     objects = [item for item in items if not isinstance(item, ToolSpecification | str)]
     if strings or objects:
         from agentforge_cli.integrations.targets.loading import TargetSource
 
         source = TargetSource(specs=strings, origin="assert_tools_match_snapshot", base=base)
-        specs.extend(_load_tools(source, objects))
-    return specs
+        table.update(_load_tools(source, objects))
+    return table
 
 
 def assert_tools_match_snapshot(specs_or_targets: Any, path: str | os.PathLike[str], *,
@@ -279,12 +296,27 @@ def assert_tools_match_snapshot(specs_or_targets: Any, path: str | os.PathLike[s
     __tracebackhide__ = True
     config = _current_config()
     base = Path(config.rootpath) if config is not None else Path.cwd()
-    specs = _specifications(specs_or_targets, base)
-    return _check(specs, path, fail_on=fail_on, config=config, update=update)
+    table = _tool_table(specs_or_targets, base)
+    return _check(table, path, fail_on=fail_on, config=config, update=update)
 
 
-def _check(specs: list[ToolSpecification], path: str | os.PathLike[str], *, fail_on: str,
-           config: pytest.Config | None, update: bool | None = None) -> list[Any]:
+def _served_surface(table: Mapping[ToolSpecification, Any]) -> Any:
+    """The resources, templates and prompts of the MCP servers whose tools ``table``
+    holds, as ``tools check --snapshot`` keeps them; ``None`` without an MCP tool (the
+    snapshot keeps the tools alone, as before)."""
+    __tracebackhide__ = True
+    from agentforge_cli.errors import SnapshotError, TargetError
+    from agentforge_cli.integrations.mcp.client.surface import served_surface
+
+    try:
+        return served_surface(executor for executor in table.values() if executor is not None)
+    except (SnapshotError, TargetError) as exc:
+        _fail(str(exc))
+
+
+def _check(table: Mapping[ToolSpecification, Any], path: str | os.PathLike[str], *,
+           fail_on: str, config: pytest.Config | None, update: bool | None = None
+           ) -> list[Any]:
     __tracebackhide__ = True
     from agentforge_cli.schema.findings import fails, format_findings, summarize
     from agentforge_cli.schema.snapshots import SnapshotError, SnapshotMissingError, check_snapshot
@@ -296,8 +328,9 @@ def _check(specs: list[ToolSpecification], path: str | os.PathLike[str], *, fail
         target = (Path(config.rootpath) if config is not None else Path.cwd()) / target
     if update is None:
         update = bool(config is not None and config.getoption(UPDATE_OPTION))
+    surface = _served_surface(table)
     try:
-        findings = check_snapshot(specs, target, update=update)
+        findings = check_snapshot(list(table), target, update=update, surface=surface)
     except SnapshotMissingError:  # its message carries the command line's flag: not shown
         _fail(f"snapshot file {target} does not exist",
               f"run pytest {UPDATE_OPTION} to create it")

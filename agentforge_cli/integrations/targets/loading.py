@@ -66,8 +66,8 @@ __all__ = ["CONFIG_KEYS", "ENV_VAR", "LINT_KEYS", "NO_TARGET", "LintIgnores",
            "load_supply", "load_target", "load_tools", "supply_tools"]
 
 ENV_VAR = "AGENTFORGE_TOOLS"
-CONFIG_KEYS = ("budget", "clients", "lint", "providers", "replay", "serve", "strict",
-               "timeout", "tools")
+CONFIG_KEYS = ("budget", "clients", "lint", "models", "providers", "replay", "serve",
+               "strict", "timeout", "tools")
 """The keys ``[tool.agentforge]`` may hold; any other is an error (a typo never passes)."""
 LINT_KEYS = ("ignore",)
 """The keys ``[tool.agentforge.lint]`` may hold."""
@@ -155,6 +155,9 @@ class ProjectSettings:
     server: Any = None
     """How ``serve`` introduces itself (``[tool.agentforge.serve]``): a
     :class:`~agentforge_cli.integrations.config.serve.ServerIdentity`."""
+    prices: Any = None
+    """What ``eval`` prices a model's tokens at (``[tool.agentforge.models.prices]``):
+    model name -> :class:`~agentforge_cli.models.prices.Price`."""
 
 
 def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
@@ -167,12 +170,14 @@ def find_settings(*, cwd: Path | None = None) -> ProjectSettings:
     if pyproject is None:
         return ProjectSettings()
     table = _agentforge_table(pyproject)
+    from agentforge_cli.integrations.config.models import model_prices
     from agentforge_cli.integrations.config.replay import replay_scrubbing
     from agentforge_cli.integrations.config.serve import server_identity
 
     return ProjectSettings(strict=table.get("strict"), timeout=table.get("timeout"),
                            scrub=replay_scrubbing(pyproject, table),
-                           server=server_identity(pyproject, table))
+                           server=server_identity(pyproject, table),
+                           prices=model_prices(pyproject, table))
 
 
 def _nearest_pyproject(start: Path) -> Path | None:
@@ -217,6 +222,10 @@ def _check_settings(path: Path, table: dict[str, Any]) -> None:
         from agentforge_cli.integrations.config.serve import server_identity
 
         server_identity(path, table)  # [tool.agentforge.serve]
+    if "models" in table:
+        from agentforge_cli.integrations.config.models import model_prices
+
+        model_prices(path, table)  # [tool.agentforge.models]
     strict = table.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise TargetConfigError(f"{path}: [tool.agentforge] strict must be true or false, "

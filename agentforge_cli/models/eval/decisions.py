@@ -7,7 +7,8 @@ same conversation, the text the model wrote in the same turn excluded (it is par
 answer). A call whose result was never recorded gets one saying so, because an API
 refuses a conversation with an unanswered call. Calls without ids (Gemini) get
 ``call_<index>``. Private reasoning is left out. The system prompt a conversation was
-recorded with (its last before the decision) goes with it.
+recorded with (its last before the decision) goes with it; one the file gives for all its
+conversations (``SystemPrompt.file_wide``) is where each conversation starts.
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ def _answered(thread: _Thread, items: list[Item]) -> list[Item]:
 def find_decisions(events: Iterable[Event]) -> Iterator[Decision]:
     """Every decision of the events, in order."""
     threads: dict[int, _Thread] = {}
+    file_wide: str | None = None  # the system prompt every conversation starts with
+
+    def thread_of(conversation: int) -> _Thread:
+        found = threads.get(conversation)
+        if found is None:
+            found = threads[conversation] = _Thread(system=file_wide)
+        return found
+
     number = 0
     pending: tuple[int, list[ToolCall], str, list[Item]] | None = None  # conv, calls, text, ctx
 
@@ -100,7 +109,7 @@ def find_decisions(events: Iterable[Event]) -> Iterator[Decision]:
     current = 0
     for event in events:
         if isinstance(event, ToolCall):
-            thread = threads.setdefault(event.conversation, _Thread())
+            thread = thread_of(event.conversation)
             if pending is not None and pending[0] == event.conversation:
                 pending[1].append(event)
                 continue
@@ -119,16 +128,17 @@ def find_decisions(events: Iterable[Event]) -> Iterator[Decision]:
             yield done
         if isinstance(event, ConversationStart):
             current = event.conversation
-            threads.setdefault(current, _Thread())
+            thread_of(current)
         elif isinstance(event, UserMessage):
-            threads.setdefault(current, _Thread()).items.append(Said("user", event.content))
+            thread_of(current).items.append(Said("user", event.content))
         elif isinstance(event, AssistantMessage) and not event.thinking:
-            threads.setdefault(current, _Thread()).items.append(
-                Said("assistant", event.content))
+            thread_of(current).items.append(Said("assistant", event.content))
         elif isinstance(event, ToolResult):
             _record_result(threads, event)
         elif isinstance(event, SystemPrompt):
-            threads.setdefault(current, _Thread()).system = event.content
+            if event.file_wide:
+                file_wide = event.content
+            thread_of(current).system = event.content
     done = finish()
     if done is not None:
         yield done

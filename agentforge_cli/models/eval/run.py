@@ -28,6 +28,9 @@ class EvalOptions:
     system: str | None = None
     """A system prompt for every request, in place of the one each transcript recorded."""
     format: str = "auto"
+    scrub: Any = None
+    """The scrubbers given outside the tools' code (``--scrub``, the project's): a
+    :class:`~agentforge_cli.replay.scrubbing.ScrubSettings`, or ``None``."""
 
 
 def read_decisions(path: str, transcript_format: str) -> tuple[str, list[Decision]]:
@@ -45,11 +48,14 @@ def evaluate(paths: Sequence[str], service: Any, model: Model, options: EvalOpti
 
     Raises:
         TranscriptError: A transcript cannot be read (before any request is sent).
+        TargetConfigError: A tool declares a scrubber that is not one.
         ModelError: A request failed (the requests not yet sent are cancelled).
     """
     read = [(path, *read_decisions(path, options.format)) for path in paths]
     tools = model.export(service.specifications)
-    judge = Judge(service)
+    from agentforge_cli.replay.scrub_plan import scrubbing_for
+
+    judge = Judge(service, scrubbing_for(service, options.scrub))
     jobs = [(t, d, r) for t, (_, _, decisions) in enumerate(read)
             for d, _ in enumerate(decisions) for r in range(options.repeat)]
     answers: dict[tuple[int, int, int], Judgement] = {}

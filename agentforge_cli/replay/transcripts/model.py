@@ -8,6 +8,10 @@ A conversation is a sequence of four kinds of events::
     ToolResult         what the tool answered, recorded: content and (where the format
                        records it) whether it was an error
 
+A call recorded in an MCP session may carry the requests the server made of its client
+while it ran (``ToolCall.asked``: :class:`ServerRequest`, each with the client's recorded
+answer), which a replay answers again from the recording.
+
 ``SystemPrompt`` (the instructions the model was given: a ``system`` or ``developer``
 message, a request's ``system``, ``systemInstruction`` or ``instructions``) where a format
 records one; replay passes it over, ``eval`` sends it again. In a file holding more than
@@ -32,6 +36,7 @@ __all__ = [
     "AssistantMessage",
     "ConversationStart",
     "Event",
+    "ServerRequest",
     "SystemPrompt",
     "ToolCall",
     "ToolResult",
@@ -71,6 +76,33 @@ class SystemPrompt:
     """The text."""
     where: Place = WHOLE_FILE
     """Where it is in the file."""
+    file_wide: bool = False
+    """Given once for the whole file (a document's envelope: a tau2-bench results file's
+    policy), so every conversation in it starts with it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServerRequest:
+    """A request an MCP server made of its client during a call (``roots/list``,
+    ``elicitation/create``, ``sampling/createMessage``), with the client's recorded
+    answer: a result, an error, or neither (none was recorded)."""
+
+    method: str
+    """The request's method."""
+    params: Any
+    """Its ``params`` as recorded (``None`` when it had none)."""
+    result: Any = None
+    """The client's recorded ``result`` (``None``: it answered with an error, or not at
+    all)."""
+    error: Any = None
+    """The client's recorded JSON-RPC ``error``, if it answered with one."""
+    where: Place = WHOLE_FILE
+    """Where the request is in the file."""
+
+    @property
+    def answered(self) -> bool:
+        """The recording holds the client's answer."""
+        return self.result is not None or self.error is not None
 
 
 # Hot path (ToolCall, ToolResult): two events a replayed call. Not frozen (a frozen
@@ -97,6 +129,9 @@ class ToolCall:
     """Where it is in the file."""
     conversation: int = 0
     """The conversation it belongs to (:class:`ConversationStart`), 0 in a file of one."""
+    asked: tuple[ServerRequest, ...] | None = None
+    """The requests the server made of the client while the call ran, in order, as an MCP
+    session records them; ``None`` when the format records no such requests."""
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ from agentforge_cli.replay.transcripts.files.sources import (
 )
 from agentforge_cli.replay.transcripts.format import Claim, FileReading, TranscriptFormat
 from agentforge_cli.replay.transcripts.formats import conversations
-from agentforge_cli.replay.transcripts.model import Event, TranscriptError
+from agentforge_cli.replay.transcripts.model import Event, SystemPrompt, TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE
 from agentforge_cli.replay.transcripts.reading.calls import CallBook, Updates
 from agentforge_cli.replay.transcripts.writing.migration import Migration
@@ -137,15 +137,25 @@ class Transcript:
     def _checked_events(self, source: RecordSource) -> Iterator[Event]:
         for _ in self._parse(source.records(), ReadProgress()):
             pass
-        yield from self._parse(source.records(), self.progress)
+        if not isinstance(source, DocumentSource):
+            yield from self._parse(source.records(), self.progress)
+            return
+        prompts: list[SystemPrompt] = []  # the document's own, beside its messages
+        yield from self._parse(iter_document(self.path, prompts), self.progress, prompts)
 
-    def _parse(self, records: Iterator[Record], progress: ReadProgress) -> Iterator[Event]:
+    def _parse(self, records: Iterator[Record], progress: ReadProgress,
+               before: list[SystemPrompt] | None = None) -> Iterator[Event]:
+        """The events of ``records``; those ``before`` holds when a record comes (what
+        the container found ahead of it) come first."""
         fmt = self._format
         book = fmt.start(self.path, self._formats)
         record_events = fmt.record_events
         where, data = WHOLE_FILE, None
         try:
             for record in records:
+                if before:
+                    yield from before
+                    before.clear()
                 where, data = record.where, record.data
                 if data is not None or not record.text:
                     progress.records += 1

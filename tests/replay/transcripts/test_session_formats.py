@@ -203,3 +203,36 @@ def test_a_function_call_output_answering_no_call_is_still_refused(tmp_path):
         "type": "function_call_output", "call_id": "call_nobody", "output": "x"}})
     with pytest.raises(TranscriptError, match="call_nobody"):
         list(open_transcript(write(tmp_path, "rollout.jsonl", CODEX + orphan)).events())
+
+
+def test_a_desktop_log_opening_with_the_server_s_own_lines_is_read(cli, tmp_path):
+    """Claude Desktop's logs start with lines of its own before any message, and its 2025
+    builds end each message line with ``{ metadata: undefined }``: the log is still
+    recognised, in a folder too, and replays all-matched."""
+    def tail(line: str) -> str:
+        return line.replace("}\n", "} { metadata: undefined }\n") if "Message" in line else line
+
+    text = ("2025-03-18T15:30:23.456Z [crm] [info] Initializing server...\n"
+            "2025-03-18T15:30:23.512Z [crm] [info] Server started and connected successfully\n"
+            + "".join(tail(line) for line in DESKTOP_LOG.splitlines(keepends=True)))
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    path = write(folder, "mcp-server-crm.log", text)
+    assert open_transcript(path).format == "mcp-log"
+    done = cli("replay", str(folder), "-t", CRM, "--json")
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["matched"] == 1
+
+
+def test_text_after_a_logged_message_other_than_its_known_tail_is_named(tmp_path):
+    path = write(tmp_path, "mcp-server-crm.log", DESKTOP_LOG.replace(
+        "}\n", "} and more\n", 1))
+    with pytest.raises(TranscriptError, match=r"line 1: .*unexpected text after the message"):
+        list(open_transcript(path).events())
+
+
+def test_an_application_log_is_not_taken_for_a_desktop_log(tmp_path):
+    path = write(tmp_path, "app.log", "2025-03-18T15:30:23.456Z [app] [info] started\n"
+                 "2025-03-18T15:30:24.000Z [app] [info] Message from nobody: {}\n")
+    with pytest.raises(TranscriptError):
+        open_transcript(path)

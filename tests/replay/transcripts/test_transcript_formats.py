@@ -264,10 +264,11 @@ def test_mcp_pairs_tools_call_responses_by_id(tmp_path, container):
     assert open_transcript(path).format == "mcp"
     results = [(e.call_index, e.id, e.content, e.is_error)
                for e in open_transcript(path).events() if isinstance(e, ToolResult)]
-    # a JSON-RPC error is worded as an MCP target's failed call is
+    # a JSON-RPC error is worded as an MCP target's failed call is; each call comes out
+    # with its result once that is read, the calls in their order
     refused = "Error executing tool queryCustomer: Unknown tool"
-    assert results == [(1, "b", "x\ny", True), (2, "4", refused, True),
-                       (0, "2", "two", False)]
+    assert results == [(0, "2", "two", False), (1, "b", "x\ny", True),
+                       (2, "4", refused, True)]
 
 
 @pytest.mark.parametrize(("messages", "where", "reason"), [

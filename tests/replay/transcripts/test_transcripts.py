@@ -120,8 +120,9 @@ def test_anthropic_blocks(tmp_path):
              "content": [{"type": "text", "text": "bad"}]}]},
     ]}, ensure_ascii=False))
     events = list(open_transcript(path).events())
-    assert isinstance(events[1], AssistantMessage) and events[1].thinking
-    call, result = events[3], events[4]
+    assert (type(events[0]).__name__, events[0].content) == ("SystemPrompt", "s")
+    assert isinstance(events[2], AssistantMessage) and events[2].thinking
+    call, result = events[4], events[5]
     assert call.arguments == '{"name":"长路","limit":5}'
     assert (result.content, result.is_error) == ("bad", True)
 

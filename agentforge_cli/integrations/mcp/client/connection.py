@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -101,6 +101,9 @@ class McpConnection:
         """The protocol agreed with the server, once it answered (kept across sessions)."""
         self.answers = answers or ClientAnswers()
         """What the server's requests are answered, and who hears of its notifications."""
+        self.on_list_changed: Callable[[str], None] | None = None
+        """Called with the method of each ``notifications/.../list_changed`` the server
+        sends (on the connection's own thread); ``None``: they are dropped."""
         self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
@@ -118,6 +121,7 @@ class McpConnection:
         self._listed_plainly = False  # listed without the SDK: its session opens at a call
         self._plain: Any = None  # the legacy session a plain listing left open (its owner)
         self._opening = threading.Lock()
+        self._replaying: Any = None  # the RequestScript of the replayed call in progress
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
 
@@ -284,6 +288,11 @@ class McpConnection:
             async def on_message(message: Any) -> None:
                 if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
                     self._problems.append(message)
+                    return
+                method = getattr(message, "method", None)
+                if (self.on_list_changed is not None and isinstance(method, str)
+                        and method.endswith("/list_changed")):
+                    self.on_list_changed(method)
 
             from mcp import types
 
@@ -297,7 +306,9 @@ class McpConnection:
                 self._sorter = tool_sorter(read, write)
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
                                          client_info=me,
-                                         **session_callbacks(self.answers)) as session:
+                                         **session_callbacks(
+                                             self.answers, lambda: self._replaying)
+                                         ) as session:
                     self._sorter.version = lambda: session.protocol_version
                     with deadline(self.timeout):  # its clock stops during an authorization
                         await self._agree(session)
@@ -417,7 +428,11 @@ class McpConnection:
             raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
         from agentforge_cli.integrations.mcp.client.answering import CALL_PROGRESS
+        from agentforge_cli.replay.recorded_requests import RECORDED_REQUESTS
 
+        script = RECORDED_REQUESTS.get()  # a replayed call: its server's requests recorded
+        if script is not None:  # (replay sends its calls one at a time)
+            self._replaying = script
         try:
             return self._portal.call(self._bounded, self._call_tool, self.call_timeout, name,
                                      arguments, CALL_PROGRESS.get())
@@ -432,6 +447,9 @@ class McpConnection:
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
             raise error from None
+        finally:
+            if script is not None:
+                self._replaying = None
 
     def _sdk_session(self) -> None:
         """Open the SDK's session when the tools were listed without it: from the first

@@ -37,7 +37,7 @@ class McpToolResult(ToolExecutionResult):
 
     arguments: dict[str, Any]
     content: list[dict[str, Any]]
-    structured_content: dict[str, Any] | None
+    structured_content: Any  # an object; any JSON value from a 2026-07-28 server
 
 
 def _result(text: str, is_error: bool, arguments: dict[str, Any], answer: Any

@@ -30,16 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from agentforge_cli.core.define.spec import ToolSpecification
-from agentforge_cli.core.observe.masking import mask_target
-from agentforge_cli.errors import MCPUnavailableError, TargetError
+from agentforge_cli.errors import TargetError
 from agentforge_cli.integrations.mcp.client.connection import McpConnection
 from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
-from agentforge_cli.integrations.mcp.client.failures import INSTALL_HINT
-from agentforge_cli.integrations.mcp.client.headers import merged_headers
 from agentforge_cli.integrations.mcp.client.listing import as_json
-from agentforge_cli.integrations.mcp.client.options import McpOptions, startup_timeout
-from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
-from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
+from agentforge_cli.integrations.mcp.client.options import McpOptions
 
 __all__ = ["load_mcp_tools", "protocol_of", "tool_specification"]
 
@@ -108,28 +103,10 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
         TargetConfigError: An empty or malformed command, or the SDK is not installed.
         TargetError: The server cannot be started or spoken to.
     """
-    import importlib.util
+    from agentforge_cli.integrations.mcp.client.connecting import server_connection
 
-    url = is_url(spec)
-    if url:
-        check_url(spec)
-    argv = [] if url else command_argv(spec)
-    if importlib.util.find_spec("mcp") is None:  # found, not imported: that takes a while
-        raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package is "
-                                  "not installed", hint=INSTALL_HINT)
     options = options or McpOptions()
-    oauth = None
-    if url:
-        from agentforge_cli.integrations.mcp.client.oauth import authorizer_for
-
-        oauth = authorizer_for(spec, interactive=options.oauth,
-                               on_authorize=options.on_authorize)
-    connection = McpConnection(spec, argv, cwd=options.cwd or base,
-                               timeout=startup_timeout(timeout),
-                               call_timeout=options.call_timeout if timeout is None else timeout,
-                               headers=merged_headers(options.headers) if url else None,
-                               env=None if url else options.env, era=options.protocol_era,
-                               oauth=oauth, answers=options.answers)
+    connection = server_connection(spec, base, options=options, timeout=timeout)
     table: dict[ToolSpecification, Any] = {}
     tools = connection.open()
     _refuse_duplicates(connection, tools)

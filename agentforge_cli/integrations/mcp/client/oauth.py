@@ -13,7 +13,11 @@ authorization code with PKCE, refresh. This module gives it what is agentforge's
   ``wait`` seconds (the start-up timeout's clock stops meanwhile);
 * the rule for a command without ``--oauth`` (``interactive=False``): cached tokens are
   sent and refreshed, but a server that wants a new authorization is an error saying to
-  add ``--oauth``.
+  add ``--oauth``;
+* a refresh on rejection: an access token the server refuses (``401``) before its
+  recorded expiry (revoked, say) is refreshed with the cached refresh token and the
+  request sent once more, with or without ``--oauth``; only a refused refresh leads to a
+  new authorization (or, without ``--oauth``, to the error).
 
 Failures are :class:`~agentforge_cli.errors.TargetError` (exit 3). No message holds a
 token, a code or a client secret.
@@ -238,6 +242,50 @@ def _provider_class() -> Any:
             if self.context.auth_server_url is None and isinstance(
                     found.get("authorization_server_url"), str):
                 self.context.auth_server_url = found["authorization_server_url"]
+
+        async def _auth_flow(self, request: Any) -> Any:
+            """The SDK's flow, but a ``401`` to a token sent before its recorded expiry
+            (revoked, or the server restarted) is first answered by a refresh with the
+            cached refresh token and the request sent once more; only when that fails
+            does the SDK's flow go on, to a new authorization (``--oauth``) or to the
+            error saying to run with ``--oauth``."""
+            flow = super()._auth_flow(request)
+            try:
+                outgoing = await flow.__anext__()
+                refreshed = False  # at most one refresh of ours per request
+                while True:
+                    response = yield outgoing
+                    if outgoing is request and not refreshed and self._may_refresh(
+                            request, response):
+                        refreshed = True
+                        answer = yield await self._refresh_token()
+                        if await self._handle_refresh_response(answer):
+                            self._add_auth_header(request)
+                            response = yield request
+                    elif outgoing is not request:
+                        refreshed = True  # the SDK refreshed an expired token: not again
+                    outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                return
+            finally:
+                await flow.aclose()
+
+        def _may_refresh(self, request: Any, response: Any) -> bool:
+            """A ``401`` to the bearer token held, which a refresh token can renew."""
+            tokens = self.context.current_tokens
+            sent = request.headers.get("authorization", "")
+            return (response.status_code == 401 and tokens is not None
+                    and sent == f"Bearer {tokens.access_token}"
+                    and self.context.can_refresh_token())
+
+        async def _handle_refresh_response(self, response: Any) -> bool:
+            """The SDK's, and a refused refresh forgets the cached tokens (the client
+            registered stays): no later session or command sends them again."""
+            renewed: bool = await super()._handle_refresh_response(response)
+            if not renewed:
+                cache: TokenCache = self.context.storage  # type: ignore[assignment]  # ours
+                cache.forget_tokens()
+            return renewed
 
         async def _handle_token_response(self, response: Any) -> None:
             await super()._handle_token_response(response)

@@ -41,9 +41,13 @@ class ServerSurface:
         """The server as messages name it, with its protocol version."""
         return self.connection.shown
 
+    def capabilities(self) -> dict[str, Any]:
+        """The server's capabilities, as it declared them (the JSON of the protocol)."""
+        declared: dict[str, Any] = self.connection.ask("capabilities", _capabilities)
+        return declared
+
     def _declares(self, capability: str) -> bool:
-        capabilities = self.connection.ask("capabilities", _capabilities)
-        return capabilities.get(capability) is not None
+        return self.capabilities().get(capability) is not None
 
     def _pages(self, method: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -88,6 +92,17 @@ class ServerSurface:
         return self.connection.ask(f"prompts/get {name}", _get, name,  # type: ignore[no-any-return]  # the JSON of a result
                                    dict(arguments))
 
+    def send(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Send the request ``method`` with ``params`` as they are, and return the
+        server's result as it is (the JSON), unchecked: for what the SDK's session has no
+        typed request or would refuse the answer of (a ``tools/call`` made a task, whose
+        answer is a ``CreateTaskResult``; ``tasks/get``...).
+
+        Raises:
+            mcp.shared.exceptions.MCPError: The server refused it.
+        """
+        return self.connection.ask(method, _raw, method, dict(params))  # type: ignore[no-any-return]  # the JSON of a result
+
     def close(self) -> None:
         """End the session and the server."""
         self.connection.close()
@@ -107,6 +122,17 @@ async def _page(session: Any, method: str, cursor: str | None) -> dict[str, Any]
     if method == "resources/templates/list":
         return _json(await session.list_resource_templates(params=params))
     return _json(await session.list_prompts(params=params))
+
+
+async def _raw(session: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    # The session's typed path checks a tools/call answer against CallToolResult, which a
+    # task's CreateTaskResult is not: this sends through the session's own dispatcher,
+    # stamped as the session stamps its requests (the protocol version header).
+    data: dict[str, Any] = {"method": method, "params": params}
+    options: dict[str, Any] = {}
+    session._stamp(data, options)
+    answer = await session._dispatcher.send_raw_request(method, data.get("params"), options)
+    return dict(answer)
 
 
 async def _read(session: Any, uri: str) -> dict[str, Any]:
@@ -134,30 +160,9 @@ def open_surface(spec: str, base: Path, *, options: McpOptions | None = None,
         TargetConfigError: A malformed command or URL, or the SDK is not installed.
         TargetError: The server cannot be started or spoken to.
     """
-    import importlib.util
+    from agentforge_cli.integrations.mcp.client.connecting import server_connection
 
-    from agentforge_cli.core.observe.masking import mask_target
-    from agentforge_cli.errors import MCPUnavailableError
-    from agentforge_cli.integrations.mcp.client.failures import INSTALL_HINT
-    from agentforge_cli.integrations.mcp.client.headers import merged_headers
-    from agentforge_cli.integrations.mcp.client.options import startup_timeout
-    from agentforge_cli.integrations.mcp.client.transports.stdio import command_argv
-    from agentforge_cli.integrations.mcp.client.urls import check_url, is_url
-
-    url = is_url(spec)
-    if url:
-        check_url(spec)
-    argv = [] if url else command_argv(spec)
-    if importlib.util.find_spec("mcp") is None:
-        raise MCPUnavailableError(f"cannot use target {mask_target(spec)!r}: the mcp package "
-                                  "is not installed", hint=INSTALL_HINT)
-    options = options or McpOptions()
-    connection = McpConnection(spec, argv, cwd=options.cwd or base,
-                               timeout=startup_timeout(timeout),
-                               call_timeout=options.call_timeout if timeout is None else timeout,
-                               headers=merged_headers(options.headers) if url else None,
-                               env=None if url else options.env, era=options.protocol_era,
-                               answers=options.answers)
+    connection = server_connection(spec, base, options=options, timeout=timeout)
     connection.open_session()
     return ServerSurface(connection)
 
@@ -171,8 +176,6 @@ def served_surface(executors: Iterable[Any]) -> McpSurface | None:
         SnapshotError: Two servers list an object under one key.
         TargetError: A server cannot be spoken to, or refused a list.
     """
-    from mcp.shared.exceptions import MCPError
-
     from agentforge_cli.core.run.wrapping import innermost
     from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
     from agentforge_cli.schema.surface import McpSurface
@@ -185,6 +188,8 @@ def served_surface(executors: Iterable[Any]) -> McpSurface | None:
             connections.append(base.connection)
     if not connections:
         return None
+    from mcp.shared.exceptions import MCPError  # the SDK: only once a server is there
+
     listed: dict[str, list[dict[str, Any]]] = {"resources": [], "resourceTemplates": [],
                                                "prompts": []}
     for connection in connections:

@@ -102,6 +102,15 @@ class TokenCache:
         """Whether tokens are cached for the server."""
         return isinstance(self.read().get("tokens"), dict)
 
+    def forget_tokens(self) -> None:
+        """Drop the tokens (a refresh was refused), keeping the client registered and the
+        metadata found, so that the next authorization needs no new registration."""
+        data = self.read()
+        if "tokens" in data or "expires_at" in data:
+            data.pop("tokens", None)
+            data.pop("expires_at", None)
+            self._write(data)
+
     def forget(self) -> bool:
         """Delete the server's file; whether there was one."""
         try:

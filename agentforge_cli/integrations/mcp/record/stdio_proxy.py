@@ -135,22 +135,37 @@ class SessionLog:
 
 def _masked_message(message: Any) -> Any:
     """One JSON-RPC message with the secrets its shape tells of masked: ``tools/call``
-    arguments, an elicitation answer's fields, the URLs of the roots a client lists."""
+    arguments, an elicitation answer's fields, the URLs of the roots a client lists; the
+    answers a 2026-07-28 call carries when it is sent again (``inputResponses``) as the
+    answers sent on their own."""
     if not isinstance(message, dict):
         return message
     params, result = message.get("params"), message.get("result")
-    if (message.get("method") == "tools/call" and isinstance(params, dict)
-            and isinstance(params.get("arguments"), dict)):
-        return {**message, "params": {**params, "arguments": mask_value(params["arguments"])}}
+    if message.get("method") == "tools/call" and isinstance(params, dict):
+        masked = dict(params)
+        if isinstance(params.get("arguments"), dict):
+            masked["arguments"] = mask_value(params["arguments"])
+        if isinstance(params.get("inputResponses"), dict):
+            masked["inputResponses"] = {key: _masked_answer(answer) for key, answer
+                                        in params["inputResponses"].items()}
+        return {**message, "params": masked}
+    if isinstance(result, dict):
+        return {**message, "result": _masked_answer(result)}
+    return message
+
+
+def _masked_answer(result: Any) -> Any:
+    """A client's answer to its server's request, its secrets masked: an elicitation
+    answer's fields named like a secret, the credentials of the roots' URLs."""
     if isinstance(result, dict) and isinstance(result.get("content"), dict):
         # only an elicitation answer's content is an object (a tool result's is a list)
-        return {**message, "result": {**result, "content": mask_value(result["content"])}}
+        return {**result, "content": mask_value(result["content"])}
     if isinstance(result, dict) and isinstance(result.get("roots"), list):
         roots = [{**root, "uri": mask_url(root["uri"])}
                  if isinstance(root, dict) and isinstance(root.get("uri"), str) else root
                  for root in result["roots"]]
-        return {**message, "result": {**result, "roots": roots}}
-    return message
+        return {**result, "roots": roots}
+    return result
 
 
 def _open_regular(path: Path) -> io.FileIO:

@@ -19,8 +19,10 @@ message says how to install the extra, when the SDK is missing or too old.
   (:mod:`~agentforge_cli.integrations.mcp.server.output_schemas`); an MCP target's tool keeps its
   ``outputSchema`` and its results go on as its server sent them;
 * ``resources/list``, ``resources/templates/list`` and ``prompts/list`` list what the
-  targets declare with ``@resource`` and ``@prompt``, read and got through
-  :mod:`~agentforge_cli.integrations.mcp.server.extras_handlers` (empty lists when none);
+  targets declare with ``@resource`` and ``@prompt``, and what the MCP servers served
+  again offer (:mod:`~agentforge_cli.integrations.mcp.server.upstreams`), read and got
+  through :mod:`~agentforge_cli.integrations.mcp.server.extras_handlers` (empty lists
+  when none);
   every list has one page, so a ``cursor`` is ``-32602``;
 * ``async def`` Python tools run on a tool loop, off the server's event loop
   (:mod:`~agentforge_cli.core.run.tool_loops`: one that blocks, ``time.sleep`` in an ``async
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
 
     from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.stdio import Wire
+    from agentforge_cli.integrations.mcp.server.upstreams import Upstreams
 
 __all__ = [
     "INSTALL_HINT",
@@ -279,9 +282,10 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
     value of a tool returning a scalar or a list as its ``structuredContent``."""
     if result.is_error:
         return result
+    if getattr(result, "content", None) is not None:  # an MCP target's, sent on as it came
+        return _for_session(result, version)
     if schemas.schema(name) is None:
-        if version is None or version < ANY_STRUCTURED_CONTENT or getattr(
-                result, "content", None) is not None:
+        if version is None or version < ANY_STRUCTURED_CONTENT:
             return result
         found, value = schemas.value(name, result.text)
         if not found:
@@ -296,6 +300,22 @@ def _checked(result: ToolExecutionResult, name: str, schemas: OutputSchemas,
         return checked
     return ToolExecutionResult(f'Tool "{name}" returned a result that does not match its '
                                f"outputSchema: {problem}", True)
+
+
+def _for_session(result: ToolExecutionResult, version: str | None) -> ToolExecutionResult:
+    """An MCP target's result as a session of ``version`` may receive it: a
+    ``structuredContent`` that is not an object (a server of 2026-07-28 may send one) goes
+    only to a session of 2026-07-28 or later; an older one requires an object, so it gets
+    the content blocks alone."""
+    import copy
+
+    structured = getattr(result, "structured_content", None)
+    if structured is None or type(structured) is dict or (
+            version is not None and version >= ANY_STRUCTURED_CONTENT):
+        return result
+    sent = copy.copy(result)
+    sent.structured_content = None  # type: ignore[attr-defined]  # an McpToolResult's
+    return sent
 
 
 class ToolCalls:
@@ -363,10 +383,12 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
 
     Raises:
         MCPUnavailableError: The ``mcp`` SDK is missing or too old.
+        TargetError: Two targets offer one resource, template or prompt (an MCP server
+            served again among them), or such a server refused to list them.
     """
     require_mcp()
     from mcp import types
-    from mcp.server import Server, ServerRequestContext
+    from mcp.server import ServerRequestContext
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
 
@@ -395,14 +417,46 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
     # them without asking first)
     from agentforge_cli.integrations.config.serve import ServerIdentity
     from agentforge_cli.integrations.mcp.server.extras_handlers import extras_handlers
+    from agentforge_cli.integrations.mcp.server.relaying_server import relaying_server
+    from agentforge_cli.integrations.mcp.server.upstreams import Upstreams
 
+    upstreams = Upstreams.of(service)  # the MCP servers served again: theirs are passed on
+    if upstreams:
+        upstreams.check()
     said = identity or ServerIdentity()
     icons = [types.Icon.model_validate(icon) for icon in said.icons] or None
-    return Server(said.name or name, version=said.version or version or __version__,
-                  instructions=said.instructions or instructions, title=said.title,
-                  description=said.description, website_url=said.website, icons=icons,
-                  on_list_tools=on_list_tools, on_call_tool=on_call_tool,
-                  **extras_handlers(service.extras, resource_not_found_code))
+    server: Server = relaying_server(
+        said.name or name, version=said.version or version or __version__,
+        instructions=said.instructions or instructions, title=said.title,
+        description=said.description, website_url=said.website, icons=icons,
+        on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+        **extras_handlers(service.extras, resource_not_found_code, upstreams))
+    if upstreams:
+        _relay_tasks(server, service, upstreams)
+        _relay_list_changes(server, upstreams)
+    return server
+
+
+def _relay_list_changes(server: Any, upstreams: Upstreams) -> None:
+    """The resource and prompt list changes of the servers served again, passed on."""
+    from agentforge_cli.integrations.mcp.server.list_changes import ListChanges
+
+    changes = ListChanges()
+    server.list_changed = changes.listen_to(upstreams.surfaces)
+    server.middleware.append(changes.middleware)
+
+
+def _relay_tasks(server: Any, service: ToolService, upstreams: Upstreams) -> None:
+    """Tasks of the servers served again that run tools as tasks, forwarded to them."""
+    from agentforge_cli.integrations.mcp.server.task_forwarding import TaskForwarding
+
+    tasks = TaskForwarding.of(service, upstreams.surfaces)
+    if not tasks:
+        return
+    server.tasks = tasks.capability()
+    server.middleware.append(tasks.middleware)
+    for method, (params_type, handler) in tasks.handlers().items():
+        server.add_request_handler(method, params_type, handler)
 
 
 @contextlib.asynccontextmanager

@@ -20,11 +20,16 @@ from typing import Any
 
 from agentforge_cli.replay.transcripts.errors import TranscriptFormatError
 from agentforge_cli.replay.transcripts.files import limits
-from agentforge_cli.replay.transcripts.files.envelopes import ENVELOPE_KEYS, envelope_keys
+from agentforge_cli.replay.transcripts.files.envelopes import (
+    ENVELOPE_KEYS,
+    PROMPT_KEYS,
+    envelope_keys,
+    envelope_prompt,
+)
 from agentforge_cli.replay.transcripts.files.json_text import decode_error, scan_json
 from agentforge_cli.replay.transcripts.files.limits import open_bytes
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
-from agentforge_cli.replay.transcripts.model import TranscriptError
+from agentforge_cli.replay.transcripts.model import SystemPrompt, TranscriptError
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
 __all__ = ["iter_document"]
@@ -191,9 +196,13 @@ class _Reader:
                                   "\"messages\", or one JSON object per line)")
 
 
-def iter_document(path: Path) -> Generator[Record, None, None]:
+def iter_document(path: Path, prompts: list[SystemPrompt] | None = None
+                  ) -> Generator[Record, None, None]:
     """Yield the messages of a whole-file JSON transcript as records, lazily: an array of
-    messages (``messages[3]``) or an object holding them (``contents[2]``).
+    messages (``messages[3]``) or an object holding them (``contents[2]``). Given a list
+    as ``prompts``, the system prompt an object gives beside its messages
+    (:func:`~agentforge_cli.replay.transcripts.files.envelopes.envelope_prompt`, for the
+    whole file) is appended to it before the first record is yielded.
 
     Raises:
         TranscriptFormatError: The document is neither (before any record).
@@ -225,6 +234,9 @@ def iter_document(path: Path) -> Generator[Record, None, None]:
         raise TranscriptFormatError(path, WHOLE_FILE, 'a JSON object transcript needs a "messages" '
                                     'array (or "contents", "input", "output"); found '
                                     f"{record_shape(shape)}")
+    prompt = envelope_prompt(shape, file_wide=True) if prompts is not None else None
+    if prompt is not None and prompts is not None:
+        prompts.append(prompt)
     position = 0
     for key in keys:
         if isinstance(shape[key], str):  # a Responses request's "input": one user message
@@ -239,14 +251,17 @@ def iter_document(path: Path) -> Generator[Record, None, None]:
 
 def _object_shape(reader: _Reader) -> tuple[dict[str, Any], dict[str, int]]:
     """The object's keys with a stand-in for each value (``[]`` for an array, the text of
-    an envelope string, ``None`` otherwise), and each key's member number (the last one
-    counts, as in ``json.loads``)."""
+    an envelope string, the value where a system prompt may be, ``None`` otherwise), and
+    each key's member number (the last one counts, as in ``json.loads``)."""
     shape: dict[str, Any] = {}
     member: dict[str, int] = {}
     for number, key in enumerate(reader.members()):
-        value = reader.skip(key)
-        shape[key] = value if value == [] or (key in ENVELOPE_KEYS
-                                              and isinstance(value, str)) else None
+        if key in PROMPT_KEYS and key not in ENVELOPE_KEYS:  # kept whole, blocks and all
+            shape[key] = reader.value(WHOLE_FILE.at(key))
+        else:
+            value = reader.skip(key)
+            shape[key] = value if value == [] or (key in ENVELOPE_KEYS
+                                                  and isinstance(value, str)) else None
         member[key] = number
     return shape, member
 

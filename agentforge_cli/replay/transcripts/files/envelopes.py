@@ -1,15 +1,18 @@
 """Envelopes: the JSON objects that hold a transcript's records under an array
 (``{"messages": [...]}``, ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``),
-read into records and put back around rewritten ones."""
+read into records and put back around rewritten ones; and the system prompt an envelope
+gives beside them (:func:`envelope_prompt`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agentforge_cli.replay.transcripts.files.records import Record
+from agentforge_cli.replay.transcripts.model import SystemPrompt
 from agentforge_cli.replay.transcripts.place import WHOLE_FILE, Place
 
-__all__ = ["ENVELOPE_KEYS", "envelope_keys", "envelope_records", "envelope_values"]
+__all__ = ["ENVELOPE_KEYS", "PROMPT_KEYS", "envelope_keys", "envelope_prompt",
+           "envelope_records", "envelope_values", "prompt_text"]
 
 ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations", "loglines",
                  "history")
@@ -18,6 +21,47 @@ ENVELOPE_KEYS = ("messages", "contents", "input", "output", "traj", "simulations
 messages (``traj``), a tau2-bench results file's conversations (``simulations``), a
 Claude Code web session's lines (``loglines``), a SWE-agent trajectory's chat messages
 (``history``), read in this order."""
+
+
+PROMPT_KEYS = ("system", "systemInstruction", "system_instruction", "instructions", "info")
+"""Where an envelope gives its system prompt, in this order: Anthropic's ``system`` (a
+string or text blocks), Gemini's ``systemInstruction`` (a content; ``system_instruction``
+as the Python SDK dumps it), a Responses request's ``instructions``, and a tau2-bench
+results file's ``info.environment_info.policy`` (the policy its agent was prompted
+with)."""
+
+
+def prompt_text(value: Any) -> str:
+    """A system prompt's text: a string, text blocks or parts, a Gemini content (text
+    parts joined with newlines); empty when it holds none."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(text for item in value if (text := prompt_text(item)))
+    if isinstance(value, dict):
+        for key in ("text", "parts", "content"):
+            if key in value:
+                return prompt_text(value[key])
+    return ""
+
+
+def envelope_prompt(data: Any, where: Place = WHOLE_FILE, *,
+                    file_wide: bool = False) -> SystemPrompt | None:
+    """The system prompt an envelope gives beside its records (:data:`PROMPT_KEYS`), at
+    ``system`` (after ``where``), or ``None``."""
+    if not isinstance(data, dict):
+        return None
+    for key in PROMPT_KEYS[:-1]:
+        text = prompt_text(data.get(key))
+        if text:
+            return SystemPrompt(content=text, where=where.at(key), file_wide=file_wide)
+    info = data.get("info")
+    environment = info.get("environment_info") if isinstance(info, dict) else None
+    policy = environment.get("policy") if isinstance(environment, dict) else None
+    if isinstance(policy, str) and policy:
+        return SystemPrompt(content=policy, where=where.at("info", "environment_info",
+                                                           "policy"), file_wide=file_wide)
+    return None
 
 
 def envelope_keys(data: Any) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
 """Anthropic messages: a JSON array, ``{"messages": [...]}``, or JSONL of messages.
 
+* the system prompt is the document's ``system`` (a string or text blocks, beside its
+  ``messages``: read by the container), or a ``system`` message;
 * ``content`` is a string or a list of blocks;
 * ``text`` blocks are what was said; ``thinking`` blocks are the model's reasoning;
 * an assistant ``tool_use`` block (``id``, ``name``, ``input`` object) is a call — its
@@ -24,6 +26,7 @@ from agentforge_cli.replay.transcripts.format import ApiReading, Claim, Transcri
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -78,8 +81,9 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         if role in ("tool", "function") or "tool_calls" in data:
             raise TranscriptError(path, where, "this is OpenAI's format, not Anthropic's; "
                                   "use --format openai")
-        if role == "system":
-            return []
+        if role == "system":  # not the API's place for it, but some tools write it so
+            text = content_text(data.get("content"))
+            return [SystemPrompt(content=text, where=where)] if text else []
         raise TranscriptError(path, where, f"unknown role {dumps(role)[:40]} "
                               "(expected user or assistant)")
     if "content" not in data:  # never an empty turn: the text is somewhere else

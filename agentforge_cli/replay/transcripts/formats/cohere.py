@@ -11,7 +11,7 @@ in server-sent events.
   string, or ``text`` blocks and ``document`` blocks (``{"document": {"data": ...}}``: a
   string as it is, anything else as compact JSON), joined by newlines. The format records
   no error flag;
-* ``system`` messages are skipped.
+* a ``system`` message is the system prompt.
 
 A message is told from OpenAI chat's by what only Cohere writes: an assistant's
 ``tool_plan``, or ``document`` blocks in a tool message. ``--update`` replaces a tool
@@ -35,6 +35,7 @@ from agentforge_cli.replay.transcripts.format import ApiReading, Claim, Transcri
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -127,7 +128,8 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
                               f"assistant, tool or system; found {record_shape(data)}")
     role = data["role"]
     if role == "system":
-        return []
+        text = content_text(data.get("content"))
+        return [SystemPrompt(content=text, where=where)] if text else []
     if role == "user":
         return [UserMessage(content=content_text(data.get("content")), where=where)]
     if role == "tool":

@@ -5,7 +5,8 @@ A conversation is an array of messages or an object holding them (``{"messages":
 ``{"contents": [...]}``, ``{"input": [...], "output": [...]}``) in any of the other
 formats; each conversation's format is detected on its own, and each keeps its own call
 ids (``call_1`` in two conversations are two calls). Calls are numbered across the file.
-Places read ``line 3, messages[2]``.
+Places read ``line 3, messages[2]``. A conversation's envelope may give its system prompt
+(``system``, ``systemInstruction``, ``instructions``), read after its start.
 
 ``--update`` rewrites each conversation with its format's rewrite (and migrates its calls
 with its format's migrate); a conversation with nothing to update is written back
@@ -28,6 +29,7 @@ from typing import Any, Self
 
 from agentforge_cli.replay.transcripts.files.envelopes import (
     envelope_keys,
+    envelope_prompt,
     envelope_records,
     envelope_values,
 )
@@ -137,6 +139,9 @@ def record_events(record: Record, book: ConversationsBook) -> list[Event]:
     inner = _inner_book(book, fmt)
     number = book.started = book.started + 1
     events: list[Event] = [ConversationStart(conversation=number, where=record.where)]
+    prompt = envelope_prompt(record.data, record.where)  # {"system": ..., "messages": ...}
+    if prompt is not None:
+        events.append(prompt)
     for item in records:
         for event in fmt.record_events(item, inner):
             if isinstance(event, ToolCall):

@@ -2,7 +2,8 @@
 ``generateContent`` request), or JSONL of contents.
 
 * a content is ``{"role": "user"|"model", "parts": [...]}``; ``text`` parts are what was
-  said (a ``thought: true`` part is the model's reasoning);
+  said (a ``thought: true`` part is the model's reasoning); the system prompt is the
+  document's ``systemInstruction`` (beside its ``contents``: read by the container);
 * a model ``functionCall`` part (``name``, ``args`` object, optional ``id``) is a call —
   ``args`` becomes the argument string as compact JSON text;
 * a ``functionResponse`` part (``name``, ``response`` object, optional ``id``) answers the

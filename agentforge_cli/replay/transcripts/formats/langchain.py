@@ -6,7 +6,7 @@
 * a ``tool`` message answers the call named by ``data.tool_call_id``; ``"status":
   "error"`` is an error result;
 * ``human`` and ``ai`` ``content`` (a string or content blocks) is what was said;
-  ``system`` messages are skipped.
+  a ``system`` message (LangChain's ``SystemMessage``) is the system prompt.
 
 ``--update`` replaces the ``content`` (and ``status``) of tool messages and inserts a tool
 message for each call that had none, after the tool messages that follow its call.
@@ -22,6 +22,7 @@ from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -75,7 +76,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
         index = book.result(call_id, at)
         return [ToolResult(call_index=index, id=call_id, content=text,
                            is_error=data.get("status") == "error", where=at)]
-    return []  # system
+    return [SystemPrompt(content=text, where=at)] if text and kind == "system" else []
 
 
 def _calls(data: dict[str, Any], book: CallBook, where: Place) -> list[Event]:

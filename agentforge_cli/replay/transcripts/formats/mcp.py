@@ -8,11 +8,21 @@
   JSON-RPC ``error`` response is an error result worded as an MCP target's failed call
   is (``Error executing tool NAME: MESSAGE``), so replay compares it with the server's
   answer today;
+* the server's requests to its client while a call runs (``roots/list``,
+  ``elicitation/create``, ``sampling/createMessage``) and the client's answers are kept
+  with the call (``ToolCall.asked``): a request sent on its own during the call (the
+  initialize handshake's sessions), or one of the ``inputRequests`` of an
+  ``input_required`` result (2026-07-28), whose answers are the ``inputResponses`` of the
+  call sent again (which is the same call, not another). A request goes with the call
+  begun last of those still running; one made outside every call is not kept. So that a
+  call carries them when it is replayed, a call's event comes out once its response is
+  read (calls in their order; at most :data:`HELD_CALLS` wait);
 * every other message (``initialize``, ``tools/list``, notifications and their responses)
   is skipped;
 * a message may be wrapped as recorders write it, with its direction and time:
   ``{"direction": "...", "timestamp": "...", "message": {...}}`` (the message under
-  ``message``, ``payload`` or ``data``).
+  ``message``, ``payload`` or ``data``); its ``direction`` (``client_to_server``,
+  ``server_to_client``) tells a client's answer from a server's response of the same id.
 
 ``--update`` writes the result into the response (``content`` as one text block and
 ``isError``; a recorded ``structuredContent`` is dropped, it would be stale) and adds a
@@ -22,7 +32,9 @@ without its other fields).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +42,13 @@ from agentforge_cli.core.run.content_blocks import blocks_text
 from agentforge_cli.replay.transcripts.files.json_text import dumps
 from agentforge_cli.replay.transcripts.files.records import Record, record_shape
 from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
-from agentforge_cli.replay.transcripts.model import Event, ToolResult, TranscriptError
+from agentforge_cli.replay.transcripts.model import (
+    Event,
+    ServerRequest,
+    ToolCall,
+    ToolResult,
+    TranscriptError,
+)
 from agentforge_cli.replay.transcripts.place import Place
 from agentforge_cli.replay.transcripts.reading.calls import (
     CallBook,
@@ -41,9 +59,16 @@ from agentforge_cli.replay.transcripts.reading.calls import (
 from agentforge_cli.replay.transcripts.reading.fields import content_text, optional_bool
 from agentforge_cli.replay.transcripts.writing.recorded_calls import CallFields, call_migration
 
-__all__ = ["FORMAT", "McpBook", "claims", "message_events", "record_events", "rewrite"]
+__all__ = ["ASKING_METHODS", "FORMAT", "HELD_CALLS", "McpBook", "claims", "message_events",
+           "record_events", "rewrite"]
 
 _WRAPPERS = ("message", "payload", "data")
+ASKING_METHODS = frozenset({"roots/list", "elicitation/create", "sampling/createMessage"})
+"""The requests a server makes of its client during a call."""
+HELD_CALLS = 256
+"""Calls whose events wait for their response at most; past that the oldest comes out
+without the requests still to come."""
+_TO_SERVER, _TO_CLIENT = "client_to_server", "server_to_client"
 
 
 def _is_jsonrpc(data: Any) -> bool:
@@ -67,14 +92,169 @@ def claims(data: Any) -> Claim:
     return Claim.OWN if _is_jsonrpc(unwrap(data)[0]) else Claim.NO
 
 
+@dataclass(slots=True)
+class _Asked:
+    """A server's request read, waiting for the client's answer."""
+
+    method: str
+    params: Any
+    where: Place
+    result: Any = None
+    error: Any = None
+
+    def request(self) -> ServerRequest:
+        return ServerRequest(method=self.method, params=self.params, result=self.result,
+                             error=self.error, where=self.where)
+
+
+@dataclass(slots=True)
+class _Held:
+    """A call read, with the server's requests made while it ran and, once read, its
+    result."""
+
+    call: ToolCall
+    asked: list[_Asked] = field(default_factory=list)
+    keyed: dict[str, _Asked] = field(default_factory=dict)  # a 2026-07-28 call's, by key
+    result: ToolResult | None = None
+    out: bool = False  # its call event went out before its result was read
+
+    def event(self) -> ToolCall:
+        return replace(self.call, asked=tuple(asked.request() for asked in self.asked))
+
+
 class McpBook(CallBook):
-    """The state of reading one file: the ids of the ``tools/call`` requests waiting for
-    a response, and the tool each calls (only their responses are results; other
-    requests' ids are not calls)."""
+    """The state of reading one file: the ``tools/call`` requests waiting for a response
+    (only their responses are results; other requests' ids are not calls), the server's
+    requests waiting for the client's answer, and the calls whose events wait for their
+    response (with :attr:`hold`)."""
 
     def __init__(self, path: Path, *, track_answered: bool = False) -> None:
         super().__init__(path, track_answered=track_answered)
         self.pending: dict[str, str] = {}
+        self.hold = True
+        """A call's event waits for its response, so that it carries the server's
+        requests; ``False`` (a rewrite): it comes out at its own record."""
+        self._running: dict[str, _Held] = {}  # tools/call id -> the call, in call order
+        self._held: deque[_Held] = deque()
+        self._asking: dict[str, _Asked] = {}  # a server's request id -> the request
+        self._again: dict[str, tuple[_Held, str]] = {}  # requestState -> call, its id
+
+    def finish(self) -> list[Event]:
+        events = super().finish()
+        while self._held:
+            events.extend(self._out(self._held.popleft()))
+        return events
+
+    def called(self, message: dict[str, Any], where: Place) -> list[Event]:
+        """A ``tools/call`` request: a call, or the call sent again with answers."""
+        if "id" not in message:
+            raise TranscriptError(self.path, where, 'a tools/call request needs an "id"')
+        call_id = _id_text(message["id"], self, where)
+        params = message.get("params")
+        if not isinstance(params, dict):
+            raise TranscriptError(self.path, where, 'a tools/call request needs "params"')
+        again = self._sent_again(params)
+        if again is not None:
+            held, old_id = again
+            self.carry(old_id, call_id, where)
+            self.pending[call_id] = held.call.name
+            self._running[call_id] = held
+            answers = params.get("inputResponses")
+            for key, answer in (answers.items() if isinstance(answers, dict) else ()):
+                asked = held.keyed.get(key)
+                if asked is not None and isinstance(answer, dict):
+                    asked.result = answer
+            return []
+        call = named_call(params, call_id, message, self, where)
+        self.pending[call_id] = call.name
+        held = self._running[call_id] = _Held(call)
+        if not self.hold:
+            return [call]
+        self._held.append(held)
+        if len(self._held) > HELD_CALLS:  # the oldest goes out without what is to come
+            first = self._held.popleft()
+            first.out = True
+            return [first.event(), *self._release()]
+        return []
+
+    def _sent_again(self, params: dict[str, Any]) -> tuple[_Held, str] | None:
+        """The call a ``tools/call`` sends again with the answers to its server's
+        requests (``requestState``, ``inputResponses``), if it is one."""
+        if "requestState" not in params and "inputResponses" not in params:
+            return None
+        state = params.get("requestState")
+        found = self._again.pop(state if isinstance(state, str) else "", None)
+        if found is None:  # no state to tell by: the call of that name waiting longest
+            name = params.get("name")
+            key = next((k for k, (held, _) in self._again.items()
+                        if held.call.name == name), None)
+            found = None if key is None else self._again.pop(key)
+        return found
+
+    def asked(self, message: dict[str, Any], where: Place) -> None:
+        """A server's request to its client: kept with the call begun last of those
+        running (one made outside every call is not kept, but its answer is told)."""
+        asked = _Asked(str(message["method"]), message.get("params"), where)
+        self._asking[_id_text(message["id"], self, where)] = asked
+        if len(self._asking) > HELD_CALLS:  # requests never answered: the oldest forgotten
+            del self._asking[next(iter(self._asking))]
+        if self._running:
+            next(reversed(self._running.values())).asked.append(asked)
+
+    def answers(self, call_id: str, message: dict[str, Any], direction: str | None) -> bool:
+        """Whether a response is the client's answer to a server's request (and keep it)."""
+        asked = self._asking.get(call_id)
+        if asked is None or direction == _TO_CLIENT:
+            return False
+        if direction is None and call_id in self.pending and _tool_response(message):
+            return False  # no direction recorded: the shape tells a tool's response
+        del self._asking[call_id]
+        asked.result, asked.error = message.get("result"), message.get("error")
+        return True
+
+    def input_required(self, call_id: str, result: dict[str, Any], where: Place) -> None:
+        """A 2026-07-28 ``input_required`` result: the call waits to be sent again, its
+        server's requests kept."""
+        self.pending.pop(call_id, None)
+        held = self._running.pop(call_id, None)
+        if held is None:
+            return
+        requests = result.get("inputRequests")
+        for key, request in (requests.items() if isinstance(requests, dict) else ()):
+            if isinstance(request, dict) and isinstance(request.get("method"), str):
+                asked = _Asked(request["method"], request.get("params"), where)
+                held.keyed[key] = asked
+                held.asked.append(asked)
+        state = result.get("requestState")
+        self._again[state if isinstance(state, str) else ""] = (held, call_id)
+
+    def settled(self, call_id: str, result: ToolResult) -> list[Event]:
+        """A call's result read: the events that may go out now."""
+        held = self._running.pop(call_id, None)
+        if not self.hold or held is None or held.out:
+            return [result]
+        held.result = result
+        return self._release()
+
+    def _release(self) -> list[Event]:
+        events: list[Event] = []
+        held = self._held
+        while held and held[0].result is not None:
+            events.extend(self._out(held.popleft()))
+        return events
+
+    @staticmethod
+    def _out(held: _Held) -> list[Event]:
+        call = held.event()
+        return [call] if held.result is None else [call, held.result]
+
+
+def _tool_response(message: dict[str, Any]) -> bool:
+    """A response shaped as a ``tools/call`` one (an error, content, or input required)."""
+    result = message.get("result")
+    return "error" in message or (isinstance(result, dict) and (
+        isinstance(result.get("content"), list) or "inputRequests" in result
+        or result.get("resultType") == "input_required"))
 
 
 def _id_text(value: Any, book: McpBook, where: Place) -> str:
@@ -86,42 +266,48 @@ def _id_text(value: Any, book: McpBook, where: Place) -> str:
 
 def message_events(data: Any, where: Place, book: McpBook) -> list[Event]:
     """The events of one JSON-RPC message (any decoded JSON value, bare or wrapped)."""
-    message, _ = unwrap(data)
+    message, key = unwrap(data)
     if not _is_jsonrpc(message):
         raise TranscriptError(book.path, where, "not a JSON-RPC 2.0 message "
                               f"({record_shape(data)})")
-    pending = book.pending
-    if message.get("method") == "tools/call":
-        if "id" not in message:
-            raise TranscriptError(book.path, where, 'a tools/call request needs an "id"')
-        call_id = _id_text(message["id"], book, where)
-        params = message.get("params")
-        if not isinstance(params, dict):
-            raise TranscriptError(book.path, where, 'a tools/call request needs "params"')
-        call = named_call(params, call_id, message, book, where)
-        pending[call_id] = call.name
-        return [call]
-    if "method" in message or message.get("id") is None:
+    direction = data.get("direction") if key is not None else None
+    method = message.get("method")
+    if method == "tools/call":
+        return book.called(message, where)
+    if method in ASKING_METHODS and "id" in message and direction != _TO_SERVER:
+        book.asked(message, where)
+        return []
+    if method is not None or message.get("id") is None:
         return []  # another request, a notification, or an error about no request
     call_id = _id_text(message["id"], book, where)
-    if call_id not in pending:
+    if book.answers(call_id, message, direction):
+        return []
+    pending = book.pending
+    if call_id not in pending or direction == _TO_SERVER:
         return []  # the response to another request
-    name = pending.pop(call_id)
-    index = book.result(call_id, where)
     if "error" in message:
+        name = pending.pop(call_id)
+        index = book.result(call_id, where)
         error = message["error"]
         text = error.get("message") if isinstance(error, dict) else None
         said = text if isinstance(text, str) else dumps(error)
-        return [ToolResult(call_index=index, id=call_id,
-                           content=f"Error executing tool {name}: {said}",
-                           is_error=True, where=where)]
+        return book.settled(call_id, ToolResult(
+            call_index=index, id=call_id, content=f"Error executing tool {name}: {said}",
+            is_error=True, where=where))
     result = message["result"]
+    if isinstance(result, dict) and (result.get("resultType") == "input_required"
+                                     or ("inputRequests" in result and "content" not in result)):
+        book.input_required(call_id, result, where)
+        return []
     if not isinstance(result, dict) or "content" not in result:
         raise TranscriptError(book.path, where, 'a tools/call result needs "content"; found '
                               f"{record_shape(result)}")
+    pending.pop(call_id)
+    index = book.result(call_id, where)
     is_error = optional_bool(result.get("isError"), book.path, where, "isError")
-    return [ToolResult(call_index=index, id=call_id, content=_result_text(result["content"]),
-                       is_error=bool(is_error), where=where)]
+    return book.settled(call_id, ToolResult(
+        call_index=index, id=call_id, content=_result_text(result["content"]),
+        is_error=bool(is_error), where=where))
 
 
 def _result_text(content: Any) -> str:
@@ -155,6 +341,7 @@ def _wrapped(record: Record, message: dict[str, Any], key: str | None) -> Record
 def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             book: McpBook) -> Iterator[Record]:
     """Yield the messages with the updated results written into the responses."""
+    book.hold = False  # each call's event at its own record, where a response is added
     for record in records:
         if record.blank:
             yield record
@@ -177,6 +364,12 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
             yield Record(response if key is None else {key: response})
 
 
+def _unheld_events(record: Record, book: McpBook) -> list[Event]:
+    """:func:`record_events`, each call's event at its own record (a migration's)."""
+    book.hold = False
+    return record_events(record, book)
+
+
 FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(
     name="mcp",
     title="MCP JSON-RPC messages",
@@ -184,6 +377,6 @@ FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(
     start=McpBook.start,
     record_events=record_events,
     rewrite=rewrite,
-    migrate=call_migration(record_events,
+    migrate=call_migration(_unheld_events,
                            (CallFields(("params", "name"), ("params", "arguments")),)),
 )

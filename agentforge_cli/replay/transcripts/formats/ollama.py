@@ -9,7 +9,7 @@ JSON or streamed as JSON lines.
 * a ``tool`` message answers a call: the one its ``tool_call_id`` names, else the oldest
   waiting call of its ``tool_name``, else the oldest waiting call. Its ``content`` is the
   result; the format records no error flag;
-* ``system`` messages are skipped.
+* a ``system`` message is the system prompt.
 
 A message is told from OpenAI chat's by what only Ollama writes: a call without a
 ``type`` whose ``arguments`` is an object, or a tool message's ``tool_name``.
@@ -33,6 +33,7 @@ from agentforge_cli.replay.transcripts.format import ApiReading, Claim, Transcri
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -122,7 +123,8 @@ def record_events(record: Record, book: OllamaBook) -> list[Event]:
                               f"assistant, tool or system; found {record_shape(data)}")
     role = data["role"]
     if role == "system":
-        return []
+        text = content_text(data.get("content"))
+        return [SystemPrompt(content=text, where=where)] if text else []
     if role == "user":
         return [UserMessage(content=content_text(data.get("content")), where=where)]
     if role == "tool":

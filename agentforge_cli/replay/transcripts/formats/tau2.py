@@ -5,7 +5,9 @@ hold each simulated conversation.
   ``tool_calls`` are the calls: ``{"id", "name", "arguments": {...}, "requestor"}``;
 * a ``tool`` message answers the call whose ``id`` it repeats; ``"error": true`` is an
   error result;
-* ``content`` is what was said; ``system`` messages are skipped.
+* ``content`` is what was said; a ``system`` message is the system prompt (a results
+  file keeps its agent's policy in ``info.environment_info.policy``, read as the system
+  prompt of every conversation in it).
 
 Plain text messages read the same as OpenAI chat's (the first tau2 call or result in a
 conversation tells the format). ``--update`` replaces the ``content`` (and ``error``) of
@@ -23,6 +25,7 @@ from agentforge_cli.replay.transcripts.format import Claim, TranscriptFormat
 from agentforge_cli.replay.transcripts.model import (
     AssistantMessage,
     Event,
+    SystemPrompt,
     ToolCall,
     ToolResult,
     TranscriptError,
@@ -76,7 +79,7 @@ def record_events(record: Record, book: CallBook) -> list[Event]:
             raise TranscriptError(path, where, '"error" must be true or false')
         return [ToolResult(book.result(call_id, where), call_id, text, error, where)]
     if role not in ("assistant", "user"):
-        return []  # system
+        return [SystemPrompt(content=text, where=where)] if text and role == "system" else []
     said = UserMessage if role == "user" else AssistantMessage
     events: list[Event] = [said(content=text, where=where)] if text else []
     for i, call in enumerate(data.get("tool_calls") or []):

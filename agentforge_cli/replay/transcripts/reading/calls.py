@@ -82,6 +82,20 @@ class CallBook:
         self.count += 1
         return index
 
+    def carry(self, old: str, new: str, where: Place) -> None:
+        """The waiting call of id ``old`` goes on under id ``new`` (an MCP call sent
+        again with the answers its server asked for): its result names ``new``.
+
+        Raises:
+            TranscriptError: No call of id ``old`` waits, or ``new`` is taken.
+        """
+        index = self._by_id.pop(old, None)
+        if index is None or new in self._by_id:
+            raise TranscriptError(self.path, where, f"tool call id {new!r} sends again a "
+                                  "call that is not waiting, or is used twice")
+        self._by_id[new] = index
+        self._waiting[index] = new
+
     def answered_at_once(self) -> int:
         """Register a call answered by the very next record, while no other call waits:
         its index, as :meth:`call` then :meth:`result` would leave the book."""

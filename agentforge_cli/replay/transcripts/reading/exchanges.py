@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from agentforge_cli.replay.transcripts.files.envelopes import prompt_text
 from agentforge_cli.replay.transcripts.files.records import Record
 
 __all__ = ["Exchange", "ServerEvents", "Unreadable", "parse_events", "parse_json_lines",
@@ -68,22 +69,10 @@ def with_system(exchange: Exchange | None, request: Any, *keys: str) -> Exchange
     it gives none."""
     found = next((request[key] for key in keys if key in request), None) \
         if isinstance(request, dict) else None
-    text = _system_text(found)
+    text = prompt_text(found)
     if exchange is None or not text:
         return exchange
     return dataclasses.replace(exchange, system=text)
-
-
-def _system_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(text for item in value if (text := _system_text(item)))
-    if isinstance(value, dict):
-        for key in ("text", "parts", "content"):
-            if key in value:
-                return _system_text(value[key])
-    return ""
 
 
 def unread(response: Any, expected: str, api: str = "") -> str:

@@ -282,3 +282,53 @@ def test_serve_uses_the_cache_and_records_no_secret(servers: Servers, tmp_path: 
     assert client["client_id"] in recorded
     for secret in [*secrets_of(entry), listed.seen[0]]:
         assert secret not in recorded and secret not in stdout + stderr
+
+
+def test_a_token_revoked_before_its_expiry_is_refreshed_and_the_request_sent_again(
+        servers: Servers, tmp_path: Path) -> None:
+    """The server refuses the cached access token (revoked server-side, its recorded
+    expiry an hour away): the command refreshes it with the cached refresh token and
+    sends the request once more, without --oauth and without a new authorization."""
+    assert run(tmp_path, "tools", "list", servers.mcp, "--oauth").code == 0
+    entry = cached(tmp_path)
+    assert isinstance(entry["expires_at"], float) and entry["expires_at"] > time.time() + 600
+    servers.control(revoke=True)
+    before = servers.stats()
+    called = run(tmp_path, "tools", "call", "add", '{"a": 2, "b": 3}', "-t", servers.mcp)
+    assert called.code == 0, called.output
+    assert called.stdout.strip() == "5"
+    assert "authoriz" not in called.stderr
+    after = servers.stats()
+    assert after["token_refresh"] - before["token_refresh"] == 1
+    assert after["authorize"] == before["authorize"]
+    assert after["register"] == before["register"]
+    renewed = cached(tmp_path)
+    assert secrets_of(renewed)[:2] != secrets_of(entry)[:2]
+    servers.control(revoke=True)  # and resources/prompts use the cache the same way
+    listed = run(tmp_path, "resources", "list", servers.mcp)
+    assert listed.code == 0, listed.output
+    assert servers.stats()["token_refresh"] - after["token_refresh"] == 1
+    assert_never_shown(secrets_of(entry) + secrets_of(renewed) + secrets_of(cached(tmp_path)),
+                       called, listed)
+
+
+def test_a_refused_refresh_says_to_run_with_oauth_again(servers: Servers,
+                                                         tmp_path: Path) -> None:
+    assert run(tmp_path, "tools", "list", servers.mcp, "--oauth").code == 0
+    entry = cached(tmp_path)
+    servers.control(revoke=True, revoke_refresh=True)
+    before = servers.stats()
+    refused = run(tmp_path, "tools", "list", servers.mcp)
+    assert refused.code == 3, refused.output
+    assert refused.stderr.startswith(f"error: MCP server {servers.mcp} needs a new "
+                                     "authorization: its cached tokens were refused or "
+                                     "cannot be refreshed"), refused.stderr
+    assert "run the command again with --oauth" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    after = servers.stats()
+    assert after["token_refresh"] - before["token_refresh"] == 1  # tried once, refused
+    assert after["authorize"] == before["authorize"]
+    again = run(tmp_path, "prompts", "list", servers.mcp, "--oauth")  # --oauth: anew
+    assert again.code == 0, again.output
+    assert servers.stats()["authorize"] - after["authorize"] == 1
+    assert_never_shown(secrets_of(entry) + secrets_of(cached(tmp_path)), refused, again)

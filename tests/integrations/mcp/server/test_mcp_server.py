@@ -12,6 +12,7 @@ import functools
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -219,6 +220,17 @@ def test_a_blocked_sync_tool_does_not_block_the_loop(remote: Remote) -> None:
     assert outcome == {"send": "sent", "wait": "signalled"}
 
 
+def _logged(remote: Remote, last: str) -> str:
+    """The server's stderr once ``last`` is in it: ``--log`` writes from a thread of its
+    own, which a loaded machine may run a little after the answer is sent."""
+    deadline = time.monotonic() + TIMEOUT
+    while last not in (text := remote.stderr.read_text(encoding="utf-8")):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    return text
+
+
 def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr(remote: Remote) -> None:
     result = remote.call("noisy", {"message": "stray print from a tool"})
     assert (result.is_error, remote.text(result)) == (False, "printed")
@@ -230,7 +242,7 @@ def test_stdout_carries_only_the_protocol_and_logs_go_to_stderr(remote: Remote) 
     remote.call("countdown", {"start": "1"})
     remote.call("explode", {"reason": "on purpose"})
     assert remote.problems == []
-    stderr = remote.stderr.read_text(encoding="utf-8")
+    stderr = _logged(remote, "Tool response: explode")
     assert "stray print from a tool" in stderr
     assert "Tool request: add" in stderr
     assert "Tool request: countdown" in stderr  # async tools are logged too

@@ -5,10 +5,6 @@ official SDK's client in both eras, over stdio and streamable HTTP."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +12,7 @@ import anyio
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_client_support import AGENTFORGE, TIMEOUT, client_env
+from mcp_client_support import AGENTFORGE, TIMEOUT, client_env, serving_http
 
 TOOLS = '''
 from agentforge_cli import tool
@@ -80,32 +76,6 @@ async def _structured(client: Client) -> tuple[str, list[Any], list[str]]:
             [result.content[0].text for result in results])  # type: ignore[union-attr]
 
 
-@contextlib.contextmanager
-def _served_http(folder: Path) -> Iterator[str]:
-    """``agentforge serve tools.py --transport http --port 0`` in ``folder``: its URL."""
-    process = subprocess.Popen([str(AGENTFORGE), "serve", "tools.py", "--transport", "http",
-                                "--port", "0"], cwd=folder, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        said = []
-        for line in process.stderr:  # type: ignore[union-attr]
-            said.append(line)
-            if "listening on " in line:
-                break
-        else:
-            raise AssertionError(f"the server did not start: {''.join(said)}")
-        yield line.split("listening on ")[1].split()[0]
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=TIMEOUT)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()  # type: ignore[union-attr]
-
-
 def _folder(tmp_path: Path) -> Path:
     (tmp_path / "tools.py").write_text(TOOLS, encoding="utf-8")
     return tmp_path
@@ -132,7 +102,7 @@ def test_over_stdio(tmp_path: Path, mode: str, version: str, expected: list[Any]
 @pytest.mark.parametrize(("mode", "version", "expected"), [
     ("auto", "2026-07-28", MODERN), ("legacy", "2025-11-25", LEGACY)])
 def test_over_http(tmp_path: Path, mode: str, version: str, expected: list[Any]) -> None:
-    with _served_http(_folder(tmp_path)) as url:
+    with serving_http(_folder(tmp_path) / "tools.py") as url:
         async def main() -> tuple[str, list[Any], list[str]]:
             with anyio.fail_after(TIMEOUT):
                 async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
@@ -156,3 +126,24 @@ def test_the_tools_list_is_the_same_in_both_eras(tmp_path: Path) -> None:
 
     assert anyio.run(main, "auto") == anyio.run(main, "legacy")
     assert anyio.run(main, "auto")["add"] is None
+
+
+@pytest.mark.parametrize(("mode", "version", "expected"), [
+    ("auto", "2026-07-28", MODERN), ("legacy", "2025-11-25", LEGACY)])
+def test_served_again_each_session_gets_what_its_revision_allows(
+        tmp_path: Path, mode: str, version: str, expected: list[Any]) -> None:
+    """``serve 'mcp:agentforge serve tools.py'``: the upstream session is of 2026-07-28
+    and sends scalars as ``structuredContent``; a client of 2025-11-25 gets the content
+    alone (its SDK refused the whole result before), one of 2026-07-28 the value."""
+    upstream = f"mcp:{AGENTFORGE} serve tools.py"
+    params = StdioServerParameters(command=str(AGENTFORGE), args=["serve", upstream],
+                                   cwd=str(_folder(tmp_path)), env=client_env())
+
+    async def main() -> tuple[str, list[Any], list[str]]:
+        with anyio.fail_after(TIMEOUT * 2):
+            async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+                return await _structured(client)
+
+    agreed, structured, texts = anyio.run(main)
+    assert (agreed, structured) == (version, expected)
+    assert texts[:3] == ["5", '["ann","bob"]', "hello x"]
