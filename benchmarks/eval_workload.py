@@ -3,17 +3,20 @@
 A loopback OpenAI-compatible server answers every chat completion after ``LATENCY``
 seconds with the call the transcript recorded; eval asks it at each decision of a
 generated transcript, one request at a time, through the official SDK and a fresh
-cassette (every request is sent and kept, as in a first run). The server times each
-request from reading its body to its answer written; eval's overhead per decision is its
-wall time per decision minus that.
+cassette (every request is sent and kept, as in a first run). The server runs in a
+process of its own, as a model's server does (in eval's process its threads would take
+the GIL from eval's), and times each request from its request line read to its answer
+written; eval's overhead per decision is its wall time per decision minus that.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
-import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,45 +35,70 @@ _ANSWER = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model
            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
 
 
+def _serve() -> None:
+    """(The server's process.) Print the port, then answer until killed; ``GET`` answers
+    the seconds spent on each ``POST`` since the last ``GET``."""
+    timings: list[float] = []
+    answer = json.dumps(_ANSWER).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real server does
+        disable_nagle_algorithm = True  # headers and body sent apart: no 40 ms ACK wait
+        started = 0.0
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def parse_request(self) -> bool:  # called once the request line is read
+            self.started = time.perf_counter()
+            return super().parse_request()
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            json.loads(body)
+            time.sleep(LATENCY)
+            self._send(answer)
+            timings.append(time.perf_counter() - self.started)
+
+        def do_GET(self) -> None:
+            self._send(json.dumps(timings).encode())
+            timings.clear()
+
+        def _send(self, data: bytes) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(httpd.server_address[1], flush=True)
+    httpd.serve_forever()
+
+
 class _SlowModel:
-    """The server; ``seconds`` holds the time it spent on each request."""
+    """The server's process."""
 
     def __init__(self) -> None:
-        self.seconds: list[float] = []
-        timings = self.seconds
-        answer = json.dumps(_ANSWER).encode()
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as a real server does
-            disable_nagle_algorithm = True  # headers and body sent apart: no 40 ms ACK wait
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                started = time.perf_counter()
-                body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                json.loads(body)
-                time.sleep(LATENCY)
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-                timings.append(time.perf_counter() - started)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.process = subprocess.Popen([sys.executable, __file__, "--serve"],
+                                        stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.port = int(self.process.stdout.readline())
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def seconds(self) -> list[float]:
+        """The time spent on each request since the last call."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback
+        with opener.open(self.base_url, timeout=10) as response:
+            spent: list[float] = json.loads(response.read())
+        return spent
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
+        self.process.kill()
+        self.process.wait(5)
 
 
 def _transcript(path: Path) -> None:
@@ -116,10 +144,11 @@ def eval_overhead_row(row: Callable[..., None], runs: int = 3) -> None:
             _transcript(transcript)
             best: tuple[float, float] | None = None  # (overhead, server) per decision
             for run in range(runs + 1):  # the first run warms the imports up
-                server.seconds.clear()
+                server.seconds()
                 wall = _run(server, transcript, Path(folder) / f"cassette-{run}.yaml")
-                assert len(server.seconds) == DECISIONS
-                served = sum(server.seconds) / DECISIONS
+                seconds = server.seconds()
+                assert len(seconds) == DECISIONS
+                served = sum(seconds) / DECISIONS
                 overhead = wall / DECISIONS - served
                 if run and (best is None or overhead < best[0]):
                     best = (overhead, served)
@@ -131,3 +160,7 @@ def eval_overhead_row(row: Callable[..., None], runs: int = 3) -> None:
     row(f"eval, per decision ({DECISIONS} decisions, one at a time)",
         f"{overhead * 1000:.2f} ms added", f"model server {served * 1000:.1f} ms",
         (overhead + served) / served, f"adds <= {TARGET:.0%}", share <= TARGET)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
+    _serve()

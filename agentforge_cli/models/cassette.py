@@ -9,10 +9,13 @@ as vcrpy plays each interaction once; when they are used up, the request goes ou
 its response is added. Only what a request needs is written: the method, the URL, the
 ``content-type`` header and the body; never an authorization header or a key.
 
-Writes are atomic (a temporary file renamed over the cassette) and made after every new
-response, so an interrupted run keeps what it paid for. Each interaction is turned into
-YAML once (with libyaml's emitter where PyYAML has it) and its text kept: a write joins
-the texts, so a run of n responses emits n interactions, not n²/2. Safe across threads.
+Writes are atomic (a temporary file renamed over the cassette), so an interrupted run
+keeps what it paid for: made after every new response, or, for a cassette opened
+``write_behind`` (a model's), by a writer thread while the next request waits for its
+model (:mod:`~agentforge_cli.models.cassette_writer`: flushed at the close, at exit, on
+SIGTERM). Each interaction is turned into YAML once (with libyaml's emitter where PyYAML
+has it) and kept as UTF-8: a write joins the kept bytes, so a run of n responses emits
+and encodes n interactions, not n²/2. Safe across threads.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ import urllib.parse
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from agentforge_cli.core.run.sigterm import hold, release
+from agentforge_cli.models.cassette_writer import WriteBehind, flush_open
 
 __all__ = ["Cassette", "Recorded", "request_key"]
 
@@ -66,18 +72,27 @@ class Recorded:
 
 
 class Cassette:
-    """The cassette at ``path`` (created at the first response kept)."""
+    """The cassette at ``path`` (created at the first response kept); ``write_behind``
+    writes it on a thread of its own, until :meth:`close`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, write_behind: bool = False) -> None:
         self.path = path
         self._lock = threading.Lock()
+        """Held for the interactions and the play turns."""
+        self._write_lock = threading.Lock()
+        """Held for a write of the file (and for the texts)."""
         self._interactions: list[dict[str, Any]] = []
-        self._texts: list[str] = []
-        """The YAML of each interaction, as an item of the ``interactions`` list."""
+        self._texts: list[bytes] = []
+        """The YAML of each interaction, as an item of the ``interactions`` list (UTF-8)."""
+        self._on_disk = 0
+        """Interactions the file holds (counted once it was written by this cassette)."""
         self._by_key: dict[str, list[Recorded]] = defaultdict(list)
         self._played: dict[str, int] = defaultdict(int)
+        flush_open(path)  # a cassette of this file still open in this process writes first
         if path.is_file():
             self._load()
+        self._on_disk = len(self._interactions)
+        self._writer = WriteBehind(self) if write_behind else None
 
     def _load(self) -> None:
         import yaml
@@ -114,9 +129,11 @@ class Cassette:
             self._played[key] = turn + 1
             return kept[turn]
 
-    def add(self, method: str, uri: str, body: str, answer: Recorded) -> None:
-        """Keep a new response (the request's ``play`` turn counts it) and write."""
-        key = request_key(method, uri, body)
+    def add(self, method: str, uri: str, body: str, answer: Recorded,
+            key: str | None = None) -> None:
+        """Keep a new response (the request's ``play`` turn counts it) and write it (or
+        have the writer write it). ``key`` is the request's, when already made."""
+        key = key or request_key(method, uri, body)
         interaction = {
             "request": {"body": body, "headers": {"content-type": ["application/json"]},
                         "method": method.upper(), "uri": clean_uri(uri)},
@@ -124,21 +141,70 @@ class Cassette:
                          "headers": {"content-type": [answer.content_type]},
                          "status": {"code": answer.status, "message": "OK"}},
         }
-        with self._lock:
-            self._by_key[key].append(answer)
-            self._played[key] += 1
-            self._interactions.append(interaction)
-            self._write()
+        held = hold()  # a SIGTERM waits: its flush would wait for the lock
+        try:
+            with self._lock:
+                self._by_key[key].append(answer)
+                self._played[key] += 1
+                self._interactions.append(interaction)
+        finally:
+            if held:
+                release()
+        if self._writer is None or not self._writer.kept():
+            self.flush()
 
-    def _write(self) -> None:
-        self._texts.extend(_item_yaml(interaction)
-                           for interaction in self._interactions[len(self._texts):])
-        text = "".join(("interactions:\n", *self._texts, "version: 1\n"))
+    def sending(self) -> None:
+        """A request was sent to its server (a write behind is made while it waits)."""
+        if self._writer is not None:
+            self._writer.sending()
+
+    def flush(self) -> None:
+        """Write the file now, if it lacks responses kept (on this thread).
+
+        Raises:
+            OSError: The file cannot be written (it is left as it was).
+        """
+        held = hold()
+        try:
+            with self._write_lock:
+                with self._lock:
+                    interactions = self._interactions[len(self._texts):]
+                    count = len(self._interactions)
+                if count == self._on_disk:
+                    return
+                self._texts.extend(_item_yaml(interaction).encode("utf-8")
+                                   for interaction in interactions)
+                self._write((b"interactions:\n", *self._texts, b"version: 1\n"))
+                self._on_disk = count
+        finally:
+            if held:
+                release()
+
+    def check(self) -> None:
+        """Raise the failure of a write behind, if one failed.
+
+        Raises:
+            ModelError: The cassette could not be written.
+        """
+        if self._writer is not None:
+            self._writer.check()
+
+    def close(self) -> None:
+        """Write what is not written yet; a write-behind cassette's thread ends.
+
+        Raises:
+            ModelError: The cassette could not be written.
+        """
+        if self._writer is not None:
+            self._writer.close()
+
+    def _write(self, parts: tuple[bytes, ...]) -> None:
+        """The file, made of ``parts``, replaced at once."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".cassette-", dir=self.path.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(b"".join(parts))
             os.replace(temporary, self.path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)

@@ -7,12 +7,19 @@ library the connection names; what it decides is in one :class:`CacheGate` share
 all. A refused request is answered ``404`` with ``x-should-retry: false`` (so no SDK
 retries it) and remembered for the thread, so the model raises
 :class:`~agentforge_cli.models.errors.CacheMiss` rather than the SDK's own error.
+
+The transport that sends is made at the first request of each kind: a server named by a
+plain ``http://`` URL (a local model) gets one whose TLS context trusts nothing (it never
+speaks TLS), since loading the certificate bundle for a default one costs some 30 ms a
+run; ``https://`` gets the library's default transport, verifying as it always does.
 """
 
 from __future__ import annotations
 
 import importlib
+import ssl
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agentforge_cli.models.cassette import Cassette, Recorded, request_key
@@ -41,10 +48,10 @@ class CacheGate:
         """This thread's last request was answered from the cassette."""
         return bool(getattr(self._state, "cached", False))
 
-    def kept(self, method: str, uri: str, body: str) -> Recorded | None:
-        """The response to play, or ``None`` to send (counted either way)."""
-        kept = self.cassette.play(request_key(method, uri, body)) \
-            if self.cassette is not None else None
+    def kept(self, key: str) -> Recorded | None:
+        """The response to play for the request of ``key`` (:func:`request_key`), or
+        ``None`` to send (counted either way)."""
+        kept = self.cassette.play(key) if self.cassette is not None else None
         self._state.cached = kept is not None
         if kept is not None or not self.offline:
             with self._lock:
@@ -57,23 +64,63 @@ class CacheGate:
     def refuse(self, what: str) -> None:
         self._state.missed = what
 
-    def keep(self, method: str, uri: str, body: str, answer: Recorded) -> None:
+    def keep(self, method: str, uri: str, body: str, answer: Recorded, key: str) -> None:
         if self.cassette is not None and answer.status < 300:
-            self.cassette.add(method, uri, body, answer)
+            self.cassette.add(method, uri, body, answer, key)
+
+    def sending(self) -> None:
+        """A request has been sent: its thread is about to wait for the answer."""
+        if self.cassette is not None:
+            self.cassette.sending()
+
+    def check(self) -> None:
+        """Raise the cassette's failure to write, if it failed (``ModelError``)."""
+        if self.cassette is not None:
+            self.cassette.check()
+
+    def close(self) -> None:
+        """Write what the cassette has not written yet (``ModelError`` if it cannot)."""
+        if self.cassette is not None:
+            self.cassette.close()
 
 
 def _transport_class(http: Any) -> Any:
     """A transport class of the HTTP library ``http`` (``httpx`` or ``httpx2``)."""
 
+    class SentBody(http.SyncByteStream):  # type: ignore[misc]  # a base made per library
+        """A request's body that says when its last byte went to the socket: its thread
+        is then about to wait for the answer, with the GIL released."""
+
+        def __init__(self, body: Any, sent: Callable[[], None]) -> None:
+            self._body = body
+            self._sent = sent
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._body
+            self._sent()
+
     class CachingTransport(http.BaseTransport):  # type: ignore[misc]  # a base made per library
         def __init__(self, gate: CacheGate) -> None:
             self.gate = gate
-            self.inner = http.HTTPTransport()
+            self._inner: dict[bool, Any] = {}  # secure or not -> the transport that sends
+            self._made = threading.Lock()
+
+        def _sender(self, request: Any) -> Any:
+            secure = request.url.scheme != "http"
+            inner = self._inner.get(secure)
+            if inner is None:
+                with self._made:
+                    inner = self._inner.get(secure)
+                    if inner is None:
+                        inner = self._inner[secure] = http.HTTPTransport() if secure else \
+                            http.HTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+            return inner
 
         def handle_request(self, request: Any) -> Any:
             body = request.read().decode("utf-8", "surrogatepass")
             uri = str(request.url)
-            kept = self.gate.kept(request.method, uri, body)
+            key = request_key(request.method, uri, body)
+            kept = self.gate.kept(key)
             if kept is not None:
                 return http.Response(kept.status, headers={"content-type": kept.content_type},
                                      content=kept.body.encode("utf-8", "surrogatepass"),
@@ -83,15 +130,17 @@ def _transport_class(http: Any) -> Any:
                 return http.Response(404, headers={"x-should-retry": "false"},
                                      json={"error": {"message": "not in the cassette"}},
                                      request=request)
-            answer = self.inner.handle_request(request)
+            request.stream = SentBody(request.stream, self.gate.sending)
+            answer = self._sender(request).handle_request(request)
             answer.read()  # decoded: what the SDK reads, and what is kept
             self.gate.keep(request.method, uri, body, Recorded(
                 answer.status_code, answer.headers.get("content-type", "application/json"),
-                answer.text))
+                answer.text), key)
             return answer
 
         def close(self) -> None:
-            self.inner.close()
+            for inner in list(self._inner.values()):
+                inner.close()
 
     return CachingTransport
 

@@ -74,6 +74,7 @@ class Model:
                                 f"{where}") from None
             raise ModelError(self._masked(f"{self.connection.title} ({self.name}) failed: "
                                           f"{type(exc).__name__}: {exc}")) from None
+        self.gate.check()  # the cassette's writer failed: stop before paying for more
         reply = dataclasses.replace(reply, cached=self.gate.last_cached())
         usage = reply.usage
         cost = usage.cost if usage.cost is not None else (
@@ -95,7 +96,15 @@ class Model:
         return text if len(text) <= _LONGEST_MESSAGE else text[:_LONGEST_MESSAGE] + "..."
 
     def close(self) -> None:
-        self._http.close()
+        """Close the connections and write what the cassette has not written yet.
+
+        Raises:
+            ModelError: The cassette cannot be written.
+        """
+        try:
+            self._http.close()
+        finally:
+            self.gate.close()
 
 
 def _key(connection: ModelConnection, *, needed: bool) -> str | None:
@@ -126,7 +135,8 @@ def open_model(connection: ModelConnection, model: str, *, cassette: Path | None
 
     require_sdk(connection.sdk)  # before anything else: the extra may be missing
     key = _key(connection, needed=not offline and base_url is None)
-    gate = CacheGate(Cassette(cassette) if cassette is not None else None, offline=offline)
+    gate = CacheGate(Cassette(cassette, write_behind=True) if cassette is not None else None,
+                     offline=offline)
     settings = Settings(model=model, api_key=key or _PLACEHOLDER_KEY, base_url=base_url,
                         timeout=timeout, max_retries=max_retries, retry_delay=retry_delay,
                         max_tokens=max_tokens,

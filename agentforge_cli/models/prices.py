@@ -89,8 +89,9 @@ def price_for(prices: dict[str, Price] | None, connection: str, model: str) -> P
 
 
 def reported_cost(usage: Any) -> float | None:
-    """The cost a response's usage reports (``usage.cost``), or ``None``."""
-    cost = getattr(usage, "cost", None)
+    """The cost a response's usage reports (``usage.cost``, or its ``"cost"`` when read
+    as JSON), or ``None``."""
+    cost = usage.get("cost") if isinstance(usage, dict) else getattr(usage, "cost", None)
     if isinstance(cost, bool) or not isinstance(cost, int | float) or not (
             0 <= cost < math.inf):
         return None

@@ -1,11 +1,13 @@
 """Asking the model at every decision: ``repeat`` times each, at most ``concurrency``
 requests at a time, in a thread pool (the SDKs' clients are thread-safe). Results keep
-the transcripts' order whatever order the answers come in."""
+the transcripts' order whatever order the answers come in. A failed request, or an
+interrupt (Ctrl-C), cancels the requests not yet sent; those under way finish (and are
+kept in the cassette)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,17 +68,15 @@ def evaluate(paths: Sequence[str], service: Any, model: Model, options: EvalOpti
     with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
         futures: dict[Future[Judgement], tuple[int, int, int]] = {
             pool.submit(ask, read[t][2][d]): (t, d, r) for t, d, r in jobs}
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for future in done:
-                if future.exception() is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise future.exception()  # type: ignore[misc]  # checked: not None
-                answers[futures[future]] = future.result()
-            if progress is not None:
-                progress(len(answers), len(jobs))
+        try:  # as_completed waits on all of them at once (``wait`` again per answer: n²)
+            for future in as_completed(futures):
+                answers[futures[future]] = future.result()  # a failed request raises
+                if progress is not None:
+                    progress(len(answers), len(jobs))
+        except BaseException:  # a failure, or Ctrl-C: only the requests under way finish
+            for other in futures:
+                other.cancel()
+            raise
     return [TranscriptScore(path, transcript_format, [
         DecisionScore(decision, tuple(answers[t, d, r] for r in range(options.repeat)))
         for d, decision in enumerate(decisions)])
