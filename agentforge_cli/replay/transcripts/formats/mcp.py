@@ -138,6 +138,9 @@ class McpBook(CallBook):
         self._held: deque[_Held] = deque()
         self._asking: dict[str, _Asked] = {}  # a server's request id -> the request
         self._again: dict[str, tuple[_Held, str]] = {}  # requestState -> call, its id
+        self.sent_again: ToolCall | None = None
+        """The call the message read last sent again (a migration renames it too), its
+        ``raw`` that message."""
 
     def finish(self) -> list[Event]:
         events = super().finish()
@@ -156,6 +159,7 @@ class McpBook(CallBook):
         again = self._sent_again(params)
         if again is not None:
             held, old_id = again
+            self.sent_again = replace(held.call, raw=message)
             self.carry(old_id, call_id, where)
             self.pending[call_id] = held.call.name
             self._running[call_id] = held
@@ -365,9 +369,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
 
 
 def _unheld_events(record: Record, book: McpBook) -> list[Event]:
-    """:func:`record_events`, each call's event at its own record (a migration's)."""
+    """:func:`record_events`, each call's event at its own record (a migration's); a
+    2026-07-28 call sent again with its answers is a call of its own here, so that it is
+    migrated as the first was."""
     book.hold = False
-    return record_events(record, book)
+    book.sent_again = None
+    events = record_events(record, book)
+    again = book.sent_again
+    return events if again is None else [*events, again]
 
 
 FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(

@@ -272,3 +272,30 @@ def test_a_session_over_http_is_recorded_and_replays(tmp_path: Path, asking_http
     code, report, _ = replay(log, asking_http)
     assert code == 0, report
     answered(report)
+
+
+def test_a_rename_migrates_the_2026_07_28_call_sent_again_too(tmp_path: Path) -> None:
+    """``--rename-tool`` renames a call everywhere it is sent: the first ``tools/call`` and
+    the one sent again with ``inputResponses`` (both name the tool)."""
+    log = tmp_path / "modern.jsonl"
+    record_stdio(log, modern=True)
+    text = log.read_text(encoding="utf-8")
+    assert _called(text) == ["greet", "greet", "roots", "roots", "summarize", "summarize"]
+    old = tmp_path / "old.jsonl"
+    old.write_text(text.replace('"name":"greet"', '"name":"greet_v1"'), encoding="utf-8")
+    assert _called(old.read_text(encoding="utf-8"))[:2] == ["greet_v1", "greet_v1"]
+    done = subprocess.run([str(AGENTFORGE), "replay", str(old), "-t", TARGET, "--json",
+                           "--update", "--rename-tool", "greet_v1=greet"],
+                          capture_output=True, text=True, cwd=ROOT, env=server_env(),
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _called(old.read_text(encoding="utf-8")) == _called(text)
+    code, report, _ = replay(old)
+    assert code == 0, report
+    answered(report)
+
+
+def _called(text: str) -> list[str]:
+    """The tool each ``tools/call`` of a session log names, in order."""
+    messages = [json.loads(line)["message"] for line in text.splitlines()]
+    return [m["params"]["name"] for m in messages if m.get("method") == "tools/call"]
