@@ -12,6 +12,13 @@ that is asked otherwise, or that the recording does not hold (or holds unanswere
 declined; a recorded request that today's server does not make is reported too. Any of
 these three makes the call differ from its recording.
 
+The roots are the client's, not a call's: a server asks for them when it chooses (often
+once, as the session opens) and keeps them. So a ``roots/list`` the call's recording lacks
+is answered with the roots the recorded client gave last before the call
+(``ServerRequest.standing``), and so is one asked between calls (:meth:`RequestScript.
+between`); a recorded ``roots/list`` that today's server does not make again is reported,
+and does not make the call differ.
+
 Standard library only.
 """
 
@@ -20,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentforge_cli.core.observe.masking import MASK
@@ -63,6 +70,13 @@ class RequestOutcome:
     note: str = ""
     """More: what was recorded instead, the fields answered ``***``."""
 
+    @property
+    def differs(self) -> bool:
+        """Whether it makes the call differ from its recording: anything but answered as
+        recorded, except a ``roots/list`` not asked again (the server kept the roots)."""
+        return self.status != ANSWERED and not (
+            self.status == UNASKED and self.method == "roots/list")
+
     def to_dict(self) -> dict[str, Any]:
         """The entry of ``replay --json``'s ``server_requests``."""
         entry: dict[str, Any] = {"method": self.method, "asked": self.asked,
@@ -87,12 +101,22 @@ class RequestOutcome:
 class RequestScript:
     """A replayed call's recorded server requests, consumed as today's server asks."""
 
-    __slots__ = ("_outcomes", "_recorded", "_used")
+    __slots__ = ("_outcomes", "_recorded", "_roots", "_used")
 
     def __init__(self, recorded: tuple[ServerRequest, ...]) -> None:
-        self._recorded = recorded
-        self._used = [False] * len(recorded)
+        self._recorded = tuple(request for request in recorded if not request.standing)
+        self._roots = next((request for request in recorded if request.standing), None)
+        self._used = [False] * len(self._recorded)
         self._outcomes: list[RequestOutcome] = []
+
+    def between(self) -> RequestScript:
+        """The script of the time after this call, until the next one: it answers
+        ``roots/list`` with the recorded client's roots, and declines the rest."""
+        roots = self._roots
+        if roots is None:  # this call's own roots/list, if it has one, stands after it
+            roots = next((request for request in reversed(self._recorded)
+                          if request.method == "roots/list" and request.answered), None)
+        return RequestScript(() if roots is None else (replace(roots, standing=True),))
 
     def answer(self, method: str, params: Mapping[str, Any] | None) -> ServerRequest | None:
         """The recorded request whose answer answers today's (``method``, ``params`` as
@@ -110,6 +134,11 @@ class RequestScript:
                     return None
                 self._keep(method, shown, ANSWERED, request.where, _masked_note(request))
                 return request
+        roots = self._roots
+        if method == "roots/list" and roots is not None:
+            self._keep(method, shown, ANSWERED, roots.where,
+                       "the recorded client's roots, asked before this call")
+            return roots
         if candidates:
             request = self._recorded[candidates[0]]
             self._used[candidates[0]] = True

@@ -46,11 +46,7 @@ from agentforge_cli.replay.compare import (
     same_result,
     same_status,
 )
-from agentforge_cli.replay.recorded_requests import (
-    ANSWERED,
-    RECORDED_REQUESTS,
-    RequestScript,
-)
+from agentforge_cli.replay.recorded_requests import RECORDED_REQUESTS, RequestScript
 from agentforge_cli.replay.report import (
     DRIFTED,
     MATCHED,
@@ -382,8 +378,7 @@ class Replayer:
                             elapsed, invocation, shown, drift)
         if script is not None:
             report.requests = script.finish()
-            report.requests_differ = any(outcome.status != ANSWERED
-                                         for outcome in report.requests)
+            report.requests_differ = any(outcome.differs for outcome in report.requests)
         return report
 
     def _settle(self, call: CallReport) -> None:
@@ -441,7 +436,7 @@ def _requests_line(call: CallReport) -> str:
     """The diff's line about the server's requests that differ from the recording."""
     counts: dict[str, int] = {}
     for outcome in call.requests:
-        if outcome.status != ANSWERED:
+        if outcome.differs:
             counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return ("the server's requests differ from the recording: "
             + ", ".join(f"{count} {status}" for status, count in counts.items()))

@@ -304,7 +304,7 @@ def _migrated(events: Iterator[Event], migration: Migration, changed: set[int]
             if today is not None:
                 changed.add(event.index)
                 event = ToolCall(event.index, event.id, today[0], today[1], event.raw,
-                                 event.where, event.conversation)
+                                 event.where, event.conversation, event.asked)
         yield event
 
 

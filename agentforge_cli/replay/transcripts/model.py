@@ -98,6 +98,10 @@ class ServerRequest:
     """The client's recorded JSON-RPC ``error``, if it answered with one."""
     where: Place = WHOLE_FILE
     """Where the request is in the file."""
+    standing: bool = False
+    """A ``roots/list`` answered before the call began (outside every call, or during an
+    earlier one): the recorded client's roots, which answer any ``roots/list`` the call
+    lacks (a server asks for the roots when it chooses, and keeps them)."""
 
     @property
     def answered(self) -> bool:

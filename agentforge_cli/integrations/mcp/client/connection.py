@@ -122,6 +122,7 @@ class McpConnection:
         self._plain: Any = None  # the legacy session a plain listing left open (its owner)
         self._opening = threading.Lock()
         self._replaying: Any = None  # the RequestScript of the replayed call in progress
+        self._between: Any = None  # ... and of the time since the last one (its roots)
         self.skipped: list[SkippedTool] = []
         """The tools its ``tools/list`` held that cannot be used (set by :meth:`open`)."""
 
@@ -307,7 +308,7 @@ class McpConnection:
                 async with ClientSession(dispatcher=self._sorter, message_handler=on_message,
                                          client_info=me,
                                          **session_callbacks(
-                                             self.answers, lambda: self._replaying)
+                                             self.answers, self._script)
                                          ) as session:
                     self._sorter.version = lambda: session.protocol_version
                     with deadline(self.timeout):  # its clock stops during an authorization
@@ -419,6 +420,19 @@ class McpConnection:
                 ``outputSchema`` (:func:`~.broken_output.broken_output` says how).
             TargetError: The connection is closed, or failed otherwise.
         """
+        from agentforge_cli.replay.recorded_requests import RECORDED_REQUESTS
+
+        script = RECORDED_REQUESTS.get()  # a replayed call: its server's requests recorded
+        if script is None:
+            return self._call(name, arguments)
+        self._replaying, self._between = script, script.between()  # (one call at a time)
+        try:
+            return self._call(name, arguments)
+        finally:
+            self._replaying = None
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """:meth:`call`, its requests answered by :meth:`_script`."""
         self._sdk_session()
         from mcp.shared.exceptions import MCPError
 
@@ -428,11 +442,7 @@ class McpConnection:
             raise ServerCallError(f"MCP server {self.shown} is gone: it {self._died}",
                                   outcome="gone", hint=self._stderr_tail())
         from agentforge_cli.integrations.mcp.client.answering import CALL_PROGRESS
-        from agentforge_cli.replay.recorded_requests import RECORDED_REQUESTS
 
-        script = RECORDED_REQUESTS.get()  # a replayed call: its server's requests recorded
-        if script is not None:  # (replay sends its calls one at a time)
-            self._replaying = script
         try:
             return self._portal.call(self._bounded, self._call_tool, self.call_timeout, name,
                                      arguments, CALL_PROGRESS.get())
@@ -447,9 +457,12 @@ class McpConnection:
             if isinstance(innermost(exc), TimeoutError):
                 raise ServerCallError(error.message, outcome="hung", hint=error.hint) from None
             raise error from None
-        finally:
-            if script is not None:
-                self._replaying = None
+
+    def _script(self) -> Any:
+        """The RequestScript that answers the server's requests now: the replayed call's,
+        or between replayed calls the one that answers with the recorded client's roots
+        (``None``: nothing is being replayed)."""
+        return self._replaying if self._replaying is not None else self._between
 
     def _sdk_session(self) -> None:
         """Open the SDK's session when the tools were listed without it: from the first

@@ -278,6 +278,9 @@ def record_stdio(command: Sequence[str], log: SessionLog, *, reader: IO[bytes],
                 server.stdout.close()
         end_server(server)  # the client hung up: the server ends as it would, or is ended
         server_gone.wait(_DRAIN_SECONDS)  # what the server wrote last reaches the client
+        if server_gone.is_set():  # read to its end: closed here, not by the collector
+            with contextlib.suppress(OSError):
+                server.stdout.close()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -14,7 +14,11 @@
   initialize handshake's sessions), or one of the ``inputRequests`` of an
   ``input_required`` result (2026-07-28), whose answers are the ``inputResponses`` of the
   call sent again (which is the same call, not another). A request goes with the call
-  begun last of those still running; one made outside every call is not kept. So that a
+  begun last of those still running; one made outside every call is not kept, except
+  that the last ``roots/list`` answered before a call begins (outside every call or
+  during an earlier one) goes with it too, as the recorded client's roots
+  (``ServerRequest.standing``: a server asks for them when it chooses, often once as the
+  session opens, and keeps them). So that a
   call carries them when it is replayed, a call's event comes out once its response is
   read (calls in their order; at most :data:`HELD_CALLS` wait);
 * every other message (``initialize``, ``tools/list``, notifications and their responses)
@@ -102,9 +106,9 @@ class _Asked:
     result: Any = None
     error: Any = None
 
-    def request(self) -> ServerRequest:
+    def request(self, *, standing: bool = False) -> ServerRequest:
         return ServerRequest(method=self.method, params=self.params, result=self.result,
-                             error=self.error, where=self.where)
+                             error=self.error, where=self.where, standing=standing)
 
 
 @dataclass(slots=True)
@@ -113,13 +117,18 @@ class _Held:
     result."""
 
     call: ToolCall
+    roots: _Asked | None = None  # the last roots/list read before the call began
     asked: list[_Asked] = field(default_factory=list)
     keyed: dict[str, _Asked] = field(default_factory=dict)  # a 2026-07-28 call's, by key
     result: ToolResult | None = None
     out: bool = False  # its call event went out before its result was read
 
     def event(self) -> ToolCall:
-        return replace(self.call, asked=tuple(asked.request() for asked in self.asked))
+        asked = [asked.request() for asked in self.asked]
+        roots = self.roots
+        if roots is not None and (roots.result is not None or roots.error is not None):
+            asked.append(roots.request(standing=True))
+        return replace(self.call, asked=tuple(asked))
 
 
 class McpBook(CallBook):
@@ -138,6 +147,10 @@ class McpBook(CallBook):
         self._held: deque[_Held] = deque()
         self._asking: dict[str, _Asked] = {}  # a server's request id -> the request
         self._again: dict[str, tuple[_Held, str]] = {}  # requestState -> call, its id
+        self._roots: _Asked | None = None  # the last roots/list read
+        self.sent_again: ToolCall | None = None
+        """The call the message read last sent again (a migration renames it too), its
+        ``raw`` that message."""
 
     def finish(self) -> list[Event]:
         events = super().finish()
@@ -156,6 +169,7 @@ class McpBook(CallBook):
         again = self._sent_again(params)
         if again is not None:
             held, old_id = again
+            self.sent_again = replace(held.call, raw=message)
             self.carry(old_id, call_id, where)
             self.pending[call_id] = held.call.name
             self._running[call_id] = held
@@ -167,7 +181,7 @@ class McpBook(CallBook):
             return []
         call = named_call(params, call_id, message, self, where)
         self.pending[call_id] = call.name
-        held = self._running[call_id] = _Held(call)
+        held = self._running[call_id] = _Held(call, self._roots)
         if not self.hold:
             return [call]
         self._held.append(held)
@@ -193,9 +207,12 @@ class McpBook(CallBook):
 
     def asked(self, message: dict[str, Any], where: Place) -> None:
         """A server's request to its client: kept with the call begun last of those
-        running (one made outside every call is not kept, but its answer is told)."""
+        running (one made outside every call is not kept, but its answer is told); the
+        last ``roots/list`` goes with the calls begun after it too."""
         asked = _Asked(str(message["method"]), message.get("params"), where)
         self._asking[_id_text(message["id"], self, where)] = asked
+        if asked.method == "roots/list":
+            self._roots = asked
         if len(self._asking) > HELD_CALLS:  # requests never answered: the oldest forgotten
             del self._asking[next(iter(self._asking))]
         if self._running:
@@ -365,9 +382,14 @@ def rewrite(records: Iterable[Record], updates: Updates, answered: set[int],
 
 
 def _unheld_events(record: Record, book: McpBook) -> list[Event]:
-    """:func:`record_events`, each call's event at its own record (a migration's)."""
+    """:func:`record_events`, each call's event at its own record (a migration's); a
+    2026-07-28 call sent again with its answers is a call of its own here, so that it is
+    migrated as the first was."""
     book.hold = False
-    return record_events(record, book)
+    book.sent_again = None
+    events = record_events(record, book)
+    again = book.sent_again
+    return events if again is None else [*events, again]
 
 
 FORMAT: TranscriptFormat[McpBook] = TranscriptFormat(

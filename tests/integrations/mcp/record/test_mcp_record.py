@@ -279,3 +279,19 @@ def _session(command: str, args: list[str], tmp_path: Path):
         assert isinstance(init, types.InitializeResult)
 
     return opened()
+
+
+def test_the_recorder_leaves_no_file_to_the_collector(tmp_path: Path) -> None:
+    """With warnings as errors, a session the client ends says nothing of an unclosed
+    file (the server's output pipe was left to the garbage collector)."""
+    log = tmp_path / "session.jsonl"
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    done = subprocess.run([str(AGENTFORGE), "record", "-o", str(log), "--", *TIME_SERVER],
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, cwd=ROOT, env=server_env(),
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"id":1' in done.stdout.replace(" ", "")
+    assert "ResourceWarning" not in done.stderr and "Exception ignored" not in done.stderr

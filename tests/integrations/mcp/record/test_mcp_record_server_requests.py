@@ -199,25 +199,34 @@ def test_a_request_the_recording_lacks_is_declined(legacy_log: Path, tmp_path: P
     assert greet["actual"] == "no one to greet: decline"
 
 
-def test_a_request_no_longer_asked_makes_the_call_differ(tmp_path: Path) -> None:
+def _greet_log(path: Path, unasked: dict[str, Any], answer: dict[str, Any]) -> Path:
+    """A session of one ``greet`` call: its elicitation, and ``unasked``, a request
+    ``asking_server`` does not make (answered with ``answer``)."""
     def entry(direction: str, message: dict[str, Any]) -> str:
         return json.dumps({"direction": direction, "message": {"jsonrpc": "2.0", **message}})
 
     schema = {"type": "object", "required": ["name"], "properties": {
         "name": {"type": "string"}, "subscribe": {"type": "boolean"}}}
-    log = tmp_path / "greet.jsonl"
-    log.write_text("\n".join([
+    path.write_text("\n".join([
         entry("client_to_server", {"id": 1, "method": "tools/call",
                                    "params": {"name": "greet", "arguments": {}}}),
         entry("server_to_client", {"id": 1, "method": "elicitation/create", "params": {
             "message": "Who is this for?", "requestedSchema": schema}}),
         entry("client_to_server", {"id": 1, "result": {"action": "accept",
                                                        "content": {"name": "Bo"}}}),
-        entry("server_to_client", {"id": 2, "method": "roots/list"}),
-        entry("client_to_server", {"id": 2, "result": {"roots": []}}),
+        entry("server_to_client", {"id": 2, **unasked}),
+        entry("client_to_server", {"id": 2, "result": answer}),
         entry("server_to_client", {"id": 1, "result": {
             "content": [{"type": "text", "text": "hello Bo (subscribe: False)"}]}}),
     ]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_request_no_longer_asked_makes_the_call_differ(tmp_path: Path) -> None:
+    log = _greet_log(tmp_path / "greet.jsonl", {
+        "method": "sampling/createMessage", "params": {"maxTokens": 5, "messages": [
+            {"role": "user", "content": {"type": "text", "text": "hi"}}]}},
+        {"role": "assistant", "model": "m1", "content": {"type": "text", "text": "ok"}})
     code, report, stderr = replay(log)
     assert code == 1
     greet = report["calls"][0]
@@ -226,7 +235,42 @@ def test_a_request_no_longer_asked_makes_the_call_differ(tmp_path: Path) -> None
     assert greet["server_requests"] == [
         {"method": "elicitation/create", "asked": "Who is this for?", "status": "answered",
          "where": "line 2"},
-        {"method": "roots/list", "asked": "", "status": "not asked", "where": "line 4"}]
+        {"method": "sampling/createMessage", "asked": "hi", "status": "not asked",
+         "where": "line 4"}]
+
+
+def test_roots_no_longer_asked_are_told_and_do_not_differ(tmp_path: Path) -> None:
+    """A server keeps the roots it was given, and asks again when it chooses."""
+    log = _greet_log(tmp_path / "greet.jsonl", {"method": "roots/list"}, {"roots": []})
+    code, report, _ = replay(log)
+    assert code == 0, report
+    greet = report["calls"][0]
+    assert greet["status"] == "matched"
+    assert greet["server_requests"][1] == {"method": "roots/list", "asked": "",
+                                           "status": "not asked", "where": "line 4"}
+
+
+def test_roots_given_before_a_call_answer_it(tmp_path: Path) -> None:
+    """Roots the recorded client gave outside every call answer the call's
+    ``roots/list``: the recorded client's roots, not the replaying directory."""
+    log = tmp_path / "roots.jsonl"
+    messages = [
+        {"direction": "server_to_client", "message": {"jsonrpc": "2.0", "id": 0,
+                                                      "method": "roots/list"}},
+        {"direction": "client_to_server", "message": {"jsonrpc": "2.0", "id": 0, "result": {
+            "roots": [{"uri": RECORDED_ROOT, "name": "recorded"}]}}},
+        {"direction": "client_to_server", "message": {
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "roots", "arguments": {}}}},
+        {"direction": "server_to_client", "message": {"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": RECORDED_ROOT}]}}},
+    ]
+    log.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    code, report, _ = replay(log)
+    assert code == 0, report
+    assert report["calls"][0]["server_requests"] == [
+        {"method": "roots/list", "asked": "", "status": "answered", "where": "line 1",
+         "note": "the recorded client's roots, asked before this call"}]
 
 
 def _free_port() -> int:
@@ -272,3 +316,30 @@ def test_a_session_over_http_is_recorded_and_replays(tmp_path: Path, asking_http
     code, report, _ = replay(log, asking_http)
     assert code == 0, report
     answered(report)
+
+
+def test_a_rename_migrates_the_2026_07_28_call_sent_again_too(tmp_path: Path) -> None:
+    """``--rename-tool`` renames a call everywhere it is sent: the first ``tools/call`` and
+    the one sent again with ``inputResponses`` (both name the tool)."""
+    log = tmp_path / "modern.jsonl"
+    record_stdio(log, modern=True)
+    text = log.read_text(encoding="utf-8")
+    assert _called(text) == ["greet", "greet", "roots", "roots", "summarize", "summarize"]
+    old = tmp_path / "old.jsonl"
+    old.write_text(text.replace('"name":"greet"', '"name":"greet_v1"'), encoding="utf-8")
+    assert _called(old.read_text(encoding="utf-8"))[:2] == ["greet_v1", "greet_v1"]
+    done = subprocess.run([str(AGENTFORGE), "replay", str(old), "-t", TARGET, "--json",
+                           "--update", "--rename-tool", "greet_v1=greet"],
+                          capture_output=True, text=True, cwd=ROOT, env=server_env(),
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _called(old.read_text(encoding="utf-8")) == _called(text)
+    code, report, _ = replay(old)
+    assert code == 0, report
+    answered(report)
+
+
+def _called(text: str) -> list[str]:
+    """The tool each ``tools/call`` of a session log names, in order."""
+    messages = [json.loads(line)["message"] for line in text.splitlines()]
+    return [m["params"]["name"] for m in messages if m.get("method") == "tools/call"]
