@@ -239,3 +239,13 @@ def serving_http(tools: Path, *args: str) -> Iterator[str]:
                 process.kill()
                 process.wait()
             process.stderr.close()  # type: ignore[union-attr]
+
+
+def free_port() -> int:
+    """A loopback port free a moment ago, for a server that must be given one."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

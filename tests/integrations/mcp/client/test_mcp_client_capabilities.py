@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp_client_support import free_port
 
 from agentforge_cli.errors import TargetConfigError
 from agentforge_cli.integrations.mcp.client.options import HEADERS_VAR, TIMEOUT_VAR
@@ -63,17 +63,10 @@ def _node() -> str:
     return node
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def everything_http() -> Iterator[str]:
     """server-everything over streamable HTTP on a loopback port: its URL."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([_node(), str(EVERYTHING), "streamableHttp"],
                                env={"PATH": os.environ["PATH"], "PORT": str(port)},
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -10,7 +10,6 @@ import http.server
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcp_client_support import threaded_http_server
+from mcp_client_support import free_port, threaded_http_server
 
 from agentforge_cli import ToolExecutionRequest
 from agentforge_cli.errors import TargetError
@@ -40,20 +39,13 @@ EVERYTHING = (Path(sys.prefix) / "node" / "node_modules" / "@modelcontextprotoco
               / "server-everything" / "dist" / "index.js")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def everything() -> Iterator[str]:
     """server-everything over streamable HTTP on a loopback port: its endpoint's URL."""
     node = shutil.which("node")
     if node is None or not EVERYTHING.exists():
         pytest.fail("node or server-everything is missing: run make install")
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([node, str(EVERYTHING), "streamableHttp"],
                                env={"PATH": os.environ["PATH"], "PORT": str(port)},
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -26,6 +26,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp_client_support import free_port
 from stateless_server import VERSION, serving_http
 
 from agentforge_cli.cli.options import mcp_options
@@ -59,13 +60,6 @@ def agentforge(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
                           env={**environment, **env}, timeout=120, stdin=subprocess.DEVNULL)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _listening(process: subprocess.Popen[str], port: int) -> None:
     for _ in range(400):
         with socket.socket() as client:
@@ -79,7 +73,7 @@ def _listening(process: subprocess.Popen[str], port: int) -> None:
 @pytest.fixture(scope="module")
 def sdk_http() -> Iterator[str]:
     """The SDK's stateless server over streamable HTTP: its endpoint's URL."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([PYTHON, str(SDK_STATELESS), "http", str(port)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
@@ -100,7 +94,7 @@ def everything_http() -> Iterator[str]:
     node = shutil.which("node")
     if node is None or not EVERYTHING.exists():
         pytest.fail("node or server-everything is missing: run make install")
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([node, str(EVERYTHING), "streamableHttp"],
                                env={"PATH": os.environ["PATH"], "PORT": str(port)},
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

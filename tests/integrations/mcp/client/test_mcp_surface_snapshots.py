@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_client_support import free_port
 
 from agentforge_cli.integrations.mcp.client.options import HEADERS_VAR, TIMEOUT_VAR
 
@@ -104,16 +105,9 @@ def test_python_tools_write_the_tools_alone(tmp_path: Path) -> None:
     assert set(data) == {"version", "tools"}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def surface_http() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, str(SERVER), "http", str(port)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)

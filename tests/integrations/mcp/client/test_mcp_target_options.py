@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp_client_support import threaded_http_server
+from mcp_client_support import free_port, threaded_http_server
 
 from agentforge_cli.cli.errors import UsageError
 from agentforge_cli.cli.options import mcp_options
@@ -60,12 +60,6 @@ def _json(done: subprocess.CompletedProcess[str]) -> object:
     return json.loads(done.stdout)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _wait_listening(process: subprocess.Popen[bytes], port: int) -> None:
     for _ in range(400):
         with socket.socket() as client:
@@ -91,7 +85,7 @@ def _stop(process: subprocess.Popen[bytes]) -> int:
 @pytest.fixture
 def guarded_server() -> Iterator[str]:
     """The SDK probe server over HTTP, refusing (401) a request without the bearer."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([PYTHON, str(PROBE), "http", str(port)], cwd=HERE,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -104,7 +98,7 @@ def guarded_server() -> Iterator[str]:
 @pytest.fixture
 def served_crm() -> Iterator[str]:
     """``agentforge serve sample_tools.crm:CrmTools --transport http`` on a free port."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([str(AGENTFORGE), "serve", CRM, "--transport", "http",
                                 "--port", str(port)], cwd=ROOT, env=_env(),
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client import Client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_client_support import AGENTFORGE, HERE, ROOT, server_env
+from mcp_client_support import AGENTFORGE, HERE, ROOT, free_port, server_env
 from test_mcp_record_http import Running
 
 ASKING = HERE / "asking_server.py"
@@ -273,17 +273,10 @@ def test_roots_given_before_a_call_answer_it(tmp_path: Path) -> None:
          "note": "the recorded client's roots, asked before this call"}]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def asking_http() -> Iterator[str]:
     """``asking_server.py`` over streamable HTTP on a loopback port: its URL."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, str(ASKING), "http", str(port)], cwd=ROOT,
                                env=server_env(), stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
