@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_client_support import free_port
+from reference_servers import EVERYTHING, everything_over_http, node
 
 from agentforge_cli.errors import TargetConfigError
 from agentforge_cli.integrations.mcp.client.options import HEADERS_VAR, TIMEOUT_VAR
@@ -42,8 +41,6 @@ HERE = Path(__file__).resolve().parents[2]
 ROOT = HERE.parents[1]
 AGENTFORGE = Path(sys.executable).parent / "agentforge"
 ASKING = f"mcp:{sys.executable} {HERE / 'asking_server.py'} stdio"
-EVERYTHING = (Path(sys.prefix) / "node" / "node_modules" / "@modelcontextprotocol"
-              / "server-everything" / "dist" / "index.js")
 CAPABLE_ONLY = {"get-roots-list", "trigger-elicitation-request", "trigger-url-elicitation",
                 "trigger-sampling-request"}
 
@@ -56,34 +53,10 @@ def agentforge(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
                           env=environment, timeout=120, stdin=subprocess.DEVNULL)
 
 
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not EVERYTHING.exists():
-        pytest.fail("node or server-everything is missing: run make install")
-    return node
-
-
 @pytest.fixture(scope="module")
 def everything_http() -> Iterator[str]:
-    """server-everything over streamable HTTP on a loopback port: its URL."""
-    port = free_port()
-    process = subprocess.Popen([_node(), str(EVERYTHING), "streamableHttp"],
-                               env={"PATH": os.environ["PATH"], "PORT": str(port)},
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if "listening on port" in line:
-                break
-        else:
-            pytest.fail("server-everything did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+    with everything_over_http() as url:
+        yield url
 
 
 async def _sdk_tool_names(target: str, *, capable: bool) -> set[str]:
@@ -109,7 +82,7 @@ async def _sdk_tool_names(target: str, *, capable: bool) -> set[str]:
         if target.startswith("http"):
             read, write = await stack.enter_async_context(streamable_http_client(target))
         else:
-            server = StdioServerParameters(command=_node(), args=[str(EVERYTHING), "stdio"])
+            server = StdioServerParameters(command=node(), args=[str(EVERYTHING), "stdio"])
             read, write = await stack.enter_async_context(stdio_client(server))
         session = await stack.enter_async_context(ClientSession(read, write, **callbacks))
         await session.initialize()
@@ -137,7 +110,7 @@ def test_the_capabilities_are_those_the_sdk_declares_with_its_three_callbacks() 
 
 
 def test_server_everything_over_stdio_shows_agentforge_what_a_capable_sdk_client_sees() -> None:
-    target = f"mcp:{_node()} {EVERYTHING} stdio"
+    target = f"mcp:{node()} {EVERYTHING} stdio"
     capable = anyio.run(lambda: _sdk_tool_names(target, capable=True))
     bare = anyio.run(lambda: _sdk_tool_names(target, capable=False))
     assert capable - bare == CAPABLE_ONLY

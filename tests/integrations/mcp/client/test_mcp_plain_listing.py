@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +19,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcp_client_support import free_port, threaded_http_server
+from mcp_client_support import threaded_http_server
+from reference_servers import everything_over_http
 
 from agentforge_cli import ToolExecutionRequest
 from agentforge_cli.errors import TargetError
@@ -35,34 +34,13 @@ from agentforge_cli.integrations.mcp.client.options import McpOptions
 from agentforge_cli.integrations.mcp.client.plain_listing import HANDSHAKE_VERSIONS, surely_valid
 
 ROOT = Path(__file__).resolve().parents[4]
-EVERYTHING = (Path(sys.prefix) / "node" / "node_modules" / "@modelcontextprotocol"
-              / "server-everything" / "dist" / "index.js")
 
 
 @pytest.fixture(scope="module")
 def everything() -> Iterator[str]:
     """server-everything over streamable HTTP on a loopback port: its endpoint's URL."""
-    node = shutil.which("node")
-    if node is None or not EVERYTHING.exists():
-        pytest.fail("node or server-everything is missing: run make install")
-    port = free_port()
-    process = subprocess.Popen([node, str(EVERYTHING), "streamableHttp"],
-                               env={"PATH": os.environ["PATH"], "PORT": str(port)},
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if "listening on port" in line:
-                break
-        else:
-            pytest.fail("server-everything did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+    with everything_over_http() as url:
+        yield url
 
 
 _LIST = ("import json, sys\n"

@@ -13,11 +13,7 @@ records them before it: both replay with the recorded client's roots.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,21 +24,13 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_client_support import AGENTFORGE, ROOT, server_env
+from reference_servers import EVERYTHING, everything_over_http, node
 from test_mcp_record_http import Running
 
-EVERYTHING = (Path(sys.prefix) / "node" / "node_modules" / "@modelcontextprotocol"
-              / "server-everything" / "dist" / "index.js")
 RECORDED_ROOT = "file:///srv/recorded-root"
 CALLS = {"trigger-elicitation-request": {}, "get-roots-list": {},
          "trigger-sampling-request": {"prompt": "hi", "maxTokens": 10}}
 BOUND = 60
-
-
-def node() -> str:
-    found = shutil.which("node")
-    if found is None or not EVERYTHING.exists():
-        pytest.fail("node or server-everything is missing: run make install")
-    return found
 
 
 async def _elicit(context: Any, params: Any) -> types.ElicitResult:
@@ -123,27 +111,8 @@ def test_a_stdio_session_replays_with_the_recorded_answers(tmp_path: Path, wait:
 
 @pytest.fixture
 def everything_http() -> Iterator[str]:
-    """server-everything over streamable HTTP on a loopback port: its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([node(), str(EVERYTHING), "streamableHttp"],
-                               env={"PATH": os.environ["PATH"], "PORT": str(port)},
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if "listening on port" in line:
-                break
-        else:
-            pytest.fail("server-everything did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+    with everything_over_http() as url:
+        yield url
 
 
 @pytest.mark.parametrize("wait", [0.0, 1.0], ids=["at-once", "after-a-second"])
