@@ -174,6 +174,11 @@ def list_tools(
 
         apply_schema_form(service, schema_form)
         _warn_task_only(service.specifications)
+        if not service.specifications:  # an MCP server of resources and prompts only
+            from agentforge_cli.cli.render import warning
+
+            warning("no tools to list: the targets have none (an MCP server's resources "
+                    "and prompts: agentforge resources list, agentforge prompts list)")
         renderer(service.specifications, strict, tool_origins(service))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.define.spec import (
     ToolExecutionRequest,
@@ -70,6 +70,10 @@ class ToolService(ExecutorWrapper):
         self.extras: DeclaredExtras | None = None
         """The resources and prompts the targets declare (``@resource``, ``@prompt``),
         which ``agentforge serve`` serves; ``None``: none were looked for."""
+        self.servers: list[Any] = []
+        """The open connections of the MCP servers the targets name, each once, those that
+        list no tool too (a server of resources and prompts only): ``agentforge serve``
+        serves their resources and prompts again."""
         if record is not None or os.environ.get("AGENTFORGE_RECORD"):
             from agentforge_cli.core.observe.recording import recorder_for
 

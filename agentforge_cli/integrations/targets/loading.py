@@ -547,8 +547,9 @@ def load_tools(source: TargetSource, objects: Sequence[Any] = (), *,
 
 
 def _load_tools(source: TargetSource, objects: Sequence[Any], mcp_options: Any,
-                options: dict[str, Any]) -> tuple[dict[Any, Any], list[Any]]:
-    """:func:`load_tools`' table, and the Python objects it was read from."""
+                options: dict[str, Any]) -> tuple[dict[Any, Any], list[Any], list[Any]]:
+    """:func:`load_tools`' table, the Python objects it was read from, and the MCP
+    servers' connections (one per server, those without tools too)."""
     local, servers = _split_servers(source)
     table: dict[Any, Any] = {}
     python: list[Any] = []
@@ -556,24 +557,23 @@ def _load_tools(source: TargetSource, objects: Sequence[Any], mcp_options: Any,
         loaded = load_objects(local) if local.specs else []
         python = _each_once([*loaded, *objects])
         table = _python_table(python, local.specs, options)
-    for spec in servers:
-        _add_server_tools(table, spec, source.base, options, mcp_options)
-    return table, python
+    connections = [_add_server_tools(table, spec, source.base, options, mcp_options)
+                   for spec in servers]
+    return table, python, connections
 
 
 def _add_server_tools(table: dict[Any, Any], spec: str, base: Path,
-                      options: dict[str, Any], mcp_options: Any) -> str | None:
+                      options: dict[str, Any], mcp_options: Any) -> Any:
     """Start the MCP server ``spec`` names and add its tools (names must stay unique);
-    the protocol version agreed with it (``None`` when it serves no tool)."""
-    from agentforge_cli.integrations.mcp.client.loading import load_mcp_tools, protocol_of
+    its connection, kept whether or not it lists a tool."""
+    from agentforge_cli.integrations.mcp.client.loading import load_mcp_server
 
-    tools = load_mcp_tools(spec, base, timeout=options.get("timeout"),
-                           logging=bool(options.get("logging")),
-                           propagate_execution_errors=bool(
-                               options.get("propagate_execution_errors")),
-                           options=mcp_options, skip_problems=options.get("skip_problems"))
+    connection, tools = load_mcp_server(
+        spec, base, timeout=options.get("timeout"), logging=bool(options.get("logging")),
+        propagate_execution_errors=bool(options.get("propagate_execution_errors")),
+        options=mcp_options, skip_problems=options.get("skip_problems"))
     _add_served(table, tools, spec)
-    return protocol_of(tools)
+    return connection
 
 
 def _add_served(table: dict[Any, Any], tools: dict[Any, Any], spec: str) -> None:
@@ -603,7 +603,8 @@ def load_service(given: Sequence[str] | None, *, cwd: Path | None = None,
     from agentforge_cli.core.run.service import ToolService
 
     service = ToolService(record=record)
-    table, python = _load_tools(find_targets(given, cwd=cwd), (), mcp_options, options)
+    table, python, service.servers = _load_tools(find_targets(given, cwd=cwd), (),
+                                                 mcp_options, options)
     service.tools(table)
     try:
         service.extras = DeclaredExtras.find(python)
@@ -652,8 +653,10 @@ def supply_tools(source: TargetSource, *, mcp_options: Any = None,
         table = _python_table(_each_once(obj for part in parts for obj in part.objects),
                               local.specs, options)
     python = dict(table)
-    protocols = {spec: _add_server_tools(table, spec, source.base, options, mcp_options)
-                 for spec in servers}
+    connections = {spec: _add_server_tools(table, spec, source.base, options, mcp_options)
+                   for spec in servers}
+    protocols = {spec: connection.agreement.version if connection.agreement else None
+                 for spec, connection in connections.items()}
     served = {spec: executor for spec, executor in table.items() if spec not in python}
     renewable = any(part.remake is not None for part in parts)
     return ToolSupply(service=ToolService().tools(table),

@@ -36,7 +36,7 @@ from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
 from agentforge_cli.integrations.mcp.client.listing import as_json
 from agentforge_cli.integrations.mcp.client.options import McpOptions
 
-__all__ = ["load_mcp_tools", "protocol_of", "tool_specification"]
+__all__ = ["load_mcp_server", "load_mcp_tools", "protocol_of", "tool_specification"]
 
 
 def tool_specification(tool: Mapping[str, Any] | Any) -> ToolSpecification:
@@ -87,7 +87,21 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
                    options: McpOptions | None = None,
                    skip_problems: Callable[[str], None] | None = None
                    ) -> dict[ToolSpecification, Any]:
-    """Start the server ``spec`` names and return its tools and their executors.
+    """Start the server ``spec`` names and return its tools and their executors
+    (:func:`load_mcp_server`'s table)."""
+    return load_mcp_server(spec, base, timeout=timeout, logging=logging,
+                           propagate_execution_errors=propagate_execution_errors,
+                           options=options, skip_problems=skip_problems)[1]
+
+
+def load_mcp_server(spec: str, base: Path, *, timeout: float | None = None,
+                    logging: bool = False, propagate_execution_errors: bool = False,
+                    options: McpOptions | None = None,
+                    skip_problems: Callable[[str], None] | None = None
+                    ) -> tuple[McpConnection, dict[ToolSpecification, Any]]:
+    """Start the server ``spec`` names: its open connection, and its tools and their
+    executors. The connection is kept even when the server lists no tool (a server of
+    resources and prompts only, which ``serve`` serves again).
 
     ``timeout`` bounds start-up and each call (default: see the module docstring, and
     :attr:`McpOptions.call_timeout` for the calls). ``options`` adds headers
@@ -120,7 +134,7 @@ def load_mcp_tools(spec: str, base: Path, *, timeout: float | None = None,
 
             executor = LoggingToolExecutor(executor)
         table[specification] = executor
-    return table
+    return connection, table
 
 
 def protocol_of(tools: Mapping[ToolSpecification, Any]) -> str | None:

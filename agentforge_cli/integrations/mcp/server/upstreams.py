@@ -66,18 +66,22 @@ class Upstreams:
 
     @classmethod
     def of(cls, service: Any) -> Upstreams:
-        """The upstreams whose tools ``service`` (a ``ToolService``) holds, each once, and
-        what its Python targets declare."""
+        """The upstreams of ``service`` (a ``ToolService``), each once: the servers its
+        targets name (``service.servers``, those that list no tool too), then any other
+        whose tools it holds; and what its Python targets declare."""
         from agentforge_cli.core.run.wrapping import innermost
         from agentforge_cli.integrations.mcp.client.executor import McpToolExecutor
         from agentforge_cli.integrations.mcp.client.surface import ServerSurface
 
-        connections: list[Any] = []
+        found = [*service.servers]
         for name in service.names:
             base = innermost(service.executor(name))
-            if isinstance(base, McpToolExecutor) and all(
-                    base.connection is not known for known in connections):
-                connections.append(base.connection)
+            if isinstance(base, McpToolExecutor):
+                found.append(base.connection)
+        connections: list[Any] = []
+        for connection in found:
+            if all(connection is not known for known in connections):
+                connections.append(connection)
         return cls(map(ServerSurface, connections), service.extras)
 
     def __bool__(self) -> bool:
