@@ -26,7 +26,7 @@ _click: Any = getattr(typer_core, "_click", None)
 if _click is None:
     _click = typer_core.click  # type: ignore[attr-defined]  # in older typer only
 
-__all__ = ["TEXT", "Command", "Group", "later", "unwrap", "usage_piece"]
+__all__ = ["TEXT", "Command", "Group", "later", "make_help", "unwrap", "usage_piece"]
 
 
 class _Text(_click.types.StringParamType):  # type: ignore[misc]  # click's, found at runtime
@@ -58,8 +58,9 @@ def later(make: Callable[[], str]) -> str:
     return key
 
 
-def _made(params: Iterable[Any]) -> None:
-    """Each parameter's help given by :func:`later`, made now."""
+def make_help(params: Iterable[Any]) -> None:
+    """Each parameter's help given by :func:`later`, made now (help screens and
+    completion do it; so does anything else that reads ``param.help``)."""
     for param in params:
         make = _LATER.get(getattr(param, "help", None) or "")
         if make is not None:
@@ -84,11 +85,11 @@ class Command(HelpLayout, TyperCommand):
             self.help = unwrap(self.help)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        _made(self.params)
+        make_help(self.params)
         super().format_help(ctx, formatter)
 
     def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
-        _made(self.params)
+        make_help(self.params)
         return super().shell_complete(ctx, incomplete)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:

@@ -110,7 +110,10 @@ def test_the_tools_help_names_every_subcommand_and_every_kind_of_target(cli):
 def test_bracketed_names_survive_the_help_markup(cli, path):
     """rich reads ``[name]`` as markup and drops it: a help text that names
     ``[tool.agentforge]`` must escape it, or the help shows a gap."""
+    from agentforge_cli.cli.usage import make_help
+
     command = _click_command(path)
+    make_help(command.params)  # as --help does: some help is made only when shown
     texts = [command.help or "", *(getattr(p, "help", None) or "" for p in command.params)]
     named = {found for text in texts for found in re.findall(r"\[tool\.agentforge[\w.]*\]", text)}
     shown = " ".join(cli(*path, "--help").stdout.split())

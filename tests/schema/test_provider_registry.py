@@ -152,10 +152,12 @@ def test_registered_provider_is_checked_by_tools_check(acme, cli):
 
 def _options(*path: str) -> dict[str, Any]:
     from agentforge_cli.cli.app import app
+    from agentforge_cli.cli.usage import make_help
 
     command: Any = typer.main.get_command(app)
     for name in path:
         command = command.commands[name]
+    make_help(command.params)  # as --help does: some help is made only when shown
     return {opt: param for param in command.params for opt in getattr(param, "opts", ())}
 
 
