@@ -195,7 +195,7 @@ def _price(path: Path | None, connection: str, model: str) -> Any:
     Raises:
         CommandInputError: ``--prices`` is not a price table.
     """
-    from agentforge_cli.models.prices import load_prices, price_for
+    from agentforge_cli.models.prices import PRICE_EXAMPLE, load_prices, price_for
 
     if path is None:
         from agentforge_cli.integrations.targets.loading import find_settings
@@ -206,8 +206,9 @@ def _price(path: Path | None, connection: str, model: str) -> Any:
     except ValueError as exc:
         from agentforge_cli.errors import CommandInputError
 
-        raise CommandInputError(str(exc), hint='e.g. "gpt-4o-mini" = {input = 0.15, '
-                                'output = 0.60}') from None
+        said = str(exc)  # a malformed table's message shows the example already
+        raise CommandInputError(said, hint=None if PRICE_EXAMPLE in said else PRICE_EXAMPLE
+                                ) from None
 
 
 def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PRICE_KEYS", "Price", "Spend", "load_prices", "parse_prices", "price_for",
-           "reported_cost"]
+__all__ = ["PRICE_EXAMPLE", "PRICE_KEYS", "Price", "Spend", "load_prices", "parse_prices",
+           "price_for", "reported_cost"]
 
 PRICE_KEYS = ("input", "output")
 """What a model's price holds: US dollars per million input and output tokens."""
-_EXAMPLE = 'e.g. "gpt-4o-mini" = {input = 0.15, output = 0.60}'
+PRICE_EXAMPLE = 'e.g. "gpt-4o-mini" = {input = 0.15, output = 0.60}'
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ class Price:
 def _price(value: Any, where: str) -> Price:
     if not isinstance(value, dict) or set(value) != set(PRICE_KEYS):
         raise ValueError(f"{where} must be a table with input and output (US dollars per "
-                         f"million tokens), got {value!r}; {_EXAMPLE}")
+                         f"million tokens), got {value!r}; {PRICE_EXAMPLE}")
     for key in PRICE_KEYS:
         number = value[key]
         if isinstance(number, bool) or not isinstance(number, int | float) or not (
@@ -55,7 +55,7 @@ def parse_prices(value: Any, origin: str) -> dict[str, Price]:
     """
     if not isinstance(value, dict):
         raise ValueError(f"{origin} must be a table of model names, each with its input "
-                         f"and output price per million tokens; {_EXAMPLE}")
+                         f"and output price per million tokens; {PRICE_EXAMPLE}")
     return {str(name): _price(price, f"{origin}: the price of {name!r}")
             for name, price in value.items()}
 

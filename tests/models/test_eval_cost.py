@@ -125,3 +125,22 @@ def test_a_bad_project_price_is_a_configuration_error(cli, tmp_path, monkeypatch
 ])
 def test_money_is_shown_to_two_significant_digits_below_a_dollar(dollars, shown):
     assert money(dollars) == shown
+
+
+def test_a_malformed_price_is_shown_its_example_once(tmp_path):
+    """The table's own message carries the example; the hint does not repeat it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"gpt-x": 1}', encoding="utf-8")
+    agentforge = str(Path(sys.executable).with_name("agentforge"))
+    done = subprocess.run([agentforge, "eval", "sample_tools.crm:CrmTools",
+                           "sample_tools/transcripts/crm.jsonl", "--model", "openai:gpt-x",
+                           "--offline", "--prices", str(prices)],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 2
+    assert done.stderr.count('"gpt-4o-mini" = {input = 0.15, output = 0.60}') == 1
+    assert "Traceback" not in done.stderr
