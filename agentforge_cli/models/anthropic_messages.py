@@ -60,5 +60,4 @@ def _open(settings: Settings) -> Asker:
 
 
 ANTHROPIC = ModelConnection(name="anthropic", title="Anthropic Messages", export="anthropic",
-                            key_env=("ANTHROPIC_API_KEY",), sdk="anthropic", open=_open,
-                            http="httpx2")
+                            key_env=("ANTHROPIC_API_KEY",), sdk="anthropic", open=_open)

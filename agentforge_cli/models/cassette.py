@@ -6,8 +6,11 @@ body with the keys sorted: the same conversation, model and tools give the same 
 whoever serialised them. A cassette may hold one request several times (``--repeat``):
 within one run, the n-th time a key is asked the n-th response recorded for it plays,
 as vcrpy plays each interaction once; when they are used up, the request goes out and
-its response is added. Only what a request needs is written: the method, the URL, the
-``content-type`` header and the body; never an authorization header or a key.
+its response is added (played already: it plays in the next run). Once every recorded
+response has played (always, in a first run), no key is made: a request could only go
+out, and making its key re-serialises the whole conversation. Only what a request needs
+is written: the method, the URL, the ``content-type`` header and the body; never an
+authorization header or a key.
 
 Writes are atomic (a temporary file renamed over the cassette), so an interrupted run
 keeps what it paid for: made after every new response, or, for a cassette opened
@@ -40,6 +43,8 @@ _SECRET_QUERY = frozenset({"key", "api_key", "api-key"})
 
 def clean_uri(uri: str) -> str:
     """The URL without a key in its query (Gemini's ``?key=`` form)."""
+    if "?" not in uri:
+        return uri
     parts = urllib.parse.urlsplit(uri)
     query = [(name, value) for name, value in urllib.parse.parse_qsl(parts.query, True)
              if name.lower() not in _SECRET_QUERY]
@@ -88,6 +93,8 @@ class Cassette:
         """Interactions the file holds (counted once it was written by this cassette)."""
         self._by_key: dict[str, list[Recorded]] = defaultdict(list)
         self._played: dict[str, int] = defaultdict(int)
+        self._unplayed = 0
+        """Responses read from the file that have not played in this run."""
         flush_open(path)  # a cassette of this file still open in this process writes first
         if path.is_file():
             self._load()
@@ -118,22 +125,32 @@ class Cassette:
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # an interaction of another shape: not ours to play
             self._interactions.append(interaction)
+        self._unplayed = len(self._interactions)
 
-    def play(self, key: str) -> Recorded | None:
+    def key(self, method: str, uri: str, body: str) -> str | None:
+        """The request's key (:func:`request_key`), or ``None`` when no recorded response
+        is left to play in this run (it could find nothing)."""
+        return request_key(method, uri, body) if self._unplayed else None
+
+    def play(self, key: str | None) -> Recorded | None:
         """The next response kept for ``key`` in this run, or ``None``."""
+        if key is None:
+            return None
         with self._lock:
             kept = self._by_key.get(key, [])
             turn = self._played[key]
             if turn >= len(kept):
                 return None
             self._played[key] = turn + 1
+            self._unplayed -= 1  # what plays was read from the file: added ones count played
             return kept[turn]
 
     def add(self, method: str, uri: str, body: str, answer: Recorded,
             key: str | None = None) -> None:
-        """Keep a new response (the request's ``play`` turn counts it) and write it (or
-        have the writer write it). ``key`` is the request's, when already made."""
-        key = key or request_key(method, uri, body)
+        """Keep a new response (played already in this run) and write it (or have the
+        writer write it). ``key`` is the request's :meth:`key`, when already made."""
+        if key is None:
+            key = self.key(method, uri, body)
         interaction = {
             "request": {"body": body, "headers": {"content-type": ["application/json"]},
                         "method": method.upper(), "uri": clean_uri(uri)},
@@ -144,8 +161,9 @@ class Cassette:
         held = hold()  # a SIGTERM waits: its flush would wait for the lock
         try:
             with self._lock:
-                self._by_key[key].append(answer)
-                self._played[key] += 1
+                if key is not None:  # else nothing is left to play: no turn to count
+                    self._by_key[key].append(answer)
+                    self._played[key] += 1
                 self._interactions.append(interaction)
         finally:
             if held:

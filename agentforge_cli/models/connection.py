@@ -10,6 +10,7 @@ that sends one :class:`~agentforge_cli.models.prompt.Prompt` and reads the
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -18,7 +19,7 @@ from typing import Any
 from agentforge_cli.models.errors import ModelUnavailableError
 from agentforge_cli.models.prompt import Prompt, Reply
 
-__all__ = ["EXTRA", "Asker", "ModelConnection", "Settings", "require_sdk"]
+__all__ = ["EXTRA", "Asker", "ModelConnection", "Settings", "http_library", "require_sdk"]
 
 EXTRA = "agentforge-tools[models]"
 """The optional extra that installs every connection's SDK."""
@@ -65,7 +66,8 @@ class ModelConnection:
     open: Callable[[Settings], Asker]
     """Build the client and return the function that asks."""
     http: str = "httpx"
-    """The HTTP library the SDK takes a client of (``httpx``, ``httpx2``)."""
+    """The HTTP library the SDK takes a client of (``httpx``, ``httpx2``) when its base
+    client does not say (:func:`http_library`)."""
     before: tuple[str, ...] = ()
 
 
@@ -81,3 +83,12 @@ def require_sdk(module: str) -> ModuleType:
         raise ModelUnavailableError(
             f"the {module} package is not installed; model connections need the "
             f"optional extra: pip install '{EXTRA}'") from None
+
+
+def http_library(connection: ModelConnection) -> str:
+    """The HTTP library to give the connection's (imported) SDK a client of: ``httpx2``
+    where the SDK's base client is built on it (the OpenAI and Anthropic SDKs of 2026,
+    whose own client it is; the OpenAI SDK takes an ``httpx`` one too, converting on
+    every request), else the one the connection declares."""
+    base = sys.modules.get(f"{connection.sdk}._base_client")
+    return "httpx2" if base is not None and hasattr(base, "httpx2") else connection.http

@@ -9,20 +9,21 @@ retries it) and remembered for the thread, so the model raises
 :class:`~agentforge_cli.models.errors.CacheMiss` rather than the SDK's own error.
 
 The transport that sends is made at the first request of each kind: a server named by a
-plain ``http://`` URL (a local model) gets one whose TLS context trusts nothing (it never
-speaks TLS), since loading the certificate bundle for a default one costs some 30 ms a
-run; ``https://`` gets the library's default transport, verifying as it always does.
+plain ``http://`` URL (a local model) gets one on ``http.client``
+(:mod:`~agentforge_cli.models.plain_http`: a third of the CPU per request, and no
+certificate bundle loaded for a server that never speaks TLS); ``https://`` gets the
+library's default transport, verifying as it always does.
 """
 
 from __future__ import annotations
 
 import importlib
-import ssl
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from agentforge_cli.models.cassette import Cassette, Recorded, request_key
+from agentforge_cli.models.cassette import Cassette, Recorded
+from agentforge_cli.models.plain_http import plain_transport_class
 
 __all__ = ["CacheGate", "caching_client"]
 
@@ -48,9 +49,13 @@ class CacheGate:
         """This thread's last request was answered from the cassette."""
         return bool(getattr(self._state, "cached", False))
 
-    def kept(self, key: str) -> Recorded | None:
-        """The response to play for the request of ``key`` (:func:`request_key`), or
-        ``None`` to send (counted either way)."""
+    def key(self, method: str, uri: str, body: str) -> str | None:
+        """The request's key, or ``None`` when the cassette has nothing left to play."""
+        return self.cassette.key(method, uri, body) if self.cassette is not None else None
+
+    def kept(self, key: str | None) -> Recorded | None:
+        """The response to play for the request of ``key`` (:meth:`key`), or ``None`` to
+        send (counted either way)."""
         kept = self.cassette.play(key) if self.cassette is not None else None
         self._state.cached = kept is not None
         if kept is not None or not self.offline:
@@ -64,7 +69,8 @@ class CacheGate:
     def refuse(self, what: str) -> None:
         self._state.missed = what
 
-    def keep(self, method: str, uri: str, body: str, answer: Recorded, key: str) -> None:
+    def keep(self, method: str, uri: str, body: str, answer: Recorded,
+             key: str | None) -> None:
         if self.cassette is not None and answer.status < 300:
             self.cassette.add(method, uri, body, answer, key)
 
@@ -113,13 +119,13 @@ def _transport_class(http: Any) -> Any:
                     inner = self._inner.get(secure)
                     if inner is None:
                         inner = self._inner[secure] = http.HTTPTransport() if secure else \
-                            http.HTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+                            plain_transport_class(http)()
             return inner
 
         def handle_request(self, request: Any) -> Any:
             body = request.read().decode("utf-8", "surrogatepass")
             uri = str(request.url)
-            key = request_key(request.method, uri, body)
+            key = self.gate.key(request.method, uri, body)
             kept = self.gate.kept(key)
             if kept is not None:
                 return http.Response(kept.status, headers={"content-type": kept.content_type},
@@ -133,9 +139,11 @@ def _transport_class(http: Any) -> Any:
             request.stream = SentBody(request.stream, self.gate.sending)
             answer = self._sender(request).handle_request(request)
             answer.read()  # decoded: what the SDK reads, and what is kept
-            self.gate.keep(request.method, uri, body, Recorded(
-                answer.status_code, answer.headers.get("content-type", "application/json"),
-                answer.text), key)
+            kind = answer.headers.get("content-type", "application/json")
+            text = answer.content.decode("utf-8", "replace") \
+                if "charset" not in kind else answer.text  # JSON is UTF-8 unless it says
+            self.gate.keep(request.method, uri, body, Recorded(answer.status_code, kind, text),
+                           key)
             return answer
 
         def close(self) -> None:

@@ -131,7 +131,7 @@ def open_model(connection: ModelConnection, model: str, *, cassette: Path | None
         ModelError: The cassette cannot be read.
     """
     from agentforge_cli.models.cassette import Cassette
-    from agentforge_cli.models.connection import require_sdk
+    from agentforge_cli.models.connection import http_library, require_sdk
 
     require_sdk(connection.sdk)  # before anything else: the extra may be missing
     key = _key(connection, needed=not offline and base_url is None)
@@ -140,5 +140,5 @@ def open_model(connection: ModelConnection, model: str, *, cassette: Path | None
     settings = Settings(model=model, api_key=key or _PLACEHOLDER_KEY, base_url=base_url,
                         timeout=timeout, max_retries=max_retries, retry_delay=retry_delay,
                         max_tokens=max_tokens,
-                        http_client=caching_client(connection.http, gate, timeout))
+                        http_client=caching_client(http_library(connection), gate, timeout))
     return Model(connection, settings, gate, key, price)

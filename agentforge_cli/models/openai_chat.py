@@ -32,7 +32,7 @@ def messages(prompt: Prompt) -> list[dict[str, Any]]:
     return out
 
 
-def reply_of(text: str) -> Reply:
+def reply_of(text: str | bytes) -> Reply:
     """A chat completion's JSON text, read: its calls, text and usage.
 
     Raises:
@@ -40,7 +40,8 @@ def reply_of(text: str) -> Reply:
     """
     data = json.loads(text)
     if not isinstance(data, dict):
-        raise ValueError(f"the response is not a chat completion: {text[:200]}")
+        shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise ValueError(f"the response is not a chat completion: {shown[:200]}")
     choices: list[Any] = data.get("choices") or [{}]
     message: dict[str, Any] = (choices[0] or {}).get("message") or {}
     calls = tuple(Call(call.get("id") or f"call_{n}", function.get("name") or "",
@@ -68,15 +69,15 @@ def _open(settings: Settings) -> Asker:
 
     def ask(prompt: Prompt) -> Reply:
         # The body is sent as built, through the client's own ``post`` (its headers, key,
-        # retries and errors), and the answer read as JSON text: ``create`` walks every
+        # retries and errors), and the answer read as JSON bytes: ``create`` walks every
         # message through the SDK's type annotations and builds the response's pydantic
         # models, a no-op for these plain values and most of eval's own time per request.
         body: dict[str, Any] = {"model": settings.model, "messages": messages(prompt)}
         if prompt.tools:
             body["tools"] = prompt.tools
-        text = client.post("/chat/completions", body=body, cast_to=str,
-                           options={"security": security})
-        return reply_of(text)
+        answer = client.post("/chat/completions", body=body, cast_to=bytes,
+                             options={"security": security})
+        return reply_of(answer)
 
     return ask
 

@@ -40,3 +40,35 @@ def test_each_interaction_is_emitted_once_however_many_follow(tmp_path, monkeypa
         _add(kept, n)
     assert len(emitted) == 20
     assert len(yaml.safe_load((tmp_path / "c.yaml").read_text())["interactions"]) == 20
+
+
+def test_a_key_is_made_only_while_a_recorded_response_is_left_to_play(tmp_path, monkeypatch):
+    made = []
+    real = cassette_module.request_key
+    monkeypatch.setattr(cassette_module, "request_key",
+                        lambda *request: made.append(request) or real(*request))
+    first = Cassette(tmp_path / "c.yaml")  # a first run: nothing can play
+    for n in (1, 2):
+        assert first.key("POST", "http://m/v1/chat", f'{{"n":{n}}}') is None
+        first.add("POST", "http://m/v1/chat", f'{{"n":{n}}}', Recorded(200, "a/j", str(n)))
+    assert made == []
+    again = Cassette(tmp_path / "c.yaml")  # the next run plays both, then makes no key
+    made.clear()
+    keys = [again.key("POST", "http://m/v1/chat", body) for body in ('{"n": 2}', '{"n":1}')]
+    assert [again.play(key).body for key in keys] == ["2", "1"]
+    assert len(made) == 2
+    assert again.key("POST", "http://m/v1/chat", '{"n":1}') is None
+    assert again.play(None) is None
+
+
+def test_a_partly_played_cassette_still_plays_what_is_left(tmp_path):
+    first = Cassette(tmp_path / "c.yaml")
+    body = '{"n":1}'
+    for answer in ("a", "b"):  # --repeat 2 of one request
+        first.add("POST", "http://m/v1/chat", body, Recorded(200, "a/j", answer))
+    again = Cassette(tmp_path / "c.yaml")
+    key = again.key("POST", "http://m/v1/chat", body)
+    assert again.play(key).body == "a"
+    again.add("POST", "http://m/v1/chat", '{"n":2}', Recorded(200, "a/j", "c"))  # sent
+    assert again.play(again.key("POST", "http://m/v1/chat", body)).body == "b"
+    assert again.key("POST", "http://m/v1/chat", body) is None

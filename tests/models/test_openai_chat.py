@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import openai
 import pytest
 from model_servers import Calls, Raw, model_server
@@ -56,7 +55,7 @@ def test_the_request_and_the_reply_are_those_of_create(answer, tmp_path, monkeyp
                            base_url=server.base_url("openai"))
         ours = model.ask(PROMPT)
         client = openai.OpenAI(api_key="sk-same", base_url=server.base_url("openai"),
-                               timeout=60.0, http_client=httpx.Client(timeout=60.0))
+                               timeout=60.0)  # the SDK's own HTTP client
         body = {"messages": messages(PROMPT), "tools": PROMPT.tools}
         theirs = _sdk_reply(client.chat.completions.create(model="m-1", messages=[],
                                                            extra_body=body))
