@@ -14,6 +14,7 @@ import http.server
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -33,6 +34,9 @@ AGENTFORGE = Path(sys.executable).with_name("agentforge")
 TIMEOUT = 20.0
 INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {},
               "clientInfo": {"name": "raw-test", "version": "0"}}
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""What a terminal acts on (escape sequences, C1 controls, bidirectional overrides); a
+newline is allowed."""
 
 
 class Remote:
