@@ -27,8 +27,12 @@ from agentforge_cli.cli.model_options import (
     BaseUrlOption,
     CacheOption,
     OfflineOption,
+    PricesOption,
     RetriesOption,
     SystemOption,
+    load_tools,
+    model_error_hint,
+    model_price,
 )
 from agentforge_cli.cli.options import (
     BindingOption,
@@ -66,6 +70,7 @@ def chat_command(
     timeout: Annotated[float, typer.Option(
         "--timeout", metavar="SECONDS", help="Seconds one request may take.")] = 60.0,
     retries: RetriesOption = 2,
+    prices: PricesOption = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
     *, reach: McpReach,
@@ -77,47 +82,55 @@ def chat_command(
         if not 0 < timeout < math.inf:
             raise UsageError(f"--timeout must be a positive number of seconds, got {timeout:g}")
         servers = reach.options()
-        service = _load(target, strict, binding, servers)
+        opening = _opening(model, prices)
+        service = load_tools(target, strict, binding, servers)
         try:
-            opened = _open(model, service, base_url=base_url, cache=cache, offline=offline,
-                           timeout=timeout, retries=retries)
+            opened = _open(model, opening, service, base_url=base_url, cache=cache,
+                           offline=offline, timeout=timeout, retries=retries)
             try:
                 reached = _converse(opened, service, message, system, max_steps, record)
             finally:
                 opened.close()
         except ModelError as exc:
-            from agentforge_cli.cli.eval_cmd import _hint
+            raise LoadError(str(exc), hint=model_error_hint(exc)) from None
+        if opening is not None:  # what it cost, beside the conversation
+            from agentforge_cli.cli.eval_costs import usage_line
+            from agentforge_cli.cli.output import write
 
-            raise LoadError(str(exc), hint=_hint(exc)) from None
+            write(usage_line(opened), stderr=True)
         raise typer.Exit(EXIT_FAILED if reached else EXIT_OK)
 
 
-def _load(target: str, strict: bool | None, binding: str, servers: Any) -> Any:
-    from agentforge_cli.cli.options import project_choices
-    from agentforge_cli.cli.render import skipped_tool
-    from agentforge_cli.integrations.targets.loading import load_service
+def _opening(spec: str, prices: Path | None) -> tuple[Any, str, Any] | None:
+    """The connection, the model's name and its price; ``None`` for a scripted model.
 
-    strict, _ = project_choices(strict, None)
-    return load_service([target], strict=strict, binding=binding, mcp_options=servers,
-                        skip_problems=skipped_tool)
+    Raises:
+        CommandInputError: No such connection, or ``--prices`` is not a price table.
+    """
+    if spec.startswith(SCRIPTED):
+        return None
+    from agentforge_cli.models.registry import parse_model
+
+    connection, name = parse_model(spec)
+    return connection, name, model_price(prices, connection.name, name)
 
 
-def _open(spec: str, service: Any, *, base_url: str | None, cache: Path | None,
-          offline: bool, timeout: float, retries: int) -> Any:
+def _open(spec: str, opening: tuple[Any, str, Any] | None, service: Any, *,
+          base_url: str | None, cache: Path | None, offline: bool, timeout: float,
+          retries: int) -> Any:
     """A scripted model (``scripted:FILE``, checked against the tools now) or a
     connection through its SDK and the cassette."""
-    if spec.startswith(SCRIPTED):
+    if opening is None:
         from agentforge_cli.models.scripted import ScriptedModel, read_script
 
         path = spec.removeprefix(SCRIPTED)
         return ScriptedModel(read_script(path), service, name=f"scripted:{path}")
     from agentforge_cli.models.model import default_cassette, open_model
-    from agentforge_cli.models.registry import parse_model
 
-    connection, name = parse_model(spec)
+    connection, name, price = opening
     return open_model(connection, name, offline=offline, base_url=base_url,
                       cassette=cache or default_cassette(connection, name),
-                      timeout=timeout, max_retries=retries)
+                      timeout=timeout, max_retries=retries, price=price)
 
 
 def _messages(message: str | None) -> Any:

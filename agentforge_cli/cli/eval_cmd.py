@@ -23,8 +23,12 @@ from agentforge_cli.cli.model_options import (
     BaseUrlOption,
     CacheOption,
     OfflineOption,
+    PricesOption,
     RetriesOption,
     SystemOption,
+    load_tools,
+    model_error_hint,
+    model_price,
 )
 from agentforge_cli.cli.options import (
     BindingOption,
@@ -100,12 +104,7 @@ def eval_command(
         help="Also ask with the tools of REF (a snapshot file, or "
              "GITREF:path/to/module.py[:Name]) and report the decisions that moved.")
     ] = None,
-    prices: Annotated[Path | None, typer.Option(
-        "--prices", metavar="FILE", dir_okay=False, show_default=False,
-        help="A price table (TOML, or JSON when it ends in .json): model name -> "
-             "{input, output} in US dollars per million tokens, to count the cost of "
-             "responses that report none. Replaces \\[tool.agentforge.models.prices].")
-    ] = None,
+    prices: PricesOption = None,
     strict: StrictOption = None,
     binding: BindingOption = "native",
     *, reach: McpReach,
@@ -124,9 +123,9 @@ def eval_command(
         cases = _cases(scenarios, transcripts or [], compare_to, system)
         scrubbers = _scrubbers(scrub)
         connection, name = parse_model(model)
-        price = _price(prices, connection.name, name)
+        price = model_price(prices, connection.name, name)
         servers = reach.options()
-        service = _load(target, strict, binding, servers)
+        service = load_tools(target, strict, binding, servers)
         reference = _reference(compare_to, strict, binding, servers)
         try:
             opened = open_model(connection, name, offline=offline, base_url=base_url,
@@ -146,7 +145,7 @@ def eval_command(
             finally:
                 opened.close()
         except ModelError as exc:
-            raise LoadError(str(exc), hint=_hint(exc)) from None
+            raise LoadError(str(exc), hint=model_error_hint(exc)) from None
         if cases is not None:
             from agentforge_cli.cli import eval_scenario_outputs as outputs
 
@@ -163,16 +162,6 @@ def eval_command(
         raise typer.Exit(EXIT_FAILED if report.below_threshold() else EXIT_OK)
 
 
-def _load(target: str, strict: bool | None, binding: str, servers: Any) -> object:
-    from agentforge_cli.cli.options import project_choices
-    from agentforge_cli.cli.render import skipped_tool
-    from agentforge_cli.integrations.targets.loading import load_service
-
-    strict, _ = project_choices(strict, None)
-    return load_service([target], strict=strict, binding=binding, mcp_options=servers,
-                        skip_problems=skipped_tool)
-
-
 def _scrubbers(given: list[str] | None) -> Any:
     """``--scrub``'s scrubbers added to the project's (``[tool.agentforge.replay]``).
 
@@ -187,28 +176,6 @@ def _scrubbers(given: list[str] | None) -> Any:
     from agentforge_cli.replay.scrubbing import with_given
 
     return with_given(project, given)
-
-
-def _price(path: Path | None, connection: str, model: str) -> Any:
-    """The price of the model, from ``--prices`` or the project's table (``None``: none).
-
-    Raises:
-        CommandInputError: ``--prices`` is not a price table.
-    """
-    from agentforge_cli.models.prices import PRICE_EXAMPLE, load_prices, price_for
-
-    if path is None:
-        from agentforge_cli.integrations.targets.loading import find_settings
-
-        return price_for(find_settings().prices, connection, model)
-    try:
-        return price_for(load_prices(path), connection, model)
-    except ValueError as exc:
-        from agentforge_cli.errors import CommandInputError
-
-        said = str(exc)  # a malformed table's message shows the example already
-        raise CommandInputError(said, hint=None if PRICE_EXAMPLE in said else PRICE_EXAMPLE
-                                ) from None
 
 
 def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,
@@ -249,14 +216,4 @@ def _reference(reference: str | None, strict: bool | None, binding: str,
         return None
     from agentforge_cli.integrations.targets.reference import load_reference
 
-    return load_reference(reference, lambda target: _load(target, strict, binding, servers))
-
-
-def _hint(exc: Exception) -> str | None:
-    from agentforge_cli.models.errors import CacheMiss, ModelUnavailableError
-
-    if isinstance(exc, CacheMiss):
-        return "run once without --offline to fill the cassette"
-    if isinstance(exc, ModelUnavailableError) and "API key" in str(exc):
-        return "or name a local server with --base-url (Ollama, vLLM)"
-    return None
+    return load_reference(reference, lambda target: load_tools(target, strict, binding, servers))

@@ -144,3 +144,48 @@ def test_a_malformed_price_is_shown_its_example_once(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count('"gpt-4o-mini" = {input = 0.15, output = 0.60}') == 1
     assert "Traceback" not in done.stderr
+
+
+def test_chat_says_what_its_requests_cost_on_stderr(cli, tmp_path):
+    """Two requests (a call, then the answer), priced from --prices; the trace on stdout
+    is the conversation alone. A rerun plays both from the cassette."""
+    prices = tmp_path / "prices.toml"
+    prices.write_text('local = {input = 1.0, output = 2}\n', encoding="utf-8")
+
+    def agent(wire, body):
+        said = [m for m in body["messages"] if m.get("role") == "tool"]
+        return Calls([], text="done") if said else ANSWER
+
+    with model_server(agent) as server:
+        def chat():
+            return cli("chat", CRM, "-m", "openai:local", "--base-url",
+                       server.base_url("openai"), "--cache", str(tmp_path / "c.yaml"),
+                       "--prices", str(prices), "--message", "find 长路")
+
+        first, again = chat(), chat()
+        assert server.count() == 2
+    assert first.exit_code == 0, first.output
+    cost = money((22 * 1.0 + 14 * 2) / 1e6)
+    assert f"requests: 2 sent, 0 from the cassette · tokens: 22 in, 14 out · cost: {cost}" \
+        in first.stderr
+    assert "tokens" not in first.stdout and first.stdout.startswith("[user]")
+    assert f"requests: 0 sent, 2 from the cassette · tokens: 22 in, 14 out · cost: {cost}, " \
+        "$0.00 of it sent now" in again.stderr
+
+
+def test_chat_with_a_bad_price_table_exits_2_before_any_request(cli, tmp_path):
+    prices = tmp_path / "prices.toml"
+    prices.write_text("local = [\n", encoding="utf-8")
+    with model_server(lambda wire, body: ANSWER) as server:
+        result = cli("chat", CRM, "-m", "openai:local", "--base-url",
+                     server.base_url("openai"), "--prices", str(prices), "--message", "hi")
+        assert server.count() == 0
+    assert result.exit_code == 2
+    assert "is not TOML" in result.stderr
+
+
+def test_a_scripted_chat_costs_nothing_and_says_nothing_of_it(cli):
+    result = cli("chat", CRM, "-m", "scripted:sample_tools/scripts/crm_chat.json",
+                 "--message", "hi")
+    assert result.exit_code == 0, result.output
+    assert "requests:" not in result.stderr

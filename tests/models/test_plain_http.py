@@ -50,6 +50,7 @@ class Server:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda *_: None  # type: ignore[method-assign]  # a client gone
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
