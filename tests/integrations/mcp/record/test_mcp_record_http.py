@@ -30,7 +30,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp_client_support import AGENTFORGE, ROOT, server_env
+from mcp_client_support import AGENTFORGE, ROOT, free_port, server_env
 
 BOUND = 30.0  # generous bound on start-up, answers and shutdown; nothing is timed
 TOOLS = '''
@@ -363,9 +363,7 @@ def test_a_foreign_host_or_origin_is_refused(tmp_path: Path, upstream: Upstream,
 
 
 def test_an_unreachable_server_is_a_502(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]  # nothing listens once it is closed
+    closed = free_port()  # nothing listens on it
     proxy = record(f"http://127.0.0.1:{closed}/mcp", tmp_path / "s.jsonl")
     try:
         with post(proxy.url, LOGIN) as response:

@@ -4,17 +4,14 @@ bidirectional override."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
-from mcp_client_support import RAW_CONTROL
+from mcp_client_support import RAW_CONTROL, free_port
 from test_mcp_record_http import LOGIN, post, record
 
 
 def test_record_url_escapes_the_url_it_names(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]  # nothing listens once it is closed
+    closed = free_port()  # nothing listens on it
     proxy = record(f"http://127.0.0.1:{closed}/m\x1b]0;pwned\x07cp", tmp_path / "s.jsonl")
     try:
         with post(proxy.url, LOGIN) as response:  # "cannot reach" names the URL again
