@@ -9,7 +9,7 @@ configured to propagate raises (``ToolExecutionError``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentforge_cli.core.define.spec import (
@@ -94,6 +94,14 @@ class ToolService(ExecutorWrapper):
             self._async_targets[spec.name] = (async_path(executor), recording)
             self._specifications[spec.name] = spec
         return self
+
+    def withdraw(self, names: Iterable[str]) -> None:
+        """Take the tools of ``names`` out (a call already under way finishes; one made
+        later is an unknown tool's)."""
+        for name in names:
+            self._targets.pop(name, None)
+            self._async_targets.pop(name, None)
+            self._specifications.pop(name, None)
 
     @property
     def specifications(self) -> list[ToolSpecification]:

@@ -104,6 +104,9 @@ class McpConnection:
         self.on_list_changed: Callable[[str], None] | None = None
         """Called with the method of each ``notifications/.../list_changed`` the server
         sends (on the connection's own thread); ``None``: they are dropped."""
+        self.make_executor: Callable[[Any], Any] | None = None
+        """Makes the executor of one of its tools (a ``ToolSpecification``) as its tools'
+        were made when it was loaded (``None``: not loaded as a target)."""
         self._opening_error: BaseException | None = None  # the era's first request, refused
         self._problems: list[BaseException] = []  # lines on stdout that are not MCP
         self._refused: str | None = None  # the first HTTP error status, e.g. HTTP 401 ...
@@ -477,6 +480,24 @@ class McpConnection:
                         self._open_session()
                     finally:  # opened, or failed (closing): the next call tries again
                         self._listed_plainly = self._stack is None
+
+    def list_tools_again(self) -> list[dict[str, Any]]:
+        """The server's tools listed again (it said they changed), as :meth:`open` gives
+        them.
+
+        Raises:
+            ServerCallError: The server died, or did not answer in time.
+            TargetError: The connection is closed, failed, or the server answered with an
+                error.
+        """
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            tools: list[dict[str, Any]] = self.ask("tools/list",
+                                                   lambda _session: self._list_tools())
+        except MCPError as exc:
+            raise TargetError(f"MCP server {self.label} refused tools/list: {exc}") from None
+        return tools
 
     def ask(self, what: str, request: Any, *args: Any) -> Any:
         """``await request(session, *args)`` on the open session, within the call timeout

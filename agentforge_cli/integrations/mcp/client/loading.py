@@ -25,6 +25,7 @@ given, else :attr:`McpOptions.call_timeout`
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -125,16 +126,25 @@ def load_mcp_server(spec: str, base: Path, *, timeout: float | None = None,
     tools = connection.open()
     _refuse_duplicates(connection, tools)
     _report_skipped(connection, options, skip_problems)
+    connection.make_executor = functools.partial(
+        _executor, connection, logging=logging,
+        propagate_execution_errors=propagate_execution_errors)
     for tool in tools:
         specification = tool_specification(tool)
-        executor: Any = McpToolExecutor(connection, specification,
-                                        propagate_execution_errors=propagate_execution_errors)
-        if logging:
-            from agentforge_cli.core.observe.calllog import LoggingToolExecutor
-
-            executor = LoggingToolExecutor(executor)
-        table[specification] = executor
+        table[specification] = connection.make_executor(specification)
     return connection, table
+
+
+def _executor(connection: McpConnection, specification: ToolSpecification, *,
+              logging: bool, propagate_execution_errors: bool) -> Any:
+    """The executor of one of the server's tools (its calls logged when ``logging``)."""
+    executor: Any = McpToolExecutor(connection, specification,
+                                    propagate_execution_errors=propagate_execution_errors)
+    if logging:
+        from agentforge_cli.core.observe.calllog import LoggingToolExecutor
+
+        executor = LoggingToolExecutor(executor)
+    return executor
 
 
 def protocol_of(tools: Mapping[ToolSpecification, Any]) -> str | None:

@@ -1,12 +1,12 @@
-"""``notifications/resources/list_changed`` and ``notifications/prompts/list_changed`` of the
-MCP servers served again (``serve 'mcp:...'``), passed on to every client session of the
-initialize handshake: their lists are asked of the servers at each ``resources/list`` or
-``prompts/list``, so a client that lists again sees the change.
+"""``notifications/.../list_changed`` of the MCP servers served again (``serve
+'mcp:...'``), passed on to every client session of the initialize handshake. Resources
+and prompts are asked of the servers at each ``resources/list`` or ``prompts/list``, so a
+client that lists again sees the change; a server's tools are listed again first and put
+in place of those it had in the served table
+(:mod:`~agentforge_cli.integrations.mcp.server.tool_changes`), then the change is told.
 
-``notifications/tools/list_changed`` is not passed on: the tool table of ``serve`` is read
-once, when it starts, and a client listing again would be told of a change it cannot
-see. A 2026-07-28 session hears of changes only on a ``subscriptions/listen`` stream,
-which ``serve`` does not offer (it declares no ``listChanged`` there).
+A 2026-07-28 session hears of changes only on a ``subscriptions/listen`` stream, which
+``serve`` does not offer (it declares no ``listChanged`` there).
 
 A session is known from its requests (any request: the ``initialize`` of a session
 already makes it known); each is told on its own connection's stream.
@@ -15,17 +15,19 @@ already makes it known); each is told on its own connection's stream.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentforge_cli.integrations.mcp.client.surface import ServerSurface
 
-__all__ = ["PASSED_ON", "ListChanges"]
+__all__ = ["PASSED_ON", "TOOLS_CHANGED", "ListChanges"]
 
-PASSED_ON = {"notifications/resources/list_changed": "resources",
+TOOLS_CHANGED = "notifications/tools/list_changed"
+PASSED_ON = {TOOLS_CHANGED: "tools", "notifications/resources/list_changed": "resources",
              "notifications/prompts/list_changed": "prompts"}
 """The notifications passed on, and the capability each one's ``listChanged`` is in."""
 _MAX_SESSIONS = 1_000
@@ -40,18 +42,32 @@ class ListChanges:
         self._sessions: OrderedDict[int, tuple[object, Any, asyncio.AbstractEventLoop]] = (
             OrderedDict())
         self._lock = threading.Lock()
+        self.tools_changed: Callable[[Any], None] | None = None
+        """Called with the connection of a server whose tools changed, which tells the
+        sessions once the served table is in place (set before :meth:`listen_to`);
+        ``None``: such a change is not passed on."""
 
     def listen_to(self, surfaces: Iterable[ServerSurface]) -> frozenset[str]:
         """Hear the list changes of ``surfaces``' servers (those they tell of without
         declaring ``listChanged`` too, as the SDK's ``MCPServer`` does); the capabilities
-        (``resources``, ``prompts``) whose ``listChanged`` one of them declares."""
+        (``tools``, ``resources``, ``prompts``) whose ``listChanged`` one of them
+        declares."""
         declared = set()
         for surface in surfaces:
             capabilities = surface.capabilities()
             declared |= {name for name in PASSED_ON.values()
                          if (capabilities.get(name) or {}).get("listChanged")}
-            surface.connection.on_list_changed = self.tell
+            surface.connection.on_list_changed = functools.partial(self._heard,
+                                                                   surface.connection)
+        if self.tools_changed is None:
+            declared.discard("tools")
         return frozenset(declared)
+
+    def _heard(self, connection: Any, method: str) -> None:
+        if method != TOOLS_CHANGED:
+            self.tell(method)
+        elif self.tools_changed is not None:
+            self.tools_changed(connection)
 
     async def middleware(self, ctx: Any, call_next: Any) -> Any:
         """Know the session of each request of the handshake (a middleware)."""
@@ -80,6 +96,7 @@ class ListChanges:
 async def _notify(session: Any, method: str) -> None:
     from mcp import types
 
-    notification = (types.ResourceListChangedNotification() if "resources" in method
+    notification = (types.ToolListChangedNotification() if method == TOOLS_CHANGED
+                    else types.ResourceListChangedNotification() if "resources" in method
                     else types.PromptListChangedNotification())
     await session.send_notification(notification)

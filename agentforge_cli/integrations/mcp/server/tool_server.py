@@ -433,15 +433,18 @@ def build_server(service: ToolService, *, name: str = SERVER_NAME,
         **extras_handlers(service.extras, resource_not_found_code, upstreams))
     if upstreams:
         _relay_tasks(server, service, upstreams)
-        _relay_list_changes(server, upstreams)
+        _relay_list_changes(server, service, upstreams)
     return server
 
 
-def _relay_list_changes(server: Any, upstreams: Upstreams) -> None:
-    """The resource and prompt list changes of the servers served again, passed on."""
+def _relay_list_changes(server: Any, service: ToolService, upstreams: Upstreams) -> None:
+    """The list changes of the servers served again, passed on (their tools served anew
+    first)."""
     from agentforge_cli.integrations.mcp.server.list_changes import ListChanges
+    from agentforge_cli.integrations.mcp.server.tool_changes import ToolChanges
 
     changes = ListChanges()
+    changes.tools_changed = ToolChanges(service, changes.tell).heard
     server.list_changed = changes.listen_to(upstreams.surfaces)
     server.middleware.append(changes.middleware)
 
