@@ -151,8 +151,8 @@ def eval_command(
 
             raise typer.Exit(outputs.report(outputs.ScenarioReport(
                 opened, results, repeat, threshold, str(scenarios)), json_output, junit))
-        report = eval_outputs.Report(opened, scores, repeat, threshold,
-                                     compare_to, compared)
+        report = eval_outputs.Report(opened, scores, repeat, threshold, compare_to,
+                                     *(compared or (None, None)))
         if junit is not None:
             eval_outputs.write_junit(junit, report)
         if json_output:
@@ -201,12 +201,16 @@ def _cases(path: Path | None, transcripts: list[str], compare_to: str | None,
 
 def _evaluated(transcripts: list[str], service: Any, reference: Any, model: Any,
                options: Any) -> tuple[Any, Any]:
-    """The decisions asked with the target's tools, and with the reference's."""
+    """The decisions asked with the target's tools, and with the reference's (with what
+    asking them took: ``(scores, use)``, or ``None``)."""
     from agentforge_cli.models.eval.run import evaluate
 
     scores = evaluate(transcripts, service, model, options)
-    return scores, (evaluate(transcripts, reference, model, options)
-                    if reference is not None else None)
+    if reference is None:
+        return scores, None
+    before = model.use()
+    compared = evaluate(transcripts, reference, model, options)
+    return scores, (compared, model.use() - before)
 
 
 def _reference(reference: str | None, strict: bool | None, binding: str,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agentforge_cli.models.model import Model
+from agentforge_cli.models.model import Model, Use
 
 __all__ = ["money", "usage_json", "usage_line"]
 
@@ -19,31 +19,33 @@ def money(dollars: float) -> str:
     return f"${dollars:.{places}f}"
 
 
-def _cost(model: Model) -> str:
-    spend = model.spend
+def _cost(use: Use, name: str) -> str:
+    spend = use.spend
     if spend.unknown:
-        return f"cost unknown: no price for {model.name}"
+        return f"cost unknown: no price for {name}"
     if spend.sent == spend.total:
         return f"cost: {money(spend.total)}"
     return f"cost: {money(spend.total)}, {money(spend.sent)} of it sent now"
 
 
-def usage_line(model: Model) -> str:
-    """``requests: 3 sent, 0 from the cassette · tokens: 33 in, 21 out · cost: $0.0012``."""
-    sent, cached = model.request_counts()
-    return (f"requests: {sent} sent, {cached} from the cassette · tokens: "
-            f"{model.usage.input_tokens} in, {model.usage.output_tokens} out · "
-            f"{_cost(model)}")
+def usage_line(model: Model, use: Use | None = None) -> str:
+    """``requests: 3 sent, 0 from the cassette · tokens: 33 in, 21 out · cost: $0.0012``:
+    of the whole run, or of ``use`` (a part of it)."""
+    use = use or model.use()
+    return (f"requests: {use.sent} sent, {use.cached} from the cassette · tokens: "
+            f"{use.usage.input_tokens} in, {use.usage.output_tokens} out · "
+            f"{_cost(use, model.name)}")
 
 
-def usage_json(model: Model) -> dict[str, Any]:
+def usage_json(model: Model, use: Use | None = None) -> dict[str, Any]:
     """``requests``, ``tokens`` and ``cost`` (US dollars: ``total``, ``sent``; both
-    ``null`` with ``unknown`` saying why when a response's cost cannot be counted)."""
-    sent, cached = model.request_counts()
-    spend = model.spend
+    ``null`` with ``unknown`` saying why when a response's cost cannot be counted), of the
+    whole run or of ``use``."""
+    use = use or model.use()
+    spend = use.spend
     known = not spend.unknown
-    return {"requests": {"sent": sent, "cached": cached},
-            "tokens": {"input": model.usage.input_tokens, "output": model.usage.output_tokens},
+    return {"requests": {"sent": use.sent, "cached": use.cached},
+            "tokens": {"input": use.usage.input_tokens, "output": use.usage.output_tokens},
             "cost": {"total": round(spend.total, 10) if known else None,
                      "sent": round(spend.sent, 10) if known else None,
                      "unknown": None if known else f"no price for {model.name}"}}

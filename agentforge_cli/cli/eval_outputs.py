@@ -19,7 +19,7 @@ from agentforge_cli.models.eval.scores import (
     tool_tallies,
     total,
 )
-from agentforge_cli.models.model import Model
+from agentforge_cli.models.model import Model, Use
 
 __all__ = ["Report", "print_json", "print_trace", "write_junit"]
 
@@ -35,8 +35,10 @@ class Report:
     repeat: int
     threshold: float | None
     reference: str | None = None
-    """``--compare-to``: the other tools, and the same decisions asked with them."""
+    """``--compare-to``: the other tools, the same decisions asked with them, and what
+    asking them took (part of the run's)."""
     compared: list[TranscriptScore] | None = None
+    compared_use: Use | None = None
 
     def below_threshold(self) -> bool:
         return self.threshold is not None and total(self.transcripts).agreement < \
@@ -107,6 +109,9 @@ def print_trace(report: Report) -> None:
 
         write("\n".join(compare_lines(report.reference, report.compared,
                                         report.transcripts)))
+        if report.compared_use is not None:
+            write(f"  with {report.reference}'s tools: "
+                  f"{usage_line(model, report.compared_use)}")
     write(usage_line(model))
     if report.threshold is not None:
         below = report.below_threshold()
@@ -158,8 +163,11 @@ def print_json(report: Report) -> None:
     if report.reference is not None and report.compared is not None:
         from agentforge_cli.cli.eval_compare_outputs import compare_json
 
-        document["compare_to"] = compare_json(report.reference, report.compared,
-                                              report.transcripts, _decision_json)
+        compared = compare_json(report.reference, report.compared, report.transcripts,
+                                _decision_json)
+        if report.compared_use is not None:
+            compared["usage"] = usage_json(model, report.compared_use)
+        document["compare_to"] = compared
     write(json.dumps(document, ensure_ascii=False, indent=2))
 
 

@@ -24,7 +24,7 @@ from agentforge_cli.models.http_cache import CacheGate, caching_client
 from agentforge_cli.models.prices import Price, Spend
 from agentforge_cli.models.prompt import Prompt, Reply, Usage
 
-__all__ = ["DEFAULT_CACHE_DIR", "Model", "default_cassette", "open_model"]
+__all__ = ["DEFAULT_CACHE_DIR", "Model", "Use", "default_cassette", "open_model"]
 
 DEFAULT_CACHE_DIR = Path(".agentforge") / "models"
 _PLACEHOLDER_KEY = "no-key"  # a local server or an offline run: the SDKs want some key
@@ -35,6 +35,26 @@ def default_cassette(connection: ModelConnection, model: str) -> Path:
     """``.agentforge/models/<connection>-<model>.yaml``."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model)
     return DEFAULT_CACHE_DIR / f"{connection.name}-{safe}.yaml"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Use:
+    """What a model was asked until some moment; two subtracted, what was asked between."""
+
+    sent: int = 0
+    """Requests sent to the server."""
+    cached: int = 0
+    """Requests answered from the cassette."""
+    usage: Usage = dataclasses.field(default_factory=Usage)
+    spend: Spend = dataclasses.field(default_factory=Spend)
+
+    def __sub__(self, earlier: Use) -> Use:
+        return Use(self.sent - earlier.sent, self.cached - earlier.cached,
+                   Usage(self.usage.input_tokens - earlier.usage.input_tokens,
+                         self.usage.output_tokens - earlier.usage.output_tokens),
+                   Spend(self.spend.total - earlier.spend.total,
+                         self.spend.sent - earlier.spend.sent,
+                         self.spend.unknown - earlier.spend.unknown))
 
 
 class Model:
@@ -88,6 +108,12 @@ class Model:
     def request_counts(self) -> tuple[int, int]:
         """Requests sent to the server, and answered from the cassette."""
         return self.gate.sent, self.gate.cached
+
+    def use(self) -> Use:
+        """What the model was asked so far."""
+        with self._lock:
+            return Use(self.gate.sent, self.gate.cached, dataclasses.replace(self.usage),
+                       dataclasses.replace(self.spend))
 
     def _masked(self, text: str) -> str:
         if self._key and self._key != _PLACEHOLDER_KEY:

@@ -92,6 +92,10 @@ def test_a_description_change_moves_exactly_the_decisions_it_moves(cli, project)
     assert moved[0]["before"]["verdicts"] == {"agree": 1}
     assert moved[0]["after"]["notes"] == ["now calls lookup instead of search"]
     assert [d["replies"][0]["verdict"] for d in compared["decisions"]] == ["agree"] * 3
+    # what asking with REF's tools took, part of the run's
+    assert compared["usage"]["requests"] == {"sent": 3, "cached": 0}
+    assert compared["usage"]["tokens"] == {"input": 33, "output": 21}
+    assert report["summary"]["requests"] == {"sent": 6, "cached": 0}
     # the working tree is untouched: the reworded module is still there
     assert "Deprecated" in (project / "tools_v.py").read_text(encoding="utf-8")
     assert not subprocess.run(["git", "stash", "list"], cwd=project, capture_output=True,
@@ -116,6 +120,9 @@ def test_the_trace_names_the_moved_decisions_and_the_other_way(cli, project):
     assert "    before  0/1 agree, 1 flip: now calls lookup instead of search" in out
     assert "    now     1/1 agree" in out
     assert "decision 2" not in out.split("compared with")[1]
+    assert f"  with {snapshot}'s tools: requests: 3 sent, 0 from the cassette · tokens: 33 " \
+        "in, 21 out · cost unknown: no price for openai:local" in out
+    assert "\nrequests: 6 sent, 0 from the cassette · tokens: 66 in, 42 out" in out
 
 
 @pytest.mark.parametrize(("reference", "message"), [
