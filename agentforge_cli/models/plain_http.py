@@ -73,6 +73,7 @@ def plain_transport_class(http: Any) -> Any:
             self._idle: dict[tuple[str, int], list[tuple[socket.socket, float]]] = {}
             """Per server, its idle connections and when each was given back."""
             self._lock = threading.Lock()
+            self._closed = False
 
         def handle_request(self, request: Any) -> Any:
             body = request.read()  # the SDK's body is bytes already; a stream is read
@@ -108,7 +109,7 @@ def plain_transport_class(http: Any) -> Any:
         def _give_back(self, where: tuple[str, int], sock: socket.socket) -> None:
             with self._lock:
                 idle = self._idle.setdefault(where, [])
-                if len(idle) < KEEP:
+                if len(idle) < KEEP and not self._closed:  # (an answer read after close)
                     idle.append((sock, time.monotonic()))
                     return
             sock.close()
@@ -165,6 +166,7 @@ def plain_transport_class(http: Any) -> Any:
 
         def close(self) -> None:
             with self._lock:
+                self._closed = True
                 idle = [sock for socks in self._idle.values() for sock, _ in socks]
                 self._idle.clear()
             for sock in idle:
