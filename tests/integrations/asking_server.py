@@ -1,7 +1,9 @@
 """An MCP server written with the official SDK (``MCPServer``) whose tools ask the client
 things during a call, through the SDK's resolvers (``Resolve``): the client's roots
 (``roots/list``), input from the user (``elicitation/create``), a model's answer
-(``sampling/createMessage``); and one that reports progress and logs. The SDK sends the
+(``sampling/createMessage``); one that reports progress and logs; and, for calls under
+way at once, ``later_greet`` (asks who to greet half a second into the call) and
+``wait`` (answers after a second and a half). The SDK sends the
 requests mid-call to a client of the initialize handshake and returns them as an
 ``input_required`` result to a 2026-07-28 client; either way it refuses a client that did
 not declare the capability a tool needs.
@@ -13,6 +15,7 @@ HTTP on 127.0.0.1:PORT at ``/mcp``).
 import sys
 from typing import Annotated
 
+import anyio
 from mcp.server.mcpserver import (
     Context,
     Elicit,
@@ -69,6 +72,25 @@ async def count(ctx: Context) -> str:
         await ctx.report_progress(step, 3, f"step {step}")
     await ctx.info("counted to three")
     return "3"
+
+
+async def ask_contact_later() -> Elicit[Contact]:
+    await anyio.sleep(0.5)
+    return Elicit("Who is this for?", Contact)
+
+
+@server.tool(description="Greets the person the user names, asking half a second in")
+def later_greet(contact: Annotated[ElicitationResult[Contact], Resolve(ask_contact_later)]
+                ) -> str:
+    if contact.action != "accept":
+        return f"no one to greet: {contact.action}"
+    return f"hello {contact.data.name} (later)"
+
+
+@server.tool(description="Answers after a second and a half")
+async def wait() -> str:
+    await anyio.sleep(1.5)
+    return "waited"
 
 
 if __name__ == "__main__":

@@ -13,8 +13,11 @@ Each JSON-RPC message on the server's path is appended to the session log, in th
 of the stdio proxy
 (:class:`~agentforge_cli.integrations.mcp.record.stdio_proxy.SessionLog`): a POST's
 JSON body (``client_to_server``), and the server's JSON answers and the ``data`` of its SSE
-events (``server_to_client``). A message is written and flushed before the bytes that end
-it are forwarded, so an answer is never logged before its request. Before the older HTTP+SSE
+events (``server_to_client``). A request of the server's that comes on the answer to a
+client's ``tools/call`` is written with that call's id (``"related"``): with several calls
+under way, a replay then knows which call it belongs to. A message is written and flushed
+before the bytes that end it are forwarded, so an answer is never logged before its
+request. Before the older HTTP+SSE
 transport's stream reaches the client, its ``endpoint`` event is rewritten to name the
 proxy, and the POSTs to that path are written down too (:class:`_Endpoint`).
 
@@ -32,13 +35,14 @@ it (DNS rebinding).
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import socket
 import sys
 import zlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from agentforge_cli.core.observe.masking import is_secret_value, is_sensitive_name, secret_values
@@ -88,9 +92,11 @@ class _Messages:
     """
 
     def __init__(self, log: SessionLog, direction: str, content_type: str,
-                 encoding: str) -> None:
+                 encoding: str, related: Any = None) -> None:
         self.log = log
         self.direction = direction
+        self.related = related
+        """The id of the ``tools/call`` this body answers (``None``: none)."""
         self.events = content_type.split(";")[0].strip().lower() == "text/event-stream"
         self.readable = encoding in ("", "identity", "gzip", "deflate")
         self.decoder = zlib.decompressobj(47) if encoding in ("gzip", "deflate") else None
@@ -138,7 +144,7 @@ class _Messages:
                 self._line(bytes(self.pending))
             self._line(b"")
         elif self.pending.strip():
-            self.log.write(self.direction, bytes(self.pending))
+            self.log.write(self.direction, bytes(self.pending), self.related)
         self.pending = bytearray()
 
     def _feed_events(self, chunk: bytes) -> None:
@@ -162,7 +168,7 @@ class _Messages:
         """One SSE line (the event stream format of the HTML standard)."""
         if not line:
             if self.data and not self.overflow and self.kind in (b"", b"message"):
-                self.log.write(self.direction, b"\n".join(self.data))
+                self.log.write(self.direction, b"\n".join(self.data), self.related)
             elif self.overflow:
                 self.log.unrecorded += 1
             self.data, self.size, self.kind, self.overflow = [], 0, b"", False
@@ -350,12 +356,14 @@ class RecordingProxy:
             query.append(scope["query_string"].decode("latin-1"))
         if query:
             url += "?" + "&".join(query)
+        related = None
         if (mcp or posted) and body:
             content_type = _header(scope["headers"], b"content-type")
-            messages = _Messages(self.log, _TO_SERVER, content_type,
-                                 _header(scope["headers"], b"content-encoding"))
+            encoding = _header(scope["headers"], b"content-encoding")
+            messages = _Messages(self.log, _TO_SERVER, content_type, encoding)
             messages.feed(body)
             messages.close()
+            related = _call_id(body) if mcp and not encoding else None
         request = self.client.build_request(scope["method"], url, headers=headers,
                                             content=body)
         try:
@@ -371,14 +379,15 @@ class RecordingProxy:
         if mcp and scope["method"] == "GET" and not response.headers.get("content-encoding"):
             endpoint = _Endpoint(self, url)  # the legacy HTTP+SSE transport's stream
         try:
-            await self._answer_with(response, mcp, send, endpoint)
+            await self._answer_with(response, mcp, send, endpoint, related)
         finally:
             await response.aclose()
 
     async def _answer_with(self, response: httpx.Response, mcp: bool, send: Send,
-                           endpoint: _Endpoint | None) -> None:
+                           endpoint: _Endpoint | None, related: Any = None) -> None:
         """Send ``response`` back as it arrives, writing its messages to the log
-        (``endpoint``: the stream's ``endpoint`` event rewritten)."""
+        (``endpoint``: the stream's ``endpoint`` event rewritten; ``related``: the id of
+        the ``tools/call`` it answers)."""
         import httpx
 
         raw = response.headers.raw
@@ -389,8 +398,8 @@ class RecordingProxy:
                     "headers": [(name, value) for name, value in raw
                                 if name.lower() not in _NOT_SENT_BACK]})
         messages = _Messages(self.log, _TO_CLIENT, response.headers.get("content-type", ""),
-                             response.headers.get("content-encoding", "").lower()) \
-            if mcp else None
+                             response.headers.get("content-encoding", "").lower(),
+                             related) if mcp else None
         held: bytes | None = None  # a JSON body's last chunk waits until it is logged
         try:
             async for chunk in response.aiter_raw():
@@ -408,6 +417,19 @@ class RecordingProxy:
             if messages.events and endpoint is not None:
                 held = endpoint.close()
         await send({"type": "http.response.body", "body": held or b"", "more_body": False})
+
+
+def _call_id(body: bytes) -> Any:
+    """The id of the ``tools/call`` request a POST's body is, or ``None``."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        identity = message.get("id")
+        if isinstance(identity, str | int) and not isinstance(identity, bool):
+            return identity
+    return None
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:

@@ -82,8 +82,10 @@ class SessionLog:
         if self._mask and secret and secret not in self._secrets:
             self._secrets = tuple(sorted((*self._secrets, secret), key=len, reverse=True))
 
-    def write(self, direction: str, line: bytes) -> None:
-        """Append the message a forwarded line holds (or count it as not recorded)."""
+    def write(self, direction: str, line: bytes, related: Any = None) -> None:
+        """Append the message a forwarded line holds (or count it as not recorded);
+        ``related``: the id of the client's request whose answer carried it, written
+        with a request of the server's (``"related"``)."""
         try:
             message = json.loads(line)
         except (ValueError, RecursionError):
@@ -95,6 +97,10 @@ class SessionLog:
             message = self._masked(message)
         stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         entry = {"direction": direction, "timestamp": stamp, "message": message}
+        if related is not None and isinstance(message, dict) and "method" in message \
+                and "id" in message:
+            entry = {"direction": direction, "timestamp": stamp, "related": related,
+                     "message": message}
         try:
             text = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
         except UnicodeEncodeError:  # a lone surrogate: kept as its escape

@@ -14,7 +14,9 @@
   initialize handshake's sessions), or one of the ``inputRequests`` of an
   ``input_required`` result (2026-07-28), whose answers are the ``inputResponses`` of the
   call sent again (which is the same call, not another). A request goes with the call
-  begun last of those still running; one made outside every call is not kept, except
+  its wrapper's ``related`` names (the ``tools/call`` on whose response stream it came,
+  which ``record --url`` writes), else with the call begun last of those still running
+  (a stdio log holds no link); one made outside every call is not kept, except
   that the last ``roots/list`` answered before a call begins (outside every call or
   during an earlier one) goes with it too, as the recorded client's roots
   (``ServerRequest.standing``: a server asks for them when it chooses, often once as the
@@ -205,17 +207,23 @@ class McpBook(CallBook):
             found = None if key is None else self._again.pop(key)
         return found
 
-    def asked(self, message: dict[str, Any], where: Place) -> None:
-        """A server's request to its client: kept with the call begun last of those
-        running (one made outside every call is not kept, but its answer is told); the
-        last ``roots/list`` goes with the calls begun after it too."""
+    def asked(self, message: dict[str, Any], where: Place, related: Any = None) -> None:
+        """A server's request to its client: kept with the call ``related`` names (the
+        ``tools/call`` whose response stream carried it, as ``record --url`` writes it)
+        when it is running, else with the call begun last of those running (one made
+        outside every call is not kept, but its answer is told); the last ``roots/list``
+        goes with the calls begun after it too."""
         asked = _Asked(str(message["method"]), message.get("params"), where)
         self._asking[_id_text(message["id"], self, where)] = asked
         if asked.method == "roots/list":
             self._roots = asked
         if len(self._asking) > HELD_CALLS:  # requests never answered: the oldest forgotten
             del self._asking[next(iter(self._asking))]
-        if self._running:
+        named = self._running.get(str(related)) if isinstance(related, str | int) \
+            and not isinstance(related, bool) else None
+        if named is not None:
+            named.asked.append(asked)
+        elif self._running:
             next(reversed(self._running.values())).asked.append(asked)
 
     def answers(self, call_id: str, message: dict[str, Any], direction: str | None) -> bool:
@@ -292,7 +300,7 @@ def message_events(data: Any, where: Place, book: McpBook) -> list[Event]:
     if method == "tools/call":
         return book.called(message, where)
     if method in ASKING_METHODS and "id" in message and direction != _TO_SERVER:
-        book.asked(message, where)
+        book.asked(message, where, data.get("related") if key is not None else None)
         return []
     if method is not None or message.get("id") is None:
         return []  # another request, a notification, or an error about no request

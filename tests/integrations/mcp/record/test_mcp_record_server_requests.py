@@ -336,3 +336,44 @@ def _called(text: str) -> list[str]:
     """The tool each ``tools/call`` of a session log names, in order."""
     messages = [json.loads(line)["message"] for line in text.splitlines()]
     return [m["params"]["name"] for m in messages if m.get("method") == "tools/call"]
+
+
+def test_with_calls_under_way_at_once_a_request_goes_with_its_own_call(
+        tmp_path: Path, asking_http: str) -> None:
+    """``later_greet`` asks who to greet half a second in, while ``wait``, begun after it,
+    is still running: over HTTP the request comes on ``later_greet``'s own answer, so the
+    log links it to that call and the replay answers it there (taken as belonging to the
+    call begun last, it went with ``wait`` and both calls differed)."""
+    log = tmp_path / "both.jsonl"
+    proxy = Running([str(AGENTFORGE), "record", "--url", asking_http, "-o", str(log)], " at ")
+
+    async def main() -> dict[str, str]:
+        got: dict[str, str] = {}
+        with anyio.fail_after(BOUND):
+            async with streamable_http_client(proxy.url) as (read, write), \
+                    ClientSession(read, write, **CALLBACKS) as session:
+                await session.initialize()
+
+                async def call(name: str) -> None:
+                    got[name] = _text(await session.call_tool(name, {}))
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call, "later_greet")
+                    await anyio.sleep(0.2)
+                    group.start_soon(call, "wait")
+        return got
+
+    try:
+        assert anyio.run(main) == {"later_greet": "hello Ada (later)", "wait": "waited"}
+    finally:
+        proxy.stop()
+    asked = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()
+             if '"elicitation/create"' in line]
+    assert [entry.get("related") for entry in asked] == [
+        next(json.loads(line)["message"]["id"]
+             for line in log.read_text(encoding="utf-8").splitlines()
+             if '"later_greet"' in line)]
+    code, report, _ = replay(log, asking_http)
+    assert code == 0, json.dumps(report["calls"], indent=1)
+    assert requests_of(report) == {"later_greet": [("elicitation/create", "answered")],
+                                   "wait": []}
