@@ -215,34 +215,48 @@ def threaded_http_server(handler: type[http.server.BaseHTTPRequestHandler]) -> I
 
 
 @contextmanager
-def serving_http(tools: Path, *args: str) -> Iterator[str]:
-    """``agentforge serve TOOLS --transport http --port 0 ARGS`` run in the tools' folder:
-    its URL (read from ``listening on URL`` on stderr), until the end of the block; then
-    SIGINT, and killed if it lingers."""
+def announced_url(command: list[str], cwd: Path, *, env: dict[str, str] | None = None,
+                  stop: int | None = None) -> Iterator[str]:
+    """Run ``command`` in ``cwd``: the URL it says it listens on (``listening on URL`` on
+    stderr, which is read to the end in a thread so that it never blocks), until the end
+    of the block; then ``stop`` (SIGINT by default), and killed if it lingers."""
     import signal
 
-    process = subprocess.Popen([str(AGENTFORGE), "serve", tools.name, "--transport", "http",
-                                "--port", "0", *args], cwd=tools.parent,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def drain() -> None:
+        for line in process.stderr:  # type: ignore[union-attr]
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
     try:
         said = []
-        for line in process.stderr:  # type: ignore[union-attr]
+        while (line := lines.get(timeout=TIMEOUT * 3)) is not None:
             said.append(line)
             if "listening on " in line:
+                yield line.split("listening on ")[1].split()[0]
                 break
         else:
-            raise AssertionError(f"the server did not start: {''.join(said)}")
-        yield line.split("listening on ")[1].split()[0]
+            raise AssertionError(f"{Path(command[0]).name} did not start: {''.join(said)}")
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGINT if stop is None else stop)
         try:
-            process.wait(timeout=TIMEOUT)
+            process.wait(timeout=TIMEOUT * 3)
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
             process.stderr.close()  # type: ignore[union-attr]
+
+
+def serving_http(tools: Path, *args: str) -> Any:
+    """``agentforge serve TOOLS --transport http --port 0 ARGS`` run in the tools' folder:
+    its URL, until the end of the block (:func:`announced_url`)."""
+    return announced_url([str(AGENTFORGE), "serve", tools.name, "--transport", "http",
+                          "--port", "0", *args], tools.parent)
 
 
 def free_port() -> int:

@@ -7,50 +7,22 @@ too; a path where nothing is served says so, naming both transports.
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
+import signal
 import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
-from mcp_client_support import HERE, ROOT
+from mcp_client_support import HERE, ROOT, announced_url
 from test_mcp_faults import agentforge
-
-BOUND = 60.0  # generous bound on start-up and shutdown; nothing is timed
 
 
 @pytest.fixture(scope="module", params=["/sse", "/events"])
 def sse_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The event stream's URL of an SSE-only server: at ``/sse`` (known by its path) or
     at ``/events`` (found after the POST is refused)."""
-    process = subprocess.Popen([sys.executable, str(HERE / "sse_server.py"), request.param],
-                               cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def drain() -> None:
-        for line in process.stderr:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        while (line := lines.get(timeout=BOUND)) is not None:
-            if "listening on " in line:
-                yield line.split("listening on ")[1].split()[0]
-                break
-        else:
-            raise AssertionError("the SSE server did not start")
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=BOUND)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()  # type: ignore[union-attr]
+    with announced_url([sys.executable, str(HERE / "sse_server.py"), request.param], ROOT,
+                       stop=signal.SIGTERM) as url:
+        yield url
 
 
 def test_list_and_call_over_sse(sse_url: str) -> None:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import base64
 import os
-import queue
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +23,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_client_support import AGENTFORGE, HERE, ROOT, TIMEOUT
+from mcp_client_support import AGENTFORGE, HERE, ROOT, TIMEOUT, announced_url
 
 SURFACE = f"mcp:{sys.executable} {HERE / 'surface_server.py'} stdio"
 LOCAL = str(HERE / "local_extras.py")
@@ -47,39 +44,10 @@ def _env(**more: str) -> dict[str, str]:
             **more}
 
 
-@contextmanager
-def _http(*args: str) -> Iterator[str]:
+def _http(*args: str) -> Any:
     """``agentforge serve ARGS --transport http --port 0`` running: its URL."""
-    process = subprocess.Popen([str(AGENTFORGE), "serve", *args, "--transport", "http",
-                                "--port", "0"], cwd=ROOT, env=_env(),
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def drain() -> None:
-        for line in process.stderr:  # type: ignore[union-attr]
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
-        said = []
-        while (line := lines.get(timeout=TIMEOUT * 2)) is not None:
-            said.append(line)
-            if "listening on " in line:
-                yield line.split("listening on ")[1].split()[0]
-                break
-        else:
-            raise AssertionError("serve did not start: " + "".join(said))
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=TIMEOUT)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()  # type: ignore[union-attr]
+    return announced_url([str(AGENTFORGE), "serve", *args, "--transport", "http", "--port",
+                          "0"], ROOT, env=_env())
 
 
 @asynccontextmanager
